@@ -1,0 +1,179 @@
+# Porthole: one Makefile drives the whole build (docs/building.md says why
+# plain Make).  Outputs: build/bin/, build/lib/ (DESIGN.md section 2).
+#
+#   make            build everything (after `make deps`)
+#   make test       everything, plain and sanitized, and the one summary line
+#   make test SAN=1 only the ASan+UBSan pass
+#   make demo       the README's first command
+#   make bench [GROUP=json|agent|host|mcp|ui|trace|heap|iotrace]
+#   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
+
+# gcc by default; `make CC=clang` must build too.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CLANG ?= clang
+O ?= build
+
+WARN := -Wall -Wextra -Wformat=2 -Wshadow -Werror \
+	-Werror=implicit-function-declaration -Wno-missing-field-initializers
+OPT ?= -O2 -g
+CPPFLAGS += -Isrc/core -Isrc -Iinclude -Itests/lib
+CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
+	-fno-strict-aliasing -pthread -MMD -MP
+LDFLAGS += -pthread
+# Every library the host and tests link; all from Debian (make deps).
+LDLIBS := -lm -lz -lzstd
+
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(FUZZ),1)
+CFLAGS += -fsanitize=address,undefined,fuzzer-no-link \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+ifeq ($(TSAN),1)
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
+
+CORE_SRC := $(wildcard src/core/*.c)
+WIRE_SRC := $(wildcard src/wire/*.c)
+AGENT_SRC := $(wildcard src/agent/*.c src/agent/collectors/*.c)
+ENGINE_SRC := $(wildcard src/host/*.c src/host/findings/*.c \
+	src/mcp/*.c src/mcp/tools/*.c src/ui/*.c src/trace/*.c \
+	src/heap/*.c src/iotrace/*.c)
+CMD_SRC := $(wildcard src/cmd/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+
+LIBPH := $(O)/lib/libph.a
+PROGRAMS := $(O)/bin/porthole
+TEST_BIN := $(O)/tests/unit-tests
+
+.PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
+	format-check check-clang help
+all: $(PROGRAMS)
+tests: $(TEST_BIN)
+
+# V=1 shows the full commands.
+ifneq ($(V),1)
+Q := @
+endif
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Everything but the agent and the command line, for the host and tests.
+$(LIBPH): $(call obj,$(CORE_SRC) $(WIRE_SRC) $(ENGINE_SRC))
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/bin/porthole: $(call obj,$(CMD_SRC)) $(LIBPH)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/gen/unit-tests.c: $(UNIT_SRC) scripts/collect-tests.sh
+	@mkdir -p $(@D)
+	$(Q)scripts/collect-tests.sh $(UNIT_SRC) > $@
+
+$(TEST_BIN): $(call obj,$(UNIT_SRC) tests/lib/harness.c) \
+		$(O)/gen/unit-tests.c $(LIBPH)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson
+
+# --- set-up ----------------------------------------------------------------
+# `make deps` installs what is missing; every entry point below runs it
+# first, so a fresh Debian 12 machine needs nothing but the README commands.
+deps:
+	@scripts/deps.sh
+
+# --- tests -----------------------------------------------------------------
+# The plain pass, the ASan+UBSan pass, the TSan pass over threaded tests,
+# the clang build, fuzz smoke and format check; each appends its counts to
+# build/test-results, and tests/summary.sh prints the one closing line.
+RESULTS := build/test-results
+ifeq ($(SAN),1)
+test: deps
+	@mkdir -p build && rm -f $(RESULTS)
+	$(MAKE) --no-print-directory O=build/san SAN=1 all tests
+	-tests/run-suites.sh build/san asan $(RESULTS)
+	@tests/summary.sh $(RESULTS)
+else
+test: deps
+	@mkdir -p build && rm -f $(RESULTS)
+	$(MAKE) --no-print-directory all tests
+	-tests/run-suites.sh build plain $(RESULTS)
+	$(MAKE) --no-print-directory O=build/san SAN=1 all tests
+	-tests/run-suites.sh build/san asan $(RESULTS)
+	$(MAKE) --no-print-directory O=build/tsan TSAN=1 tests
+	-tests/run-threaded.sh build/tsan $(RESULTS)
+	-$(MAKE) --no-print-directory check-clang
+	-$(MAKE) --no-print-directory fuzz-smoke
+	-$(MAKE) --no-print-directory format-check
+	@tests/summary.sh $(RESULTS)
+endif
+
+# The whole tree must build with clang as well as gcc.
+check-clang:
+	@mkdir -p build
+	@if $(MAKE) --no-print-directory O=build/clang CC=$(CLANG) all tests \
+		> build/clang.log 2>&1; then \
+		echo "[clang-build] 1 passed, 0 failed" | tee -a $(RESULTS); \
+	else tail -30 build/clang.log; \
+		echo "[clang-build] 0 passed, 1 failed" | tee -a $(RESULTS); fi
+
+# --- fuzzing ---------------------------------------------------------------
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 20
+
+fuzz:
+	$(MAKE) --no-print-directory O=build/fuzz CC=$(CLANG) FUZZ=1 $(FUZZ_BIN)
+
+build/fuzz/bin/%: tests/fuzz/%.c $(LIBPH)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS) -ljansson
+
+fuzz-smoke: fuzz
+	@tests/fuzz-smoke.sh $(FUZZ_SECONDS) $(RESULTS) $(FUZZ_BIN)
+
+# --- style -----------------------------------------------------------------
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@mkdir -p build
+	@if clang-format --dry-run --Werror $(FORMAT_FILES); then \
+		echo "[format] 1 passed, 0 failed" | tee -a $(RESULTS); \
+	else echo "[format] 0 passed, 1 failed" | tee -a $(RESULTS); exit 1; fi
+
+# --- bench and demo --------------------------------------------------------
+GROUP ?=
+BENCH_BIN := $(patsubst bench/bench_%.c,$(O)/bin/bench-%,$(BENCH_SRC))
+bench: deps
+	$(MAKE) --no-print-directory OPT="-O2 -g -DNDEBUG" all $(BENCH_BIN)
+	@bench/run.sh $(O) $(GROUP)
+
+$(O)/bin/bench-%: bench/bench_%.c $(LIBPH)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson
+
+demo: deps
+	$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(O)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,80 @@
+/*
+ * main.c: the porthole binary.  One table of subcommands; shared set-up.
+ */
+#include "ph_common.h"
+#include "cmd.h"
+#include "ph_log.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+extern const struct ph_cmd ph_cmd_help;
+extern const struct ph_cmd ph_cmd_version;
+
+const struct ph_cmd *const ph_cmds[] = {
+	&ph_cmd_help,
+	&ph_cmd_version,
+	NULL,
+};
+
+const struct ph_cmd *ph_cmd_find(const char *name)
+{
+	for (size_t i = 0; ph_cmds[i]; i++)
+		if (!strcmp(ph_cmds[i]->name, name))
+			return ph_cmds[i];
+	return NULL;
+}
+
+int ph_cmd_usage_error(const struct ph_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "porthole %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: %.*s\n", (int)strcspn(cmd->usage, "\n"),
+		cmd->usage);
+	return 2;
+}
+
+/*
+ * git's run_builtin() habit: output that could not be written is a
+ * failure, so `porthole report > /full/disk` does not exit 0.
+ */
+static int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			ph_log(PH_LOG_ERROR, "could not write output: %s",
+			       strerror(errno));
+		return status ? status : 2;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ph_cmd *cmd;
+
+	if (argc < 2) {
+		ph_cmd_help.exec(1, (char *[]){ "help", NULL });
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		argv[1] = "help";
+	if (!strcmp(argv[1], "--version"))
+		argv[1] = "version";
+	cmd = ph_cmd_find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr,
+			"porthole: '%s' is not a command; see 'porthole help'\n",
+			argv[1]);
+		return 2;
+	}
+	if (cmd->flags & PH_CMD_QUIET_SIGPIPE)
+		signal(SIGPIPE, SIG_DFL);
+	else
+		signal(SIGPIPE, SIG_IGN);
+	return finish_stdout(cmd->exec(argc - 1, argv + 1));
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs every suite against one build: unit tests, end-to-end scripts and
+# golden cases.  Usage: tests/run-suites.sh BUILD_DIR LABEL RESULTS_FILE
+# Each suite's "[name] N passed, N failed" line is appended to RESULTS_FILE.
+# Exits non-zero when anything failed.
+set -u
+build=$1 label=$2 results=$3
+cd "$(dirname "$0")/.."
+status=0
+
+record() { # record NAME OUTPUT_FILE: keep the suite's closing line
+	line=$(grep -E '^\[[^]]*\] [0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
+	[ -n "$line" ] || line="[$1] 0 passed, 1 failed"
+	echo "$line" | sed "s/^\[/[$label:/" | tee -a "$results"
+	echo "$line" | grep -q ' 0 failed$' || status=1
+}
+
+out=$(mktemp)
+echo "== unit tests ($label)"
+PH_TEST_SUITE=unit "$build/tests/unit-tests" > "$out" 2>&1
+grep -v '^ok ' "$out"
+record unit "$out"
+
+for t in tests/e2e/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "== e2e $name ($label)"
+	PH_BUILD=$build PH_SUITE=e2e-$name sh "$t" > "$out" 2>&1
+	grep -v '^ok ' "$out"
+	record "e2e-$name" "$out"
+done
+
+if [ -d tests/golden ] && [ -n "$(ls tests/golden)" ]; then
+	echo "== golden ($label)"
+	PH_BUILD=$build sh tests/golden/run.sh > "$out" 2>&1
+	grep -v '^ok ' "$out"
+	record golden "$out"
+fi
+rm -f "$out"
+exit $status

@@ -1,0 +1,227 @@
+/* Unit tests for ph_buf, ph_arena, ph_error, ph_clock and ph_log. */
+#include "ph_common.h"
+#include "harness.h"
+#include "ph_arena.h"
+#include "ph_buf.h"
+#include "ph_clock.h"
+#include "ph_error.h"
+#include "ph_log.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+void test_buf__empty_is_a_c_string(void)
+{
+	struct ph_buf b = PH_BUF_INIT(16);
+
+	CHECK(b.buf != NULL);
+	CHECK_STR(b.buf, "");
+	CHECK_INT(b.len, 0);
+	ph_buf_release(&b);
+	CHECK_STR(b.buf, "");
+}
+
+void test_buf__appends_and_stays_terminated(void)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	CHECK_INT(ph_buf_addstr(&b, "abc"), 0);
+	CHECK_INT(ph_buf_addch(&b, 'd'), 0);
+	CHECK_INT(ph_buf_addf(&b, "-%d-%s", 42, "x"), 0);
+	CHECK_STR(b.buf, "abcd-42-x");
+	CHECK_INT(b.len, 9);
+	CHECK_INT(ph_buf_add(&b, "\0z", 2), 0); /* binary-safe */
+	CHECK_INT(b.len, 11);
+	CHECK(b.buf[9] == '\0' && b.buf[10] == 'z' && b.buf[11] == '\0');
+	ph_buf_consume(&b, 4);
+	CHECK_STR(b.buf, "-42-x");
+	ph_buf_release(&b);
+}
+
+void test_buf__cap_is_all_or_nothing(void)
+{
+	struct ph_buf b = PH_BUF_INIT(8);
+
+	CHECK_INT(ph_buf_addstr(&b, "12345"), 0);
+	CHECK_INT(ph_buf_addstr(&b, "6789"), PH_ETOOBIG);
+	CHECK_STR(b.buf, "12345");
+	CHECK_INT(ph_buf_addf(&b, "%s", "abcd"), PH_ETOOBIG);
+	CHECK_STR(b.buf, "12345");
+	CHECK_INT(ph_buf_addstr(&b, "678"), 0);
+	CHECK_STR(b.buf, "12345678");
+	CHECK_INT(ph_buf_addch(&b, 'x'), PH_ETOOBIG);
+	CHECK(b.alloc <= 9);
+	ph_buf_release(&b);
+}
+
+void test_buf__addf_grows_past_first_guess(void)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	char big[300];
+
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_INT(ph_buf_addf(&b, "<%s>", big), 0);
+	CHECK_INT(b.len, 301);
+	CHECK(b.buf[0] == '<' && b.buf[300] == '>' && b.buf[301] == '\0');
+	ph_buf_release(&b);
+}
+
+void test_buf__read_file_and_detach(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char path[512];
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	size_t len;
+	char *p;
+	int fd;
+
+	CHECK(dir);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	CHECK_INT(write(fd, "hello\nworld", 11), 11);
+	close(fd);
+	CHECK_INT(ph_buf_read_file(&b, path), 0);
+	CHECK_STR(b.buf, "hello\nworld");
+	CHECK_INT(ph_buf_read_file(&b, "/nonexistent/x"), PH_ENOENT);
+	p = ph_buf_detach(&b, &len);
+	CHECK_INT(len, 11);
+	CHECK_STR(p, "hello\nworld");
+	CHECK_INT(b.len, 0);
+	free(p);
+	b.cap = 4;
+	CHECK_INT(ph_buf_read_file(&b, path), PH_ETOOBIG);
+	CHECK_INT(b.len, 0);
+	ph_buf_release(&b);
+}
+
+void test_arena__alignment_reset_and_cap(void)
+{
+	struct ph_arena a;
+	char *s;
+	void *p, *big;
+
+	ph_arena_init(&a, 1024, 8192);
+	s = ph_arena_alloc_bytes(&a, 3);
+	p = ph_arena_alloc(&a, 24);
+	CHECK(s && p);
+	CHECK_INT((uintptr_t)p % 16, 0);
+	big = ph_arena_alloc(&a, 3000); /* own block */
+	CHECK(big);
+	memset(big, 1, 3000);
+	CHECK(ph_arena_alloc(&a, 100) != NULL); /* still fills the first */
+	CHECK(ph_arena_used(&a) >= 3 + 24 + 3000 + 100);
+	CHECK(ph_arena_alloc(&a, 9000) == NULL); /* past the cap */
+	CHECK_STR(ph_arena_strndup(&a, "hello", 4), "hell");
+	ph_arena_reset(&a);
+	CHECK_INT(ph_arena_used(&a), 0);
+	CHECK(ph_arena_alloc(&a, 10) != NULL);
+	ph_arena_release(&a);
+	CHECK_INT(a.total, 0);
+}
+
+void test_arena__many_small_allocations(void)
+{
+	struct ph_arena a;
+	int **v = calloc(10000, sizeof(*v));
+
+	CHECK(v);
+	ph_arena_init(&a, 4096, SIZE_MAX);
+	for (int i = 0; i < 10000; i++) {
+		v[i] = ph_arena_alloc(&a, sizeof(int));
+		*v[i] = i;
+	}
+	for (int i = 0; i < 10000; i++)
+		CHECK_INT(*v[i], i);
+	ph_arena_release(&a);
+	free(v);
+}
+
+void test_error__corrupt_names_offset(void)
+{
+	struct ph_err err = { 0 };
+	char msg[256];
+
+	CHECK_INT(PH_CORRUPT(&err, 17, "expected %s", "':'"), PH_ECORRUPT);
+	CHECK_INT(err.offset, 17);
+	CHECK_STR(err.msg, "expected ':'");
+	CHECK(err.src_line > 0);
+	CHECK_STR(ph_err_format(&err, msg, sizeof(msg)),
+		  "byte 17: expected ':'");
+	err.line = 2;
+	err.col = 5;
+	CHECK_STR(ph_err_format(&err, msg, sizeof(msg)),
+		  "byte 17 (line 2, column 5): expected ':'");
+	CHECK_STR(ph_strerror(PH_ETOOBIG), "PH_ETOOBIG");
+	CHECK_INT(PH_CORRUPT(NULL, 1, "ignored"), PH_ECORRUPT);
+}
+
+void test_clock__monotonic_and_formats(void)
+{
+	int64_t a = ph_clock_mono_ns(), b = ph_clock_mono_ns();
+	int64_t off = ph_clock_mono_to_real_offset_ns();
+	char buf[64];
+
+	CHECK(b >= a);
+	CHECK(ph_clock_uptime_ms() >= a / 1000000);
+	/* mono + offset is the wall clock, to well within a second */
+	CHECK(llabs(ph_clock_mono_ns() + off - ph_clock_epoch_ns()) <
+	      1000000000LL);
+	CHECK_STR(ph_clock_format_utc_us(1700000000123456789LL, buf,
+					 sizeof(buf)),
+		  "2023-11-14 22:13:20.123456");
+	CHECK_STR(ph_clock_format_utc_us(0, buf, sizeof(buf)),
+		  "1970-01-01 00:00:00.000000");
+	CHECK_INT(ph_ms_to_ns(3), 3000000);
+	CHECK_INT(ph_ns_to_ms(3999999), 3);
+}
+
+static int log_pipe[2];
+
+static void *log_writer(void *arg)
+{
+	for (int i = 0; i < 200; i++)
+		ph_log(PH_LOG_WARN, "thread %ld line %d %s",
+		       (long)(intptr_t)arg, i,
+		       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	return NULL;
+}
+
+/* Lines from several threads arrive whole: one write(2) per line. */
+void test_log__mt_lines_do_not_interleave(void)
+{
+	pthread_t t[4];
+	struct ph_buf b = PH_BUF_INIT(1 << 22);
+	int old = ph_log_fd(), lines = 0;
+	ssize_t n;
+
+	CHECK_INT(pipe(log_pipe), 0);
+	fcntl(log_pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(log_pipe[1], F_SETPIPE_SZ, 1 << 20);
+	ph_log_set_fd(log_pipe[1]);
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, log_writer, (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	ph_log_set_fd(old);
+	close(log_pipe[1]);
+	do
+		n = ph_buf_read_once(&b, log_pipe[0], 65536);
+	while (n > 0);
+	close(log_pipe[0]);
+	for (char *line = b.buf; *line;) {
+		char *nl = strchr(line, '\n');
+
+		CHECK(nl);
+		*nl = '\0';
+		CHECK(!strncmp(line, "porthole: warning: thread ", 26));
+		CHECK(strstr(line,
+			     " xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+		lines++;
+		line = nl + 1;
+	}
+	CHECK_INT(lines, 800);
+	ph_buf_release(&b);
+}
