@@ -12,12 +12,18 @@ for bin in "$@"; do
 	scratch=$(mktemp -d)
 	echo "== fuzz $name for ${secs}s"
 	if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=0 "$scratch" "$seeds" > "$scratch.log" 2>&1; then
+		-artifact_prefix="$scratch/" -print_final_stats=0 \
+		"$scratch" "$seeds" > "$scratch.log" 2>&1; then
 		passed=$((passed + 1))
 		tail -1 "$scratch.log"
 	else
 		failed=$((failed + 1))
 		tail -40 "$scratch.log"
+		# Keep the reproducer where a person will look for it.
+		mkdir -p build/fuzz/crashes
+		cp "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* \
+			build/fuzz/crashes/ 2>/dev/null || true
+		echo "reproducers: build/fuzz/crashes/"
 	fi
 	rm -rf "$scratch" "$scratch.log"
 done

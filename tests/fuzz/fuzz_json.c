@@ -3,7 +3,9 @@
  *
  * Checks, beyond "no crash, no out-of-bounds read": a rejection names an
  * offset inside the input; an accepted document agrees with jansson
- * (accept/reject, apart from nesting between our limit and jansson's); and
+ * (accept/reject), apart from two known differences: nesting between our
+ * limit (256) and jansson's (2048), and a NUL byte outside a string, which
+ * jansson takes for the end of its input and RFC 8259 does not; and
  * writing what we read and reading it back gives an equal tree.
  */
 #include "ph_common.h"
@@ -62,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (err.offset > size)
 			__builtin_trap();
 		/* jansson goes 2048 deep; we stop at 256 on purpose */
-		if (j && rc == PH_ECORRUPT && depth_of(data, size) <= 256)
+		if (j && rc == PH_ECORRUPT && depth_of(data, size) <= 256 &&
+		    !memchr(data, 0, size))
 			__builtin_trap();
 	} else {
 		if (!j)
