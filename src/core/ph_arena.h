@@ -43,7 +43,9 @@ static inline void *ph_arena_alloc(struct ph_arena *a, size_t size)
 {
 	uintptr_t p = ((uintptr_t)a->next + 15) & ~(uintptr_t)15;
 
-	if (PH_LIKELY(a->next && size <= (uintptr_t)a->end - p)) {
+	/* Aligning can step past a full block's end: check both. */
+	if (PH_LIKELY(a->next && p <= (uintptr_t)a->end &&
+		      size <= (uintptr_t)a->end - p)) {
 		a->next = (char *)(p + size);
 		return (void *)p;
 	}

@@ -122,6 +122,26 @@ void test_arena__alignment_reset_and_cap(void)
 	CHECK_INT(a.total, 0);
 }
 
+/* Found by fuzz_json: an exactly full, unaligned block, then an aligned
+ * allocation, must not step past the block's end. */
+void test_arena__aligned_after_full_odd_block(void)
+{
+	struct ph_arena a;
+	char *s;
+	uint64_t *p;
+
+	ph_arena_init(&a, 64, SIZE_MAX);
+	s = ph_arena_alloc_bytes(&a, 1001); /* a block of exactly 1001 */
+	CHECK(s);
+	memset(s, 'x', 1001);
+	p = ph_arena_alloc(&a, 16);
+	CHECK(p);
+	CHECK_INT((uintptr_t)p % 16, 0);
+	CHECK((char *)p >= s + 1001 || (char *)p + 16 <= s);
+	p[0] = p[1] = 7;
+	ph_arena_release(&a);
+}
+
 void test_arena__many_small_allocations(void)
 {
 	struct ph_arena a;
