@@ -4,8 +4,9 @@
  * Checks, beyond "no crash, no out-of-bounds read": a rejection names an
  * offset inside the input; an accepted document agrees with jansson
  * (accept/reject), apart from two known differences: nesting between our
- * limit (256) and jansson's (2048), and a NUL byte outside a string, which
- * jansson takes for the end of its input and RFC 8259 does not; and
+ * limit (256) and jansson's (2048); a NUL byte outside a string, which
+ * jansson takes for the end of its input and RFC 8259 does not; and "\u0000"
+ * inside an object key, which RFC 8259 allows and jansson refuses; and
  * writing what we read and reading it back gives an equal tree.
  */
 #include "ph_common.h"
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !memchr(data, 0, size))
 			__builtin_trap();
 	} else {
-		if (!j)
+		if (!j && !strstr(jerr.text, "NUL byte in object key"))
 			__builtin_trap();
 		ph_jw_init(&w, &out);
 		ph_jw_value(&w, v);
