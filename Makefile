@@ -18,12 +18,12 @@ O ?= build
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Werror \
 	-Werror=implicit-function-declaration -Wno-missing-field-initializers
 OPT ?= -O2 -g
-CPPFLAGS += -Isrc/core -Isrc -Iinclude -Itests/lib
+CPPFLAGS += -Isrc/core -Isrc/wire -Isrc -Iinclude -Itests/lib
 CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	-fno-strict-aliasing -pthread -MMD -MP
 LDFLAGS += -pthread
 # Every library the host and tests link; all from Debian (make deps).
-LDLIBS := -lm -lz -lzstd
+LDLIBS := -lm -lz -lzstd -lsqlite3 -lyaml
 
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -52,12 +52,19 @@ BENCH_SRC := $(wildcard bench/*.c)
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 LIBPH := $(O)/lib/libph.a
-PROGRAMS := $(O)/bin/porthole
+# The agent: core + wire + agent, with only PORTHOLE_API symbols exported.
+# It finds SQLite and libcurl in the app's process at run time (dlsym), so
+# linking it pulls in neither; libdw symbolizes stacks off the main thread.
+AGENT_OBJ := $(call obj,$(CORE_SRC) $(WIRE_SRC) $(AGENT_SRC))
+AGENT_LIBS := -ldw -lz -ldl -pthread -lm
+LIBPORTHOLE := $(O)/lib/libporthole.a $(O)/lib/libporthole.so \
+	$(O)/lib/pkgconfig/porthole.pc
+PROGRAMS := $(O)/bin/porthole $(O)/bin/porthole-sample
 TEST_BIN := $(O)/tests/unit-tests
 
 .PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
 	format-check check-clang help
-all: $(PROGRAMS)
+all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN)
 
 # V=1 shows the full commands.
@@ -75,20 +82,46 @@ $(LIBPH): $(call obj,$(CORE_SRC) $(WIRE_SRC) $(ENGINE_SRC))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(O)/lib/libporthole.a: $(AGENT_OBJ)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/lib/libporthole.so: $(AGENT_OBJ)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-soname,libporthole.so -Wl,--no-undefined \
+		$(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+$(O)/lib/pkgconfig/porthole.pc: scripts/porthole.pc.in
+	@mkdir -p $(@D)
+	$(Q)sed 's|@PREFIX@|$(abspath $(O))|; s|@INCLUDE@|$(abspath include)|' \
+		$< > $@
+
 $(O)/bin/porthole: $(call obj,$(CMD_SRC)) $(LIBPH)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The sample app: a real app, linked the way an app links the agent
+# (libporthole before libcurl, so the agent sees curl_easy_perform).
+SAMPLE_SRC := $(wildcard sample/*.c)
+$(O)/obj/sample/%.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD -fno-omit-frame-pointer
+$(O)/bin/porthole-sample: $(call obj,$(SAMPLE_SRC)) $(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lcurl -lsqlite3 $(AGENT_LIBS)
+
 $(O)/gen/unit-tests.c: $(UNIT_SRC) scripts/collect-tests.sh
 	@mkdir -p $(@D)
 	$(Q)scripts/collect-tests.sh $(UNIT_SRC) > $@
 
-$(TEST_BIN): $(call obj,$(UNIT_SRC) tests/lib/harness.c) \
-		$(O)/gen/unit-tests.c $(LIBPH)
+TEST_LIB := $(call obj,tests/lib/harness.c tests/lib/ph_client.c)
+$(TEST_BIN): $(call obj,$(UNIT_SRC)) $(TEST_LIB) $(O)/gen/unit-tests.c \
+		$(LIBPH) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
+		$(AGENT_LIBS) -ljansson
 
 # --- set-up ----------------------------------------------------------------
 # `make deps` installs what is missing; every entry point below runs it

@@ -10,12 +10,19 @@
 
 extern const struct ph_cmd ph_cmd_help;
 extern const struct ph_cmd ph_cmd_version;
+extern const struct ph_cmd ph_cmd_trace;
+extern const struct ph_cmd ph_cmd_heap;
 
+/* One line per command, in `porthole help` order. */
+/* clang-format off */
 const struct ph_cmd *const ph_cmds[] = {
 	&ph_cmd_help,
 	&ph_cmd_version,
+	&ph_cmd_trace,
+	&ph_cmd_heap,
 	NULL,
 };
+/* clang-format on */
 
 const struct ph_cmd *ph_cmd_find(const char *name)
 {

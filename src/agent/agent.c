@@ -1,0 +1,224 @@
+/*
+ * agent.c: porthole_start() and porthole_stop(), and the agent's globals.
+ */
+#include "ph_common.h"
+#include "agent.h"
+#include "collectors/collectors.h"
+#include "ph_clock.h"
+#include "ph_error.h"
+#include "ph_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct ph_agent ph_agent = { .wake_fd = -1 };
+
+static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int cached_tid;
+
+int ph_tid(void)
+{
+	/* One system call per thread, on its first event; cached after. */
+	if (PH_UNLIKELY(!cached_tid))
+		cached_tid = (int)syscall(SYS_gettid);
+	return cached_tid;
+}
+
+PORTHOLE_API const char *porthole_strerror(enum porthole_status status)
+{
+	switch (status) {
+	case PORTHOLE_OK: return "ok";
+	case PORTHOLE_ERR_NOT_DEBUG:
+		return "not a debug build (define PORTHOLE_DEBUG_BUILD, or set "
+		       "PORTHOLE_ENABLE=1)";
+	case PORTHOLE_ERR_ALREADY_STARTED: return "already started";
+	case PORTHOLE_ERR_SOCKET: return "could not listen on the socket";
+	case PORTHOLE_ERR_NOMEM: return "out of memory";
+	case PORTHOLE_ERR_INVALID: return "invalid argument";
+	case PORTHOLE_ERR_THREAD: return "could not start a thread";
+	}
+	return "unknown status";
+}
+
+/* The build or the environment must say this process may be watched. */
+static bool allowed(int debug_build)
+{
+	const char *env = getenv("PORTHOLE_ENABLE");
+
+	if (env && !strcmp(env, "0"))
+		return false;
+	return debug_build || (env && !strcmp(env, "1"));
+}
+
+/* Data dir: config, else $XDG_STATE_HOME or ~/.local/state, else /tmp. */
+static void pick_data_dir(struct ph_agent *a)
+{
+	const char *base = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char parent[200];
+
+	if (a->cfg.data_dir) {
+		snprintf(a->data_dir, sizeof(a->data_dir), "%.399s",
+			 a->cfg.data_dir);
+	} else {
+		if (base && *base)
+			snprintf(parent, sizeof(parent), "%s/porthole", base);
+		else if (home && *home)
+			snprintf(parent, sizeof(parent),
+				 "%s/.local/state/porthole", home);
+		else
+			snprintf(parent, sizeof(parent), "/tmp/porthole-%d",
+				 (int)getuid());
+		snprintf(a->data_dir, sizeof(a->data_dir), "%s/%s", parent,
+			 a->app_id);
+	}
+	/* mkdir -p, quietly: exits are recorded only if this works. */
+	for (char *p = a->data_dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(a->data_dir, 0700);
+		*p = '/';
+	}
+	mkdir(a->data_dir, 0700);
+}
+
+/* Tells `porthole capture` which socket to connect to. */
+static void announce(const struct ph_agent *a)
+{
+	const char *path = getenv("PORTHOLE_ANNOUNCE");
+	char tmp[4200];
+	int fd;
+
+	if (!path || !*path)
+		return;
+	/* Write then rename, so a reader never sees half a name. */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, a->pid);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, a->socket_name, strlen(a->socket_name)) < 0 ||
+	    write(fd, "\n", 1) < 0 || close(fd) || rename(tmp, path)) {
+		ph_warn("PORTHOLE_ANNOUNCE=%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+}
+
+PORTHOLE_API enum porthole_status
+porthole_start_build(const struct porthole_config *config, int debug_build)
+{
+	struct ph_agent *a = &ph_agent;
+	struct porthole_config defaults = { 0 };
+	enum porthole_status st = PORTHOLE_OK;
+	int rc;
+
+	pthread_mutex_lock(&lifecycle);
+	if (atomic_load(&a->running)) {
+		st = PORTHOLE_ERR_ALREADY_STARTED;
+		goto out;
+	}
+	if (!allowed(debug_build)) {
+		ph_log(PH_LOG_WARN,
+		       "not started: this is not a debug build (build with "
+		       "-DPORTHOLE_DEBUG_BUILD, or run with PORTHOLE_ENABLE=1)");
+		st = PORTHOLE_ERR_NOT_DEBUG;
+		goto out;
+	}
+	a->cfg = config ? *config : defaults;
+	if (a->cfg.queue_size & (a->cfg.queue_size - 1)) {
+		ph_log(PH_LOG_ERROR,
+		       "not started: queue_size %u is not a "
+		       "power of two",
+		       a->cfg.queue_size);
+		st = PORTHOLE_ERR_INVALID;
+		goto out;
+	}
+	a->pid = (int)getpid();
+	if (a->cfg.app_id && *a->cfg.app_id)
+		snprintf(a->app_id, sizeof(a->app_id), "%s", a->cfg.app_id);
+	else
+		ph_platform_program_name(a->app_id, sizeof(a->app_id));
+	if (a->cfg.socket_name && *a->cfg.socket_name)
+		snprintf(a->socket_name, sizeof(a->socket_name), "%s",
+			 a->cfg.socket_name);
+	else
+		snprintf(a->socket_name, sizeof(a->socket_name),
+			 "porthole.%.97s", a->app_id);
+	snprintf(a->version_name, sizeof(a->version_name), "%s",
+		 a->cfg.version_name ? a->cfg.version_name : "");
+	/* Strings the caller owns are copied; never keep their pointers. */
+	a->cfg.app_id = a->app_id;
+	a->cfg.socket_name = a->socket_name;
+	a->cfg.version_name = a->version_name;
+	a->cfg.data_dir = NULL;
+	if (config && config->data_dir)
+		a->cfg.data_dir = config->data_dir;
+	pick_data_dir(a);
+	a->cfg.data_dir = a->data_dir;
+	a->refresh_hz = a->cfg.refresh_hz > 0 ? a->cfg.refresh_hz : 60.0;
+	a->budget_us = (int64_t)(1e6 / a->refresh_hz);
+	a->started_at = ph_clock_uptime_ms();
+	atomic_store(&a->next_id, 1);
+	/*
+	 * The queue is allocated once and kept: an emitter racing with stop
+	 * may still be writing into it.  A restart with another size reuses
+	 * the first one.
+	 */
+	if (!a->queue.cells &&
+	    ph_queue_init(&a->queue,
+			  a->cfg.queue_size ? a->cfg.queue_size : 4096)) {
+		st = PORTHOLE_ERR_NOMEM;
+		goto out;
+	}
+	ph_startup_init(a);
+	rc = ph_server_start(a);
+	if (rc) {
+		st = rc == PH_ENOMEM ? PORTHOLE_ERR_NOMEM :
+		     rc == PH_EAGAIN ? PORTHOLE_ERR_SOCKET :
+				       PORTHOLE_ERR_THREAD;
+		goto out;
+	}
+	atomic_store(&a->running, 1);
+	if (ph_collectors_start(a)) {
+		atomic_store(&a->running, 0);
+		ph_server_stop(a);
+		st = PORTHOLE_ERR_THREAD;
+		goto out;
+	}
+	announce(a);
+	ph_debug("serving @%s", a->socket_name);
+out:
+	pthread_mutex_unlock(&lifecycle);
+	return st;
+}
+
+PORTHOLE_API void porthole_stop(void)
+{
+	struct ph_agent *a = &ph_agent;
+
+	pthread_mutex_lock(&lifecycle);
+	if (atomic_load(&a->running)) {
+		ph_collectors_stop(a);
+		atomic_store(&a->running, 0);
+		ph_server_stop(a);
+	}
+	pthread_mutex_unlock(&lifecycle);
+}
+
+PORTHOLE_API const char *porthole_socket_name(void)
+{
+	return ph_agent_live() ? ph_agent.socket_name : NULL;
+}
+
+PORTHOLE_API void porthole_main_loop_register(void)
+{
+	atomic_store(&ph_agent.main_tid, ph_tid());
+	ph_startup_main_loop_registered();
+}
+
+PORTHOLE_API void porthole_main_loop_ping(void)
+{
+	ph_watchdog_answer();
+	ph_startup_on_ping();
+}

@@ -1,0 +1,94 @@
+/*
+ * agent.h: libporthole's internals, shared by its files (never installed).
+ *
+ * One agent per process, in the static `ph_agent`.  porthole_start() fills
+ * it, starts the writer thread (server.c) and the collectors; event calls
+ * (api.c) claim a queue record with ph_emit_begin(), fill it, and publish
+ * it with ph_emit_commit().  Everything the writer owns lives in
+ * struct ph_server and is touched by the writer thread alone.
+ */
+#ifndef PH_AGENT_H
+#define PH_AGENT_H
+
+#include "ph_common.h"
+#include "porthole.h"
+#include "platform.h"
+#include "queue.h"
+#include "record.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct ph_server;
+
+struct ph_agent {
+	_Atomic int running;   /* event calls are live */
+	struct ph_queue queue; /* kept across stop/start: emitters may race */
+	struct porthole_config cfg;
+	char app_id[128];
+	char socket_name[108];
+	char version_name[64];
+	char data_dir[400];
+	int pid;
+	_Atomic int main_tid;	  /* the registered main thread, or 0 */
+	int64_t started_at;	  /* uptime ms at porthole_start */
+	double refresh_hz;	  /* display refresh rate */
+	int64_t budget_us;	  /* frame budget: 1e6 / refresh_hz */
+	_Atomic uint64_t next_id; /* http-N, db-N, span ids */
+	struct ph_server *server; /* the writer's state */
+	pthread_t writer;
+	int wake_fd; /* eventfd: wakes the writer to stop */
+};
+
+extern struct ph_agent ph_agent;
+
+/* The calling thread's kernel tid, cached per thread. */
+int ph_tid(void);
+
+static inline bool ph_agent_live(void)
+{
+	return atomic_load_explicit(&ph_agent.running, memory_order_relaxed);
+}
+
+/*
+ * Claims a record for an event of this kind, stamped with the thread and
+ * the time, or NULL when the agent is off or the queue is full (counted).
+ */
+static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
+{
+	struct ph_rec *r;
+	int tid;
+
+	if (!ph_agent_live())
+		return NULL;
+	r = ph_queue_claim(&ph_agent.queue, pos);
+	if (!r)
+		return NULL;
+	tid = ph_tid();
+	r->kind = (uint16_t)kind;
+	r->used = 0;
+	r->sub = 0;
+	r->tid = tid;
+	r->flags = tid == atomic_load_explicit(&ph_agent.main_tid,
+					       memory_order_relaxed) ?
+			   PH_REC_MAIN :
+			   0;
+	r->t_ms = ph_uptime_ms_fast();
+	return r;
+}
+
+static inline void ph_emit_commit(uint64_t pos)
+{
+	ph_queue_publish(&ph_agent.queue, pos);
+}
+
+/* Starts/stops the writer thread and its socket; see server.c. */
+int ph_server_start(struct ph_agent *a) PH_WUR;
+void ph_server_stop(struct ph_agent *a);
+
+/* Writer side: the JSON line for one record, appended to out. */
+struct ph_buf;
+int ph_encode_event(const struct ph_rec *r, uint64_t seq,
+		    struct ph_buf *out) PH_WUR;
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * collectors.c: starts and stops the collectors, and the writer-thread
+ * hooks they need.
+ */
+#include "ph_common.h"
+#include "collectors.h"
+#include "ph_log.h"
+#include "../symbolize.h"
+
+int ph_collectors_start(struct ph_agent *a)
+{
+	/* Exits first: a crash during the rest should still be recorded. */
+	if (ph_exits_start(a))
+		return PH_EIO;
+	ph_exits_report_previous(a);
+	if ((a->cfg.flags & PORTHOLE_CAPTURE_STDIO) && ph_stdio_capture_start())
+		ph_warn("stdout/stderr capture failed; logs from "
+			"porthole_log() only");
+	if (ph_watchdog_start(a) || ph_sampler_start(a))
+		return PH_EIO;
+	ph_integrations_check_later(a);
+	return 0;
+}
+
+void ph_collectors_stop(struct ph_agent *a)
+{
+	(void)a;
+	ph_watchdog_stop();
+	ph_sampler_stop();
+	ph_stdio_capture_stop();
+	ph_exits_stop();
+}
+
+void ph_collectors_writer_started(void)
+{
+	ph_symbolize_reset();
+}
+
+void ph_collectors_writer_tick(struct ph_server *s)
+{
+	(void)s;
+}
+
+void ph_collectors_on_event(struct ph_server *s, const struct ph_rec *r,
+			    uint64_t seq)
+{
+	(void)s;
+	(void)r;
+	(void)seq;
+}

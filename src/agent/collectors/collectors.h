@@ -1,0 +1,90 @@
+/*
+ * collectors.h: the agent's built-in collectors, and the hooks the core
+ * calls them through.
+ *
+ * Each collector is one file here.  Those with a thread of their own
+ * (watchdog, sampler, stdio capture) are started by ph_collectors_start()
+ * and stopped by ph_collectors_stop(); the rest run inside event calls or
+ * on the writer thread.  Each can be turned off with a PORTHOLE_NO_* flag.
+ */
+#ifndef PH_AGENT_COLLECTORS_H
+#define PH_AGENT_COLLECTORS_H
+
+#include "ph_common.h"
+#include "../agent.h"
+#include "ph_json.h"
+
+struct ph_server;
+
+int ph_collectors_start(struct ph_agent *a) PH_WUR;
+void ph_collectors_stop(struct ph_agent *a);
+
+/* Writer-thread hooks. */
+void ph_collectors_writer_started(void);
+void ph_collectors_writer_tick(struct ph_server *s);
+void ph_collectors_on_event(struct ph_server *s, const struct ph_rec *r,
+			    uint64_t seq);
+
+/* hello's result (hello.c). */
+void ph_collectors_hello(const struct ph_agent *a, struct ph_jw *w);
+
+/* logs.c: a log event from any source; the logs method. */
+void ph_log_emit(enum porthole_level level, const char *tag, const char *msg,
+		 size_t len, int tid);
+const char *ph_collectors_logs_method(struct ph_server *s,
+				      const struct ph_json *params,
+				      struct ph_jw *w);
+int ph_stdio_capture_start(void) PH_WUR;
+void ph_stdio_capture_stop(void);
+
+/* frames.c */
+uint64_t ph_collectors_frames_total(void);
+void ph_frames_note_input(enum porthole_input_action action, int64_t t);
+/* lifecycle.c: the startup collector's view of the main loop. */
+void ph_startup_main_loop_registered(void);
+void ph_startup_on_ping(void);
+void ph_startup_on_frame_presented(int64_t t_ms);
+void ph_startup_init(struct ph_agent *a);
+
+/* watchdog.c */
+int ph_watchdog_start(struct ph_agent *a) PH_WUR;
+void ph_watchdog_stop(void);
+void ph_watchdog_answer(void);
+
+/* sampler.c: memory and device, every second. */
+int ph_sampler_start(struct ph_agent *a) PH_WUR;
+void ph_sampler_stop(void);
+
+/* exits.c */
+int ph_exits_start(struct ph_agent *a) PH_WUR;
+void ph_exits_stop(void);
+void ph_exits_report_previous(struct ph_agent *a);
+const char *ph_collectors_exit_trace(const struct ph_json *params,
+				     struct ph_jw *w);
+void ph_exits_note_rss(int64_t rss_kb);
+
+/* setup.c: the integrations check. */
+void ph_collectors_setup(struct ph_jw *w);
+void ph_integration_wired(const char *name);
+void ph_integrations_check_later(struct ph_agent *a);
+
+/* inspector.c: db_tables, db_rows, db_query over a read-only connection. */
+const char *ph_inspector_method(int which, const struct ph_json *params,
+				struct ph_jw *w);
+void ph_inspector_add_database(const char *path);
+
+/* providers.c: semantics tree and screenshot. */
+const char *ph_collectors_semantics(const struct ph_json *params,
+				    struct ph_jw *w);
+const char *ph_collectors_screenshot(const struct ph_json *params,
+				     struct ph_jw *w);
+
+/* curl.c: query values, userinfo and fragment out of a URL. */
+void ph_redact_url(const char *url, char *out, size_t cap);
+
+/* trace_marker.c: app labels into a system trace while one records. */
+void ph_trace_marker_begin(const char *name);
+void ph_trace_marker_end(void);
+void ph_trace_marker_poll(void);
+
+#endif

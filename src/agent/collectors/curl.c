@@ -1,0 +1,429 @@
+/*
+ * curl.c: porthole_curl_attach() instruments a libcurl easy handle.
+ *
+ * libcurl has no "transfer done" callback, so the agent observes
+ * curl_easy_perform() itself: libporthole exports its own
+ * curl_easy_perform, which the dynamic linker resolves ahead of
+ * libcurl's when the app links -lporthole before -lcurl (or links
+ * libporthole.a); it calls the real one through dlsym(RTLD_NEXT).  For a
+ * handle that was not attached it does nothing else.  For an attached one:
+ *
+ *  - a debug callback (CURLOPT_DEBUGFUNCTION, with CURLOPT_VERBOSE) sees
+ *    the request go out: http_start is emitted then, stamped with the time
+ *    perform was called, with the method and the redacted URL;
+ *  - the same callback sees headers and, when asked, the first 4 KB of
+ *    text bodies; header values that carry secrets and every query-string
+ *    value are replaced by "*" here, in the process, before anything is
+ *    queued (docs/protocol.md section 7);
+ *  - when perform returns, http_end carries the status, the elapsed time,
+ *    each phase's own duration from libcurl's timers, reuse, protocol,
+ *    byte counts (absent, never 0, when there was no body) and the error.
+ *
+ * The multi interface is not observed: docs/agent.md says so.
+ */
+#include "ph_common.h"
+#include "collectors.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+
+#define MAX_HANDLES 64
+#define CAP_URL	    512
+#define CAP_SNIPPET 512
+#define BODY_CAP    4096
+
+struct handle {
+	CURL *curl;
+	bool bodies;
+	/* per transfer */
+	bool started;
+	char id[24];
+	int64_t t0;
+	char method[16];
+	char url[CAP_URL + 1];
+	char req_type[64], resp_type[64];
+	char req_body[CAP_SNIPPET + 1], resp_body[CAP_SNIPPET + 1];
+	size_t req_len, resp_len;
+	size_t req_seen, resp_seen;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct handle handles[MAX_HANDLES];
+static unsigned next_slot;
+
+static struct {
+	CURLcode (*perform)(CURL *);
+	CURLcode (*setopt)(CURL *, CURLoption, ...);
+	CURLcode (*getinfo)(CURL *, CURLINFO, ...);
+	const char *(*strerror)(CURLcode);
+	bool ok;
+} fn;
+
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+
+static void load_once(void)
+{
+	*(void **)&fn.perform = dlsym(RTLD_NEXT, "curl_easy_perform");
+	*(void **)&fn.setopt = dlsym(RTLD_DEFAULT, "curl_easy_setopt");
+	*(void **)&fn.getinfo = dlsym(RTLD_DEFAULT, "curl_easy_getinfo");
+	*(void **)&fn.strerror = dlsym(RTLD_DEFAULT, "curl_easy_strerror");
+	fn.ok = fn.perform && fn.setopt && fn.getinfo && fn.strerror;
+}
+
+/* The library's entry points, looked up once, from any thread. */
+static bool load(void)
+{
+	pthread_once(&loaded, load_once);
+	return fn.ok;
+}
+
+static struct handle *find(CURL *curl)
+{
+	struct handle *h = NULL;
+
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < MAX_HANDLES && !h; i++)
+		if (handles[i].curl == curl)
+			h = &handles[i];
+	pthread_mutex_unlock(&mu);
+	return h;
+}
+
+/*
+ * The URL with every query value "*", userinfo "*@", no fragment
+ * (docs/protocol.md section 7).  A parameter without "=" stays a name.
+ */
+void ph_redact_url(const char *url, char *out, size_t cap)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url;
+	const char *at = NULL, *q;
+	size_t n = 0;
+
+#define PUT(c)                          \
+	do {                            \
+		if (n + 1 < cap)        \
+			out[n++] = (c); \
+	} while (0)
+	for (const char *p = host; *p && *p != '/' && *p != '?' && *p != '#';
+	     p++)
+		if (*p == '@')
+			at = p;
+	for (const char *p = url; p < host; p++)
+		PUT(*p);
+	if (at) {
+		PUT('*');
+		PUT('@');
+		host = at + 1;
+	}
+	for (q = host; *q && *q != '?' && *q != '#'; q++)
+		PUT(*q);
+	if (*q == '?') {
+		bool first = true;
+
+		for (const char *p = q + 1; *p && *p != '#';) {
+			const char *end = p + strcspn(p, "&#");
+			const char *eq = memchr(p, '=', (size_t)(end - p));
+
+			if (end > p) {
+				PUT(first ? '?' : '&');
+				first = false;
+				for (const char *c = p; c < (eq ? eq : end);
+				     c++)
+					PUT(*c);
+				if (eq) {
+					PUT('=');
+					PUT('*');
+				}
+			}
+			p = *end == '&' ? end + 1 : end;
+		}
+	}
+	out[n] = '\0';
+#undef PUT
+}
+
+static bool textual(const char *type)
+{
+	static const char *const ok[] = {
+		"application/json",
+		"application/xml",
+		"application/x-www-form-urlencoded",
+		"application/graphql",
+		"text/",
+	};
+
+	if (!strncmp(type, "text/event-stream", 17))
+		return false;
+	for (size_t i = 0; i < PH_ARRAY_SIZE(ok); i++)
+		if (!strncasecmp(type, ok[i], strlen(ok[i])))
+			return true;
+	return false;
+}
+
+static void header_value(const char *line, size_t n, const char *name,
+			 char *out, size_t cap)
+{
+	size_t k = strlen(name);
+
+	if (n > k + 1 && !strncasecmp(line, name, k) && line[k] == ':') {
+		const char *v = line + k + 1;
+		size_t len = n - k - 1;
+
+		while (len && (*v == ' ' || *v == '\t')) {
+			v++;
+			len--;
+		}
+		while (len && (v[len - 1] == '\r' || v[len - 1] == '\n'))
+			len--;
+		snprintf(out, cap, "%.*s", (int)len, v);
+	}
+}
+
+static void emit_start(struct handle *h, CURL *curl)
+{
+	char *eff = NULL;
+	uint64_t pos;
+	struct ph_rec *r;
+
+	if (h->started)
+		return;
+	h->started = true;
+	if (fn.getinfo(curl, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff)
+		ph_redact_url(eff, h->url, sizeof(h->url));
+	r = ph_emit_begin(PH_KIND_HTTP_START, &pos);
+	if (!r)
+		return;
+	r->t_ms = h->t0;
+	ph_rec_str(r, PH_KEY_ID, h->id, sizeof(h->id));
+	ph_rec_str(r, PH_KEY_METHOD, h->method[0] ? h->method : "GET", 16);
+	ph_rec_str(r, PH_KEY_URL, h->url, CAP_URL);
+	ph_emit_commit(pos);
+	ph_trace_marker_begin(h->url);
+}
+
+static void keep_body(char *dst, size_t *len, size_t *seen, const char *src,
+		      size_t n)
+{
+	*seen += n;
+	if (*len < CAP_SNIPPET) {
+		size_t take = n < CAP_SNIPPET - *len ? n : CAP_SNIPPET - *len;
+
+		memcpy(dst + *len, src, take);
+		*len += take;
+		dst[*len] = '\0';
+	}
+}
+
+static int on_debug(CURL *curl, curl_infotype type, char *data, size_t n,
+		    void *ctx)
+{
+	struct handle *h = ctx;
+
+	switch (type) {
+	case CURLINFO_HEADER_OUT:
+		/* "POST /v1/checkout HTTP/1.1\r\n...": the method */
+		if (!h->started) {
+			size_t m = strcspn(data, " ");
+
+			if (m < sizeof(h->method) && m < n)
+				snprintf(h->method, sizeof(h->method), "%.*s",
+					 (int)m, data);
+			for (const char *p = data; p < data + n;) {
+				const char *e =
+					memchr(p, '\n', (size_t)(data + n - p));
+				size_t len = e ? (size_t)(e - p) :
+						 (size_t)(data + n - p);
+
+				header_value(p, len, "content-type",
+					     h->req_type, sizeof(h->req_type));
+				p += len + 1;
+			}
+			emit_start(h, curl);
+		}
+		break;
+	case CURLINFO_HEADER_IN:
+		header_value(data, n, "content-type", h->resp_type,
+			     sizeof(h->resp_type));
+		break;
+	case CURLINFO_DATA_OUT:
+		keep_body(h->req_body, &h->req_len, &h->req_seen, data, n);
+		break;
+	case CURLINFO_DATA_IN:
+		keep_body(h->resp_body, &h->resp_len, &h->resp_seen, data, n);
+		break;
+	default: break;
+	}
+	return 0;
+}
+
+/* A body as the v1 snippet: text, or "<reason, N bytes>". */
+static void body_field(struct ph_rec *r, enum ph_key key, bool capture,
+		       const char *type, const char *text, size_t len,
+		       int64_t bytes)
+{
+	char why[96];
+
+	if (bytes <= 0)
+		return; /* no body: absent */
+	if (capture && textual(type)) {
+		ph_rec_strn(r, key, PH_F_STR, text, len, CAP_SNIPPET);
+		return;
+	}
+	snprintf(why, sizeof(why), "<%s, %" PRId64 " bytes>",
+		 capture ? "content type not captured" : "bodies not captured",
+		 bytes);
+	ph_rec_str(r, key, why, sizeof(why));
+}
+
+static void emit_end(struct handle *h, CURL *curl, CURLcode res)
+{
+	curl_off_t q = 0, dns = 0, con = 0, app = 0, pre = 0, start = 0,
+		   total = 0, up = 0, down = 0;
+	long status = 0, connects = 0, version = 0;
+	uint64_t pos;
+	struct ph_rec *r;
+	int64_t elapsed;
+
+#if LIBCURL_VERSION_NUM >= 0x080600
+	/* libcurl 8.6 added the queue timer; older ones have no queue phase */
+	fn.getinfo(curl, CURLINFO_QUEUE_TIME_T, &q);
+#endif
+	fn.getinfo(curl, CURLINFO_NAMELOOKUP_TIME_T, &dns);
+	fn.getinfo(curl, CURLINFO_CONNECT_TIME_T, &con);
+	fn.getinfo(curl, CURLINFO_APPCONNECT_TIME_T, &app);
+	fn.getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pre);
+	fn.getinfo(curl, CURLINFO_STARTTRANSFER_TIME_T, &start);
+	fn.getinfo(curl, CURLINFO_TOTAL_TIME_T, &total);
+	fn.getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &up);
+	fn.getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	fn.getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	fn.getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+	fn.getinfo(curl, CURLINFO_HTTP_VERSION, &version);
+	ph_trace_marker_end();
+	elapsed = ph_uptime_ms_fast() - h->t0;
+	r = ph_emit_begin(PH_KIND_HTTP_END, &pos);
+	if (!r)
+		return;
+	ph_rec_str(r, PH_KEY_ID, h->id, sizeof(h->id));
+	ph_rec_str(r, PH_KEY_METHOD, h->method[0] ? h->method : "GET", 16);
+	ph_rec_str(r, PH_KEY_URL, h->url, CAP_URL);
+	ph_rec_str(r, PH_KEY_PHASE, res == CURLE_OK ? "done" : "failed", 8);
+	ph_rec_qint(r, PH_KEY_ELAPSED_MS, elapsed);
+	if (status > 0)
+		ph_rec_qint(r, PH_KEY_STATUS, status);
+	body_field(r, PH_KEY_REQUEST_BODY, h->bodies, h->req_type, h->req_body,
+		   h->req_len, up ? up : (int64_t)h->req_seen);
+	body_field(r, PH_KEY_RESPONSE_BODY, h->bodies, h->resp_type,
+		   h->resp_body, h->resp_len,
+		   down ? down : (int64_t)h->resp_seen);
+	if (res != CURLE_OK) {
+		char detail[256];
+
+		snprintf(detail, sizeof(detail), "CURLE %d: %s", (int)res,
+			 fn.strerror(res));
+		ph_rec_str(r, PH_KEY_DETAIL, detail, sizeof(detail));
+	}
+	if (status > 0 && connects == 0)
+		ph_rec_str(r, PH_KEY_REUSED, "true", 8);
+	ph_rec_str(r, PH_KEY_PROTOCOL,
+		   version == CURL_HTTP_VERSION_1_0 ? "http/1.0" :
+		   version == CURL_HTTP_VERSION_2_0 ? "h2" :
+		   version == CURL_HTTP_VERSION_3   ? "h3" :
+		   version == CURL_HTTP_VERSION_1_1 ? "http/1.1" :
+						      "unknown",
+		   16);
+	/* Absent when there was no body: never a false zero. */
+	if (up > 0 || h->req_seen)
+		ph_rec_qint(r, PH_KEY_REQUEST_BYTES,
+			    up ? up : (int64_t)h->req_seen);
+	if (down > 0 || h->resp_seen)
+		ph_rec_qint(r, PH_KEY_RESPONSE_BYTES,
+			    down ? down : (int64_t)h->resp_seen);
+	/*
+	 * Each phase's own duration, from libcurl's cumulative timers (in
+	 * microseconds); a phase that did not happen is left out.
+	 */
+	{
+		curl_off_t after_con = app > con ? app : con;
+		struct {
+			const char *name;
+			curl_off_t us;
+		} ph[] = {
+			{ "queued", q },
+			{ "dns", dns - q },
+			{ "connect", con - dns },
+			{ "secureConnect", app > 0 ? app - con : 0 },
+			{ "waiting", start - pre },
+			{ "dispatch", pre - after_con },
+			{ "responseBody", total - start },
+		};
+
+		for (size_t i = 0; i < PH_ARRAY_SIZE(ph); i++)
+			if (ph[i].us > 0 && (i != 4 || start > 0))
+				ph_rec_obj_int(r, PH_KEY_PHASES, ph[i].name,
+					       (ph[i].us + 500) / 1000);
+	}
+	ph_emit_commit(pos);
+}
+
+PORTHOLE_API CURLcode curl_easy_perform(CURL *curl)
+{
+	struct handle *h;
+	CURLcode res;
+
+	if (!load())
+		return CURLE_FAILED_INIT; /* libcurl is not loaded at all */
+	h = ph_agent_live() ? find(curl) : NULL;
+	if (!h)
+		return fn.perform(curl);
+	h->started = false;
+	h->method[0] = h->url[0] = '\0';
+	h->req_type[0] = h->resp_type[0] = '\0';
+	h->req_len = h->resp_len = h->req_seen = h->resp_seen = 0;
+	h->req_body[0] = h->resp_body[0] = '\0';
+	snprintf(h->id, sizeof(h->id), "http-%" PRIu64,
+		 atomic_fetch_add(&ph_agent.next_id, 1));
+	h->t0 = ph_uptime_ms_fast();
+	res = fn.perform(curl);
+	emit_start(h, curl); /* failed before the request went out */
+	emit_end(h, curl, res);
+	return res;
+}
+
+PORTHOLE_API enum porthole_status porthole_curl_attach(void *curl,
+						       bool capture_bodies)
+{
+	struct handle *h = NULL;
+
+	if (!curl)
+		return PORTHOLE_ERR_INVALID;
+	if (!ph_agent_live())
+		return PORTHOLE_ERR_NOT_DEBUG;
+	if (!load())
+		return PORTHOLE_ERR_INVALID;
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < MAX_HANDLES && !h; i++)
+		if (handles[i].curl == curl || !handles[i].curl)
+			h = &handles[i];
+	/*
+	 * Full: the app has cleaned up handles we were never told about;
+	 * reuse the slots in turn.
+	 */
+	if (!h)
+		h = &handles[next_slot++ % MAX_HANDLES];
+	if (h) {
+		memset(h, 0, sizeof(*h));
+		h->curl = curl;
+		h->bodies = capture_bodies &&
+			    (ph_agent.cfg.flags & PORTHOLE_CAPTURE_BODIES);
+	}
+	pthread_mutex_unlock(&mu);
+	if (!h)
+		return PORTHOLE_ERR_NOMEM;
+	fn.setopt(curl, CURLOPT_DEBUGFUNCTION, on_debug);
+	fn.setopt(curl, CURLOPT_DEBUGDATA, h);
+	fn.setopt(curl, CURLOPT_VERBOSE, 1L);
+	ph_integration_wired("curl");
+	return PORTHOLE_OK;
+}

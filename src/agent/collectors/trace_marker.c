@@ -1,0 +1,90 @@
+/*
+ * trace_marker.c: the app's own labels in a system trace.
+ *
+ * While tracefs is recording (tracing_on is 1 and trace_marker can be
+ * opened), spans, HTTP calls, queries and stalls are also written to the
+ * top-level trace_marker as atrace does ("B|pid|name", "E|pid"), from the
+ * thread that does the work, so a system trace shows them on the right
+ * thread.  That write is the one system call an event call may make, and
+ * only then.  Whether a trace is recording is checked by the sampler
+ * thread once a second (ph_trace_marker_poll), never per event: when off,
+ * an event pays one relaxed load.
+ */
+#include "ph_common.h"
+#include "collectors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static _Atomic int marker_fd = -1;
+static int retired = -1; /* the sampler thread's alone */
+
+static const char *const tracefs[] = { "/sys/kernel/tracing",
+				       "/sys/kernel/debug/tracing" };
+
+void ph_trace_marker_poll(void)
+{
+	char path[96], on = '0';
+	int fd = -1, old;
+
+	if (ph_agent.cfg.flags & PORTHOLE_NO_TRACE_MARKERS)
+		return;
+	for (size_t i = 0; i < PH_ARRAY_SIZE(tracefs) && fd < 0; i++) {
+		int t;
+
+		snprintf(path, sizeof(path), "%s/tracing_on", tracefs[i]);
+		t = open(path, O_RDONLY | O_CLOEXEC);
+		if (t < 0)
+			continue;
+		if (read(t, &on, 1) != 1)
+			on = '0';
+		close(t);
+		if (on == '1') {
+			snprintf(path, sizeof(path), "%s/trace_marker",
+				 tracefs[i]);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+		}
+	}
+	old = atomic_load(&marker_fd);
+	if (old >= 0 && fd >= 0) {
+		close(fd); /* still recording: keep the fd emitters use */
+		return;
+	}
+	atomic_store(&marker_fd, fd);
+	/*
+	 * An emitter may have loaded the old fd just before the swap; close
+	 * it one poll (a second) later, when no write can still be using it.
+	 */
+	if (retired >= 0)
+		close(retired);
+	retired = old;
+}
+
+void ph_trace_marker_begin(const char *name)
+{
+	int fd = atomic_load_explicit(&marker_fd, memory_order_relaxed);
+	char buf[160];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "B|%d|%s", ph_agent.pid,
+		     name ? name : "?");
+	if (n > 0 &&
+	    write(fd, buf,
+		  (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+		return; /* the trace stopped: the next poll notices */
+}
+
+void ph_trace_marker_end(void)
+{
+	int fd = atomic_load_explicit(&marker_fd, memory_order_relaxed);
+	char buf[32];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "E|%d", ph_agent.pid);
+	if (n > 0 && write(fd, buf, (size_t)n) < 0)
+		return;
+}

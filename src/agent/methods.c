@@ -1,0 +1,390 @@
+/*
+ * methods.c: one request line in, one response line out (writer thread).
+ *
+ *	{"id":1,"method":"timeline","params":{"limit":100}}
+ *	{"id":1,"ok":true,"result":{...}}  |  {"id":1,"ok":false,"error":"..."}
+ *
+ * A line that is not a request gets an error with id -1 and the byte
+ * offset of what was wrong; the connection stays open.  The method table
+ * is at the bottom; docs/protocol.md section 2 lists every method.
+ */
+#include "ph_common.h"
+#include "server.h"
+#include "collectors/collectors.h"
+#include "ph_clock.h"
+#include "ph_log.h"
+
+struct method {
+	const char *name;
+	/* Writes the result value; returns NULL, or an error message. */
+	const char *(*run)(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w);
+};
+
+static const char *m_hello(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	(void)params;
+	ph_collectors_hello(s->agent, w);
+	return NULL;
+}
+
+static int64_t param_int(const struct ph_json *params, const char *key,
+			 int64_t def)
+{
+	int64_t v;
+
+	return ph_json_as_int(ph_json_get(params, key), &v) ? v : def;
+}
+
+static bool kind_wanted(const struct ph_json *kinds, uint16_t kind)
+{
+	const char *name = ph_wire_kind_name((enum ph_kind)kind);
+
+	if (!ph_json_is(kinds, PH_JSON_ARRAY))
+		return true;
+	for (uint32_t i = 0; i < kinds->n; i++)
+		if (ph_json_streq(&kinds->u.items[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * timeline: by seq cursor (the first `limit` from sinceSeq), by time window
+ * (the newest `limit` inside it), or neither (the newest `limit`).
+ */
+static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
+			      struct ph_jw *w)
+{
+	const struct ph_json *kinds = ph_json_get(params, "kinds");
+	int64_t limit = param_int(params, "limit", 1000);
+	int64_t now = ph_clock_uptime_ms(), v;
+	bool cursor = ph_json_as_int(ph_json_get(params, "sinceSeq"), &v);
+	int64_t since_seq = cursor ? v : 0;
+	bool windowed = ph_json_get(params, "sinceMs") ||
+			ph_json_get(params, "from") ||
+			ph_json_get(params, "to");
+	int64_t from = 0, to = now;
+	size_t n = ph_ring_count(&s->ring), first = 0, last = n, taken = 0;
+
+	if (limit <= 0)
+		return "EINVAL: limit must be positive";
+	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
+		from = now - v;
+	if (ph_json_as_int(ph_json_get(params, "from"), &v))
+		from = v;
+	if (ph_json_as_int(ph_json_get(params, "to"), &v))
+		to = v;
+	if (cursor) {
+		/* oldest first from the cursor: find the end of the page */
+		for (size_t i = 0; i < n; i++) {
+			const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
+
+			if ((int64_t)e->seq < since_seq ||
+			    !kind_wanted(kinds, e->kind) ||
+			    (windowed && (e->t < from || e->t > to)))
+				continue;
+			if (!taken)
+				first = i;
+			last = i + 1;
+			if ((int64_t)++taken == limit)
+				break;
+		}
+		if (!taken)
+			first = last = 0;
+	} else {
+		/* the newest `limit` that match, still sent oldest first */
+		for (size_t i = n; i-- > 0;) {
+			const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
+
+			if (!kind_wanted(kinds, e->kind) ||
+			    (windowed && (e->t < from || e->t > to)))
+				continue;
+			first = i;
+			if (!taken)
+				last = i + 1;
+			if ((int64_t)++taken == limit)
+				break;
+		}
+		if (!taken)
+			first = last = 0;
+	}
+	ph_jw_obj_begin(w);
+	ph_jw_key(w, "events");
+	ph_jw_arr_begin(w);
+	for (size_t i = first; i < last; i++) {
+		const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
+
+		if ((cursor && (int64_t)e->seq < since_seq) ||
+		    !kind_wanted(kinds, e->kind) ||
+		    (windowed && (e->t < from || e->t > to)))
+			continue;
+		ph_jw_raw(w, "", 0); /* the comma */
+		if (ph_ring_copy(&s->ring, e, w->out))
+			w->err = PH_ETOOBIG;
+	}
+	ph_jw_arr_end(w);
+	ph_jw_kv_int(w, "droppedBefore",
+		     (int64_t)ph_ring_oldest_seq(&s->ring, s->next_seq));
+	ph_jw_kv_int(w, "now", now);
+	ph_jw_obj_end(w);
+	return NULL;
+}
+
+static const char *m_stats(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	int clients = 0;
+
+	(void)params;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++)
+		clients += s->clients[i].fd >= 0;
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "emitted", (int64_t)s->next_seq);
+	ph_jw_kv_int(w, "dropped", (int64_t)s->dropped);
+	ph_jw_kv_int(w, "ringCapacity", (int64_t)s->ring.slots);
+	ph_jw_kv_int(w, "ringUsed", (int64_t)ph_ring_count(&s->ring));
+	ph_jw_kv_int(w, "oldestSeq",
+		     (int64_t)ph_ring_oldest_seq(&s->ring, s->next_seq));
+	ph_jw_kv_int(w, "queueCapacity", (int64_t)s->agent->queue.mask + 1);
+	ph_jw_kv_int(w, "clients", clients);
+	ph_jw_obj_end(w);
+	return NULL;
+}
+
+/* stats for the asking client itself: what it was sent and lost. */
+static struct ph_client *current;
+
+static const char *m_client_stats(struct ph_server *s,
+				  const struct ph_json *params, struct ph_jw *w)
+{
+	(void)params;
+	(void)s;
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "firstSeq", (int64_t)current->first_seq);
+	ph_jw_kv_int(w, "delivered", (int64_t)current->delivered);
+	ph_jw_kv_int(w, "droppedForClient", (int64_t)current->lagged);
+	ph_jw_kv_bool(w, "lagging", current->lagging);
+	ph_jw_obj_end(w);
+	return NULL;
+}
+
+static const char *m_recompositions(struct ph_server *s,
+				    const struct ph_json *params,
+				    struct ph_jw *w)
+{
+	ph_state_recompositions(&s->state, w, params, ph_clock_uptime_ms());
+	return NULL;
+}
+
+static const char *m_nav_state(struct ph_server *s,
+			       const struct ph_json *params, struct ph_jw *w)
+{
+	(void)params;
+	ph_state_nav(&s->state, w, ph_clock_uptime_ms());
+	return NULL;
+}
+
+static const char *m_state(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	(void)params;
+	ph_state_state(&s->state, w, ph_clock_uptime_ms());
+	return NULL;
+}
+
+static const char *m_inflight(struct ph_server *s, const struct ph_json *params,
+			      struct ph_jw *w)
+{
+	ph_state_inflight(&s->state, w, params, ph_clock_uptime_ms());
+	return NULL;
+}
+
+static const char *m_frames(struct ph_server *s, const struct ph_json *params,
+			    struct ph_jw *w)
+{
+	ph_state_frames(&s->state, w, params, ph_collectors_frames_total(),
+			s->agent->refresh_hz);
+	return NULL;
+}
+
+static const char *m_blocking(struct ph_server *s, const struct ph_json *params,
+			      struct ph_jw *w)
+{
+	ph_state_blocking(&s->state, w, params,
+			  s->agent->cfg.stall_ms ? s->agent->cfg.stall_ms :
+						   200);
+	return NULL;
+}
+
+static const char *m_reset(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	(void)params;
+	ph_state_reset(&s->state, ph_clock_uptime_ms());
+	ph_jw_obj_begin(w);
+	ph_jw_kv_bool(w, "ok", true);
+	ph_jw_obj_end(w);
+	return NULL;
+}
+
+/* logs: the log events in the ring, filtered. */
+static const char *m_logs(struct ph_server *s, const struct ph_json *params,
+			  struct ph_jw *w)
+{
+	return ph_collectors_logs_method(s, params, w);
+}
+
+static const char *m_setup(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	(void)params;
+	(void)s;
+	ph_collectors_setup(w);
+	return NULL;
+}
+
+static const char *m_exit_trace(struct ph_server *s,
+				const struct ph_json *params, struct ph_jw *w)
+{
+	(void)s;
+	return ph_collectors_exit_trace(params, w);
+}
+
+static const char *m_db(struct ph_server *s, const struct ph_json *params,
+			struct ph_jw *w, int which)
+{
+	(void)s;
+	return ph_inspector_method(which, params, w);
+}
+
+static const char *m_db_tables(struct ph_server *s,
+			       const struct ph_json *params, struct ph_jw *w)
+{
+	return m_db(s, params, w, 0);
+}
+
+static const char *m_db_rows(struct ph_server *s, const struct ph_json *params,
+			     struct ph_jw *w)
+{
+	return m_db(s, params, w, 1);
+}
+
+static const char *m_db_query(struct ph_server *s, const struct ph_json *params,
+			      struct ph_jw *w)
+{
+	return m_db(s, params, w, 2);
+}
+
+static const char *m_semantics(struct ph_server *s,
+			       const struct ph_json *params, struct ph_jw *w)
+{
+	(void)s;
+	return ph_collectors_semantics(params, w);
+}
+
+static const char *m_screenshot(struct ph_server *s,
+				const struct ph_json *params, struct ph_jw *w)
+{
+	(void)s;
+	return ph_collectors_screenshot(params, w);
+}
+
+static const struct method methods[] = {
+	{ "hello", m_hello },
+	{ "recompositions", m_recompositions },
+	{ "semantics_tree", m_semantics },
+	{ "nav_state", m_nav_state },
+	{ "state", m_state },
+	{ "db_tables", m_db_tables },
+	{ "db_rows", m_db_rows },
+	{ "db_page", m_db_rows },
+	{ "db_query", m_db_query },
+	{ "exit_trace", m_exit_trace },
+	{ "exits", m_exit_trace },
+	{ "setup", m_setup },
+	{ "inflight", m_inflight },
+	{ "logs", m_logs },
+	{ "timeline", m_timeline },
+	{ "frames", m_frames },
+	{ "blocking", m_blocking },
+	{ "reset", m_reset },
+	{ "stats", m_stats },
+	{ "client_stats", m_client_stats },
+	{ "screenshot", m_screenshot },
+};
+
+static void respond_error(struct ph_server *s, int64_t id, const char *msg)
+{
+	struct ph_jw w;
+
+	ph_buf_reset(&s->resp);
+	ph_jw_init(&w, &s->resp);
+	ph_jw_obj_begin(&w);
+	ph_jw_kv_int(&w, "id", id);
+	ph_jw_kv_bool(&w, "ok", false);
+	ph_jw_kv_str(&w, "error", msg);
+	ph_jw_obj_end(&w);
+	if (ph_jw_finish(&w) || ph_buf_addch(&s->resp, '\n'))
+		ph_buf_reset(&s->resp);
+}
+
+void ph_methods_handle(struct ph_server *s, struct ph_client *c,
+		       const char *line, size_t len)
+{
+	struct ph_json *req;
+	const struct ph_json *method, *params;
+	struct ph_err err = { 0 };
+	int64_t id = -1;
+	char msg[256];
+	struct ph_jw w;
+	const char *fail = NULL;
+	size_t i;
+
+	ph_arena_reset(&s->arena);
+	if (ph_json_read(&s->reader, &s->arena, line, len, &req, &err)) {
+		snprintf(msg, sizeof(msg),
+			 "malformed request: %s at byte %" PRIu64, err.msg,
+			 err.offset);
+		respond_error(s, -1, msg);
+		goto send;
+	}
+	if (!ph_json_as_int(ph_json_get(req, "id"), &id))
+		id = -1;
+	method = ph_json_get(req, "method");
+	params = ph_json_get(req, "params");
+	if (!ph_json_is(method, PH_JSON_STRING)) {
+		respond_error(s, id, "malformed request: no method");
+		goto send;
+	}
+	for (i = 0; i < PH_ARRAY_SIZE(methods); i++)
+		if (ph_json_streq(method, methods[i].name))
+			break;
+	if (i == PH_ARRAY_SIZE(methods)) {
+		snprintf(msg, sizeof(msg), "unknown method '%.*s'",
+			 (int)(method->n < 100 ? method->n : 100), method->u.s);
+		respond_error(s, id, msg);
+		goto send;
+	}
+	ph_buf_reset(&s->resp);
+	ph_jw_init(&w, &s->resp);
+	ph_jw_obj_begin(&w);
+	ph_jw_kv_int(&w, "id", id);
+	ph_jw_kv_bool(&w, "ok", true);
+	ph_jw_key(&w, "result");
+	current = c;
+	fail = methods[i].run(s, params, &w);
+	ph_jw_obj_end(&w);
+	if (fail) {
+		respond_error(s, id, fail);
+	} else if (ph_jw_finish(&w) || ph_buf_addch(&s->resp, '\n')) {
+		respond_error(s, id,
+			      "ETOOBIG: the answer is larger than the "
+			      "response cap; ask for less (limit)");
+	}
+send:
+	/* Past the hard cap this client is not reading: its answer is lost. */
+	if (s->resp.len && ph_buf_add(&c->out, s->resp.buf, s->resp.len))
+		ph_debug("client %" PRIu64 ": answer dropped, send buffer full",
+			 c->id);
+}

@@ -1,0 +1,118 @@
+/*
+ * platform_linux.c: the Linux side of platform.h.
+ */
+#include "ph_common.h"
+#include "platform.h"
+#include "ph_buf.h"
+#include "ph_error.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int ph_platform_listen_abstract(const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	socklen_t len;
+	int fd;
+
+	if (n + 1 > sizeof(sa.sun_path))
+		return PH_EINVAL;
+	/* sun_path[0] = 0 selects the abstract namespace; no trailing NUL. */
+	memcpy(sa.sun_path + 1, name, n);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return PH_EIO;
+	if (bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 64)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return e == EADDRINUSE ? PH_EAGAIN : PH_EIO;
+	}
+	return fd;
+}
+
+int ph_platform_listen_tcp_loopback(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd, one = 1;
+
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* never any other */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return PH_EIO;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return e == EADDRINUSE ? PH_EAGAIN : PH_EIO;
+	}
+	return fd;
+}
+
+void ph_platform_thread_name(int tid, char *buf, size_t size)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		snprintf(buf, size, "tid-%d", tid);
+		return;
+	}
+	if (buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+}
+
+int64_t ph_platform_process_start_ms(void)
+{
+	struct ph_buf b = PH_BUF_INIT(4096);
+	const char *p;
+	unsigned long long start_ticks = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec boot, mono;
+	int field = 2;
+
+	if (ph_buf_read_file(&b, "/proc/self/stat") || hz <= 0) {
+		ph_buf_release(&b);
+		return -1;
+	}
+	/* comm may hold spaces and parens: fields count from the last ')'. */
+	p = strrchr(b.buf, ')');
+	for (; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p)
+		start_ticks = strtoull(p, NULL, 10);
+	ph_buf_release(&b);
+	if (!p || !start_ticks)
+		return -1;
+	/* starttime is since boot (CLOCK_BOOTTIME); convert to monotonic. */
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return (int64_t)(start_ticks * 1000 / (unsigned long long)hz) -
+	       ((int64_t)boot.tv_sec * 1000 + boot.tv_nsec / 1000000) +
+	       ((int64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000);
+}
+
+void ph_platform_program_name(char *buf, size_t size)
+{
+	extern char *program_invocation_short_name;
+
+	snprintf(buf, size, "%s", program_invocation_short_name);
+}

@@ -1,0 +1,245 @@
+/*
+ * record.h: the fixed-size record an emitting thread fills.
+ *
+ * An event call claims a queue slot, writes the record in place and
+ * publishes it; the writer thread turns it into JSON.  So everything an
+ * emitter does to a record must be cheap and bounded: fields are appended
+ * as (key, type, length, bytes) with no allocation and no formatting, and
+ * strings are cut at their cap on a UTF-8 boundary with "..." appended
+ * (docs/protocol.md section 8).  A field that does not fit in what is left
+ * of the record is dropped whole and the record is marked truncated.
+ *
+ * Layout of data[]: a sequence of fields, each
+ *
+ *	OFFSET SIZE  DESCRIPTION
+ *	0      1     key (enum ph_key)
+ *	1      1     type (enum ph_field_type)
+ *	2      2     payload length in bytes, little-endian
+ *	4      len   payload: string bytes; int64/double in host order;
+ *	             an array element repeats its key with PH_F_ARR_STR
+ */
+#ifndef PH_AGENT_RECORD_H
+#define PH_AGENT_RECORD_H
+
+#include "ph_common.h"
+#include "ph_wire.h"
+
+#define PH_REC_SIZE 1536 /* bytes per queue slot, header included */
+#define PH_REC_DATA (PH_REC_SIZE - 24)
+
+enum ph_field_type {
+	PH_F_STR,     /* a JSON string */
+	PH_F_QSTR,    /* an int written as a JSON string (the v1 quirk) */
+	PH_F_INT,     /* int64 */
+	PH_F_DOUBLE,  /* double */
+	PH_F_BOOL,    /* one byte, 0 or 1 */
+	PH_F_ARR_STR, /* one element of a string array; runs form the array */
+	PH_F_OBJ_INT, /* "name\0" then int64: one member of an object of ints */
+	PH_F_PCS,     /* raw return addresses, symbolized by the writer */
+	PH_F_ARR_EMPTY, /* an empty array (no payload) */
+};
+
+struct ph_rec {
+	uint16_t kind;	/* enum ph_kind */
+	uint16_t used;	/* bytes of data[] in use */
+	uint16_t flags; /* PH_REC_* */
+	uint16_t sub;	/* kind-specific small value (device sub-kind) */
+	int32_t tid;	/* emitting thread */
+	int32_t pad;
+	int64_t t_ms; /* the event's t, uptime ms */
+	uint8_t data[PH_REC_DATA];
+};
+
+/* struct ph_rec.sub of a device event: data.kind on the wire. */
+enum ph_device_kind {
+	PH_DEV_PROFILE,
+	PH_DEV_CLOCKS,
+	PH_DEV_FOREGROUND,
+	PH_DEV_BACKGROUND,
+	PH_DEV_ROTATION,
+	PH_DEV_THEME,
+	PH_DEV_FONT_SCALE,
+	PH_DEV_TRIM_MEMORY,
+	PH_DEV_LOW_MEMORY,
+	PH_DEV_POWER,
+	PH_DEV_NETWORK,
+	PH_DEV_THERMAL,
+};
+
+enum {
+	PH_REC_TRUNCATED = 1 << 0, /* a field did not fit */
+	PH_REC_MAIN = 1 << 1,	   /* emitted on the registered main thread */
+};
+
+_Static_assert(sizeof(struct ph_rec) == PH_REC_SIZE, "record layout");
+
+static inline uint8_t *ph_rec_field(struct ph_rec *r, enum ph_key key,
+				    enum ph_field_type type, size_t len)
+{
+	uint8_t *p;
+
+	if (PH_UNLIKELY(len > 0xffff || r->used + 4 + len > PH_REC_DATA)) {
+		r->flags |= PH_REC_TRUNCATED;
+		return NULL;
+	}
+	p = r->data + r->used;
+	p[0] = (uint8_t)key;
+	p[1] = (uint8_t)type;
+	p[2] = (uint8_t)(len & 0xff);
+	p[3] = (uint8_t)(len >> 8);
+	r->used = (uint16_t)(r->used + 4 + len);
+	return p + 4;
+}
+
+/*
+ * Where to cut s (of length n) so the result is at most cap bytes with room
+ * for "...": never inside a UTF-8 sequence.
+ */
+static inline size_t ph_utf8_cut(const char *s, size_t n, size_t cap)
+{
+	if (n <= cap)
+		return n;
+	n = cap > 3 ? cap - 3 : 0;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/* Appends a string field, cut to cap bytes ("..." marks a cut). */
+static inline void ph_rec_strn(struct ph_rec *r, enum ph_key key,
+			       enum ph_field_type type, const char *s, size_t n,
+			       size_t cap)
+{
+	size_t keep = ph_utf8_cut(s, n, cap);
+	bool cut = keep < n;
+	uint8_t *p = ph_rec_field(r, key, type, keep + (cut ? 3 : 0));
+
+	if (!p)
+		return;
+	memcpy(p, s, keep);
+	if (cut)
+		memcpy(p + keep, "...", 3);
+}
+
+static inline void ph_rec_str(struct ph_rec *r, enum ph_key key, const char *s,
+			      size_t cap)
+{
+	if (s)
+		ph_rec_strn(r, key, PH_F_STR, s, strnlen(s, cap + 1), cap);
+}
+
+static inline void ph_rec_arr_str(struct ph_rec *r, enum ph_key key,
+				  const char *s, size_t cap)
+{
+	if (s)
+		ph_rec_strn(r, key, PH_F_ARR_STR, s, strnlen(s, cap + 1), cap);
+}
+
+static inline void ph_rec_int(struct ph_rec *r, enum ph_key key, int64_t v)
+{
+	uint8_t *p = ph_rec_field(r, key, PH_F_INT, sizeof(v));
+
+	if (p)
+		memcpy(p, &v, sizeof(v));
+}
+
+/* An int the v1 wire sends as a string ("elapsedMs":"12"). */
+static inline void ph_rec_qint(struct ph_rec *r, enum ph_key key, int64_t v)
+{
+	uint8_t *p = ph_rec_field(r, key, PH_F_QSTR, sizeof(v));
+
+	if (p)
+		memcpy(p, &v, sizeof(v));
+}
+
+static inline void ph_rec_double(struct ph_rec *r, enum ph_key key, double v)
+{
+	uint8_t *p = ph_rec_field(r, key, PH_F_DOUBLE, sizeof(v));
+
+	if (p)
+		memcpy(p, &v, sizeof(v));
+}
+
+static inline void ph_rec_bool(struct ph_rec *r, enum ph_key key, bool v)
+{
+	uint8_t *p = ph_rec_field(r, key, PH_F_BOOL, 1);
+
+	if (p)
+		*p = v;
+}
+
+/* One member "name": v of an object of ints under key (frame phases). */
+static inline void ph_rec_obj_int(struct ph_rec *r, enum ph_key key,
+				  const char *name, int64_t v)
+{
+	size_t n = strlen(name);
+	uint8_t *p = ph_rec_field(r, key, PH_F_OBJ_INT, n + 1 + sizeof(v));
+
+	if (!p)
+		return;
+	memcpy(p, name, n + 1);
+	memcpy(p + n + 1, &v, sizeof(v));
+}
+
+static inline void ph_rec_pcs(struct ph_rec *r, enum ph_key key,
+			      const uintptr_t *pcs, size_t n)
+{
+	uint8_t *p = ph_rec_field(r, key, PH_F_PCS, n * sizeof(*pcs));
+
+	if (p)
+		memcpy(p, pcs, n * sizeof(*pcs));
+}
+
+/* Reader side (the writer thread): the first field with this key. */
+static inline const uint8_t *ph_rec_find(const struct ph_rec *r,
+					 enum ph_key key, size_t *len)
+{
+	size_t off = 0;
+
+	while (off + 4 <= r->used) {
+		const uint8_t *p = r->data + off;
+		size_t n = (size_t)p[2] | (size_t)p[3] << 8;
+
+		if (off + 4 + n > r->used)
+			break;
+		if (p[0] == key) {
+			*len = n;
+			return p + 4;
+		}
+		off += 4 + n;
+	}
+	return NULL;
+}
+
+/* A string field copied into buf (NUL-terminated, cut to fit); "" if none. */
+static inline const char *
+ph_rec_get_str(const struct ph_rec *r, enum ph_key key, char *buf, size_t size)
+{
+	size_t n = 0;
+	const uint8_t *p = ph_rec_find(r, key, &n);
+
+	if (!p)
+		n = 0;
+	if (n >= size)
+		n = size - 1;
+	if (n)
+		memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* An int field (INT or QSTR), or def. */
+static inline int64_t ph_rec_get_int(const struct ph_rec *r, enum ph_key key,
+				     int64_t def)
+{
+	size_t n;
+	const uint8_t *p = ph_rec_find(r, key, &n);
+	int64_t v;
+
+	if (!p || n != sizeof(v))
+		return def;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * server.c: the writer thread.  It drains the emit queue, numbers, completes
+ * and encodes every event once, keeps it in the ring, and fans the line out
+ * to every connected client; between batches it accepts clients, reads
+ * their requests and writes what they can take.  See server.h.
+ *
+ * Slow clients: each has a send buffer.  Past PH_CLIENT_SOFT_CAP the
+ * client stops getting events (it is "lagging"); the events it misses are
+ * counted, and once its buffer drains it gets a `dropped` frame with
+ * scope "client" before the next event.  So one stalled reader never slows
+ * the others or the app, and for every client emitted = delivered +
+ * dropped.
+ */
+#include "ph_common.h"
+#include "server.h"
+#include "collectors/collectors.h"
+#include "ph_log.h"
+#include "platform.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* How long the writer sleeps when the queue is empty. */
+#define IDLE_WAIT_MS 2
+
+struct thread_name {
+	int tid;
+	char name[PH_NAME_MAX];
+};
+
+static struct thread_name names[64];
+static unsigned names_next;
+
+/* "main" for the registered main thread, else its comm, cached. */
+static const char *thread_name(int tid, bool main)
+{
+	if (main)
+		return "main";
+	for (unsigned i = 0; i < PH_ARRAY_SIZE(names); i++)
+		if (names[i].tid == tid)
+			return names[i].name;
+	names[names_next].tid = tid;
+	ph_platform_thread_name(tid, names[names_next].name, PH_NAME_MAX);
+	names_next = (names_next + 1) % PH_ARRAY_SIZE(names);
+	return names[(names_next + PH_ARRAY_SIZE(names) - 1) %
+		     PH_ARRAY_SIZE(names)]
+		.name;
+}
+
+static void close_client(struct ph_server *s, struct ph_client *c,
+			 const char *why)
+{
+	if (c->fd < 0)
+		return;
+	if (why)
+		ph_debug("client %" PRIu64 " closed: %s", c->id, why);
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	ph_buf_release(&c->in);
+	ph_buf_release(&c->out);
+}
+
+static void want_write(struct ph_server *s, struct ph_client *c, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0),
+				  .data.ptr = c };
+
+	epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Writes what the socket takes now; never blocks. */
+static void flush_client(struct ph_server *s, struct ph_client *c)
+{
+	while (c->fd >= 0 && c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.buf + c->out_off,
+				 c->out.len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			want_write(s, c, true);
+			return;
+		}
+		if (n <= 0) {
+			close_client(s, c, "write failed");
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->fd >= 0) {
+		ph_buf_reset(&c->out);
+		c->out_off = 0;
+		want_write(s, c, false);
+	}
+}
+
+/* Room left before the soft cap, counting only unsent bytes. */
+static size_t pending(const struct ph_client *c)
+{
+	return c->out.len - c->out_off;
+}
+
+/* Keeps the unsent tail only, so the buffer does not grow forever. */
+static void compact(struct ph_client *c)
+{
+	if (c->out_off > (1 << 16) && c->out_off * 2 > c->out.len) {
+		ph_buf_consume(&c->out, c->out_off);
+		c->out_off = 0;
+	}
+}
+
+/* A `dropped` frame carries the t and seq of the event it precedes. */
+static int dropped_frame(struct ph_buf *out, uint64_t count, uint64_t first,
+			 uint64_t last, const char *scope, int64_t t,
+			 uint64_t seq)
+{
+	return ph_buf_addf(out,
+			   "{\"event\":\"dropped\",\"t\":%" PRId64
+			   ",\"seq\":%" PRIu64 ",\"data\":{\"count\":%" PRIu64
+			   ",\"firstSeq\":%" PRIu64 ",\"lastSeq\":%" PRIu64
+			   ",\"scope\":\"%s\"}}\n",
+			   t, seq, count, first, last, scope);
+}
+
+static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
+{
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		if (!c->delivered && !c->lagged)
+			c->first_seq = seq;
+		if (c->lagging && pending(c) < PH_CLIENT_SOFT_CAP / 4)
+			c->lagging = false;
+		if (c->lagging ||
+		    pending(c) + s->line.len > PH_CLIENT_SOFT_CAP) {
+			if (!c->lag_pending)
+				c->lag_first = seq;
+			c->lag_last = seq;
+			c->lag_pending++;
+			c->lagged++;
+			c->lagging = true;
+			continue;
+		}
+		compact(c);
+		if (c->lag_pending) {
+			if (dropped_frame(&c->out, c->lag_pending, c->lag_first,
+					  c->lag_last, "client", r->t_ms,
+					  seq)) {
+				close_client(s, c, "out of memory");
+				continue;
+			}
+			c->lag_pending = 0;
+		}
+		if (s->queue_drop_pending &&
+		    dropped_frame(&c->out, s->queue_drop_pending,
+				  s->queue_drop_first, s->queue_drop_last,
+				  "queue", r->t_ms, seq)) {
+			close_client(s, c, "out of memory");
+			continue;
+		}
+		if (ph_buf_add(&c->out, s->line.buf, s->line.len)) {
+			close_client(s, c, "out of memory");
+			continue;
+		}
+		c->delivered++;
+	}
+	s->queue_drop_pending = 0;
+}
+
+static void note_queue_drops(struct ph_server *s, uint64_t n)
+{
+	if (!n)
+		return;
+	if (!s->queue_drop_pending)
+		s->queue_drop_first = s->next_seq;
+	s->queue_drop_pending += n;
+	s->next_seq += n;
+	s->queue_drop_last = s->next_seq - 1;
+	s->dropped += n;
+}
+
+static void handle_record(struct ph_server *s, struct ph_rec *r)
+{
+	uint64_t seq = s->next_seq++;
+	const char *thread = thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0);
+
+	ph_state_apply(&s->state, r, seq, thread);
+	ph_collectors_on_event(s, r, seq);
+	ph_buf_reset(&s->line);
+	if (ph_encode_event(r, seq, &s->line)) {
+		/* Cannot happen with valid records; keep the seq honest. */
+		ph_warn("could not encode a %s event",
+			ph_wire_kind_name((enum ph_kind)r->kind));
+		s->dropped++;
+		return;
+	}
+	s->emitted++;
+	ph_ring_add(&s->ring, seq, r->t_ms, r->kind, s->line.buf,
+		    s->line.len - 1);
+	if (r->kind == PH_KIND_BLOCKED) {
+		const char *top = strstr(s->line.buf, "\"top\":\"");
+
+		if (top) {
+			const char *end = strchr(top + 7, '"');
+
+			ph_state_stall_top(&s->state, top + 7,
+					   end ? (size_t)(end - top - 7) : 0);
+		}
+	}
+	fan_out(s, r, seq);
+}
+
+/* Drains up to `max` events; returns how many it took. */
+static size_t drain(struct ph_server *s, size_t max)
+{
+	struct ph_queue *q = &s->agent->queue;
+	size_t n = 0;
+	uint64_t late;
+	struct ph_rec *r;
+
+	while (n < max && (r = ph_queue_next(q, &late))) {
+		handle_record(s, r);
+		note_queue_drops(s, ph_queue_done(q));
+		n++;
+	}
+	if (!r)
+		note_queue_drops(s, late);
+	return n;
+}
+
+static void accept_clients(struct ph_server *s, int lfd)
+{
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ph_client *c = NULL;
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (fd < 0)
+			return;
+		for (int i = 0; i < PH_MAX_CLIENTS && !c; i++)
+			if (s->clients[i].fd < 0)
+				c = &s->clients[i];
+		if (!c) {
+			static const char full[] =
+				"{\"id\":-1,\"ok\":false,\"error\":\"too many "
+				"clients\"}\n";
+
+			if (send(fd, full, sizeof(full) - 1,
+				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				ph_debug("could not refuse a client");
+			close(fd);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->id = ++s->connections;
+		ph_buf_init(&c->in, PH_REQUEST_CAP);
+		ph_buf_init(&c->out, PH_CLIENT_HARD_CAP);
+		ev.data.ptr = c;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev))
+			close_client(s, c, "epoll");
+	}
+}
+
+static void read_client(struct ph_server *s, struct ph_client *c)
+{
+	for (;;) {
+		ssize_t n = ph_buf_read_once(&c->in, c->fd, 65536);
+		char *nl;
+
+		if (n == PH_EAGAIN)
+			break;
+		if (n == PH_ETOOBIG) {
+			/* An over-long line: answer once, skip to its end. */
+			ph_buf_reset(&s->resp);
+			if (ph_buf_addstr(&s->resp,
+					  "{\"id\":-1,\"ok\":false,\"error\":"
+					  "\"malformed request: line longer "
+					  "than 1 MiB\"}\n") == 0 &&
+			    ph_buf_add(&c->out, s->resp.buf, s->resp.len))
+				close_client(s, c, "out of memory");
+			ph_buf_reset(&c->in);
+			c->skipping = true;
+			continue;
+		}
+		if (n <= 0) {
+			close_client(s, c, n == 0 ? "closed by peer" : "read");
+			return;
+		}
+		while (c->fd >= 0 &&
+		       (nl = memchr(c->in.buf, '\n', c->in.len))) {
+			size_t len = (size_t)(nl - c->in.buf);
+
+			if (c->skipping)
+				c->skipping = false;
+			else if (len)
+				ph_methods_handle(s, c, c->in.buf, len);
+			ph_buf_consume(&c->in, len + 1);
+		}
+		if (c->skipping)
+			ph_buf_reset(&c->in);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct ph_server *s = arg;
+	struct epoll_event evs[PH_MAX_CLIENTS + 3];
+
+	ph_collectors_writer_started();
+	while (!atomic_load(&s->quit)) {
+		size_t took = drain(s, 4096);
+		int n;
+
+		for (int i = 0; i < PH_MAX_CLIENTS; i++)
+			if (s->clients[i].fd >= 0 &&
+			    s->clients[i].out.len > s->clients[i].out_off)
+				flush_client(s, &s->clients[i]);
+		n = epoll_wait(s->epfd, evs, (int)PH_ARRAY_SIZE(evs),
+			       took ? 0 : IDLE_WAIT_MS);
+		for (int i = 0; i < n; i++) {
+			void *p = evs[i].data.ptr;
+
+			if (p == &s->listen_fd)
+				accept_clients(s, s->listen_fd);
+			else if (p == &s->tcp_fd)
+				accept_clients(s, s->tcp_fd);
+			else if (p == &s->agent->wake_fd)
+				continue;
+			else if (evs[i].events &
+				 (EPOLLIN | EPOLLHUP | EPOLLERR))
+				read_client(s, p);
+			else if (evs[i].events & EPOLLOUT)
+				flush_client(s, p);
+		}
+		ph_collectors_writer_tick(s);
+	}
+	/* Last events, then tell each client everything it was sent. */
+	drain(s, SIZE_MAX);
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		flush_client(s, c);
+		close_client(s, c, NULL);
+	}
+	return NULL;
+}
+
+static int add_fd(struct ph_server *s, int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int ph_server_start(struct ph_agent *a)
+{
+	struct ph_server *s = calloc(1, sizeof(*s));
+	size_t ring = a->cfg.ring_size ? a->cfg.ring_size : 4096;
+	int rc = PH_ENOMEM;
+
+	if (!s)
+		return PH_ENOMEM;
+	s->agent = a;
+	s->epfd = -1;
+	s->listen_fd = -1;
+	s->tcp_fd = -1;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++)
+		s->clients[i].fd = -1;
+	ph_buf_init(&s->line, 1 << 20);
+	ph_buf_init(&s->resp, PH_CLIENT_HARD_CAP);
+	ph_json_reader_init(&s->reader);
+	ph_arena_init(&s->arena, 0, 4 << 20);
+	ph_state_init(&s->state);
+	s->state.recomp_since = a->started_at;
+	/* ~512 bytes per event on average keeps the text in step. */
+	if (ph_ring_init(&s->ring, ring, ring * 512))
+		goto fail;
+	rc = PH_EIO;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	a->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->epfd < 0 || a->wake_fd < 0)
+		goto fail;
+	/*
+	 * Another process of this app may hold the name: retry a few times,
+	 * as the published runtime does, then say who and how to fix it.
+	 */
+	for (int i = 0; i < 5; i++) {
+		s->listen_fd = ph_platform_listen_abstract(a->socket_name);
+		if (s->listen_fd != PH_EAGAIN)
+			break;
+		usleep(100 * 1000);
+	}
+	if (s->listen_fd < 0) {
+		if (s->listen_fd == PH_EAGAIN)
+			ph_log(PH_LOG_ERROR,
+			       "pid %d (%s): socket @%s is held by another "
+			       "process of this app; stop it, or set "
+			       "porthole_config.socket_name to run both",
+			       a->pid, a->app_id, a->socket_name);
+		else
+			ph_log(PH_LOG_ERROR, "cannot listen on @%s: %s",
+			       a->socket_name, strerror(errno));
+		rc = PH_EAGAIN;
+		goto fail;
+	}
+	if (a->cfg.legacy_tcp_port > 0) {
+		s->tcp_fd =
+			ph_platform_listen_tcp_loopback(a->cfg.legacy_tcp_port);
+		if (s->tcp_fd < 0)
+			ph_warn("cannot listen on 127.0.0.1:%d: %s",
+				a->cfg.legacy_tcp_port, strerror(errno));
+	}
+	if (add_fd(s, s->listen_fd, &s->listen_fd) ||
+	    (s->tcp_fd >= 0 && add_fd(s, s->tcp_fd, &s->tcp_fd)) ||
+	    add_fd(s, a->wake_fd, &a->wake_fd))
+		goto fail;
+	a->server = s;
+	if (pthread_create(&a->writer, NULL, writer_main, s)) {
+		a->server = NULL;
+		rc = PH_EIO;
+		goto fail;
+	}
+	return 0;
+fail:
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	ph_ring_release(&s->ring);
+	ph_arena_release(&s->arena);
+	ph_json_reader_release(&s->reader);
+	free(s);
+	return rc;
+}
+
+void ph_server_stop(struct ph_agent *a)
+{
+	struct ph_server *s = a->server;
+	uint64_t one = 1;
+
+	if (!s)
+		return;
+	atomic_store(&s->quit, true);
+	if (write(a->wake_fd, &one, sizeof(one)) < 0)
+		ph_debug("could not wake the writer");
+	pthread_join(a->writer, NULL);
+	close(s->listen_fd);
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
+	close(s->epfd);
+	close(a->wake_fd);
+	ph_ring_release(&s->ring);
+	ph_buf_release(&s->line);
+	ph_buf_release(&s->resp);
+	ph_arena_release(&s->arena);
+	ph_json_reader_release(&s->reader);
+	ph_state_release(&s->state);
+	free(s);
+	a->server = NULL;
+}

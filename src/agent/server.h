@@ -1,0 +1,63 @@
+/*
+ * server.h: the writer thread's world (server.c, state.c, methods.c).
+ *
+ * One thread owns all of it: it drains the emit queue, numbers and encodes
+ * each event once, keeps the ring and the aggregates the methods answer
+ * from, and fans the encoded line out to every client.  Because nothing
+ * else touches this state, none of it is locked.
+ */
+#ifndef PH_AGENT_SERVER_H
+#define PH_AGENT_SERVER_H
+
+#include "ph_common.h"
+#include "agent.h"
+#include "ph_buf.h"
+#include "ph_json.h"
+#include "ring.h"
+#include "state.h"
+
+#define PH_MAX_CLIENTS	   16
+#define PH_CLIENT_SOFT_CAP ((size_t)1 << 20) /* events stop beyond this */
+#define PH_CLIENT_HARD_CAP ((size_t)8 << 20) /* responses too: closed */
+#define PH_REQUEST_CAP	   ((size_t)1 << 20) /* one request line */
+
+struct ph_client {
+	int fd;		    /* -1: slot free */
+	uint64_t id;	    /* connection number, for diagnostics */
+	struct ph_buf in;   /* partial request line */
+	bool skipping;	    /* discarding an over-long line */
+	struct ph_buf out;  /* bytes not yet written */
+	size_t out_off;	    /* written prefix of out */
+	uint64_t delivered; /* events queued for this client */
+	uint64_t lagged;    /* events skipped while its buffer was full */
+	uint64_t lag_first, lag_last; /* seq range of the current lag */
+	uint64_t lag_pending; /* skipped, not yet told in a dropped frame */
+	uint64_t first_seq;   /* the first event it was sent */
+	bool lagging;
+};
+
+struct ph_server {
+	struct ph_agent *agent;
+	_Atomic bool quit; /* set by ph_server_stop */
+	int epfd;
+	int listen_fd; /* abstract socket */
+	int tcp_fd;    /* legacy TCP, or -1 */
+	struct ph_client clients[PH_MAX_CLIENTS];
+	uint64_t connections;
+	struct ph_ring ring;
+	struct ph_buf line; /* the event being encoded */
+	struct ph_buf resp; /* the response being built */
+	struct ph_json_reader reader;
+	struct ph_arena arena;
+	uint64_t next_seq; /* seq of the next event */
+	uint64_t emitted;  /* events numbered (delivered to the ring) */
+	uint64_t dropped;  /* events lost in the queue */
+	uint64_t queue_drop_pending, queue_drop_first, queue_drop_last;
+	struct ph_state state;
+};
+
+/* methods.c: answers one request line on client c into s->resp. */
+void ph_methods_handle(struct ph_server *s, struct ph_client *c,
+		       const char *line, size_t len);
+
+#endif

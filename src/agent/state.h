@@ -1,0 +1,149 @@
+/*
+ * state.h: what the writer remembers beyond the ring, to answer methods
+ * (recompositions, nav_state, state, inflight, frames, blocking) and to
+ * complete events before they are encoded (a recompose's pass count and
+ * temporal triggers, a span's name and duration).  Writer thread only.
+ */
+#ifndef PH_AGENT_STATE_H
+#define PH_AGENT_STATE_H
+
+#include "ph_common.h"
+#include "ph_json.h"
+#include "record.h"
+
+#define PH_NAME_MAX 64
+#define PH_TEXT_MAX 512
+
+struct ph_count {
+	char key[PH_NAME_MAX];
+	uint64_t count;
+};
+
+struct ph_recomp_node {
+	char id[PH_NAME_MAX], name[PH_NAME_MAX], screen[PH_NAME_MAX];
+	uint64_t count;
+	int64_t first_at, last_at;
+	struct ph_count trig[8]; /* busiest triggers */
+	size_t n_trig;
+};
+
+struct ph_call {
+	char id[24];
+	char method[16];
+	char url[PH_TEXT_MAX];
+	char thread[PH_NAME_MAX];
+	char phase[16];
+	char error[256];
+	int64_t started_at, elapsed_ms;
+	int status; /* 0: none */
+	bool main;
+	bool done;
+};
+
+struct ph_query {
+	char id[24];
+	char sql[PH_TEXT_MAX];
+	char args[PH_TEXT_MAX];
+	char thread[PH_NAME_MAX];
+	char kind[8];
+	int64_t started_at, elapsed_ms;
+	bool main, done;
+};
+
+struct ph_job {
+	char work_id[PH_NAME_MAX], name[PH_NAME_MAX], state[16];
+	int attempt;
+};
+
+struct ph_stall {
+	int64_t at, duration_ms;
+	char top[256];
+};
+
+struct ph_jank {
+	int64_t at, total_ms, missed;
+	char worst_phase[24];
+	bool first_draw;
+};
+
+struct ph_state {
+	struct ph_recomp_node *nodes;
+	size_t n_nodes, cap_nodes;
+	int64_t recomp_since;
+	struct {
+		int64_t t;
+		char key[PH_NAME_MAX];
+	} writes[64]; /* recent state writes, for temporal attribution */
+	unsigned w_next;
+	struct ph_count keys[64]; /* writes per key, for `state` */
+	size_t n_keys;
+	uint64_t anon_writes;
+
+	struct {
+		char route[PH_NAME_MAX], label[PH_NAME_MAX];
+		char args[PH_TEXT_MAX];
+		int64_t entered_at;
+	} nav[32];
+	int nav_depth;
+	char deep_link[PH_TEXT_MAX];
+	int64_t deep_link_at;
+
+	struct ph_call open_http[32];
+	struct ph_call recent_http[200]; /* ring, newest at recent_next-1 */
+	size_t recent_next, recent_count;
+	struct ph_query open_db[32];
+	struct ph_query main_db[20]; /* main-thread queries, ring */
+	size_t main_db_next, main_db_count;
+	struct ph_job jobs[16];
+	size_t n_jobs;
+
+	struct ph_jank worst[20];
+	size_t n_worst;
+	uint64_t janky;
+	struct ph_stall stalls[20];
+	size_t stall_next, stall_count;
+
+	struct {
+		uint64_t id;
+		char name[PH_NAME_MAX];
+		int64_t t;
+	} spans[64];
+	size_t n_spans;
+
+	struct {
+		char tag[PH_NAME_MAX];
+		uint64_t seq;
+	} last_log[8]; /* per tag: what a log_append extends */
+	unsigned last_log_next;
+	int64_t wall_offset_ms; /* realtime - monotonic, for wallTime */
+};
+
+void ph_state_init(struct ph_state *st);
+void ph_state_release(struct ph_state *st);
+void ph_state_reset(struct ph_state *st, int64_t now);
+
+/*
+ * Completes a record before it is encoded, and folds it into the
+ * aggregates.  thread is the emitting thread's name ("main" for the
+ * registered main thread).
+ */
+void ph_state_apply(struct ph_state *st, struct ph_rec *r, uint64_t seq,
+		    const char *thread);
+
+/* The newest stall's top frame, from its encoded event. */
+void ph_state_stall_top(struct ph_state *st, const char *top, size_t n);
+
+/* Method answers, written as the `result` value. */
+void ph_state_recompositions(const struct ph_state *st, struct ph_jw *w,
+			     const struct ph_json *params, int64_t now);
+void ph_state_nav(const struct ph_state *st, struct ph_jw *w, int64_t now);
+void ph_state_state(const struct ph_state *st, struct ph_jw *w, int64_t now);
+void ph_state_inflight(const struct ph_state *st, struct ph_jw *w,
+		       const struct ph_json *params, int64_t now);
+void ph_state_frames(const struct ph_state *st, struct ph_jw *w,
+		     const struct ph_json *params, uint64_t total_frames,
+		     double refresh_hz);
+void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
+		       const struct ph_json *params, int64_t stall_ms);
+
+#endif

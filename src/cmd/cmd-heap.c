@@ -1,0 +1,295 @@
+/*
+ * porthole heap: hprof heap dumps into leak traces and retained sizes.
+ *
+ *   porthole heap leaks DUMP [--map FILE] [--class NAME] [--json]
+ *   porthole heap top DUMP [--by retained|shallow|count] [--limit N] [--json]
+ *   porthole heap path DUMP OBJECT_ID [--map FILE] [--json]
+ *   porthole heap stats DUMP [--json]
+ *   porthole heap dump (--application-id ID | --pid PID) [--out FILE]
+ *                      [--map FILE] [--json]
+ *
+ * The engine is src/heap/; this file parses arguments and, for `dump`,
+ * drives adb (or jcmd) to take the dump.  docs/heap.md is the manual.
+ */
+#include "ph_common.h"
+#include "cmd.h"
+#include "heap/heap.h"
+#include "ph_buf.h"
+#include "ph_log.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+extern const struct ph_cmd ph_cmd_heap;
+
+/*
+ * Runs argv, waits, returns its exit status (or -1 if it could not run);
+ * its stdout goes to `out` when given, else to our stderr.
+ */
+static int run(char *const argv[], struct ph_buf *out)
+{
+	posix_spawn_file_actions_t fa;
+	int fds[2] = { -1, -1 }, status = 0;
+	pid_t pid;
+
+	if (out && pipe(fds))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	if (out) {
+		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+		posix_spawn_file_actions_addclose(&fa, fds[0]);
+		posix_spawn_file_actions_addclose(&fa, fds[1]);
+	} else {
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	}
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		if (out) {
+			close(fds[0]);
+			close(fds[1]);
+		}
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (out) {
+		close(fds[1]);
+		for (;;) {
+			ssize_t n = ph_buf_read_once(out, fds[0], 4096);
+
+			if (n <= 0)
+				break;
+		}
+		close(fds[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* `am dumpheap` returns at once; the file is done when its size settles. */
+static int wait_device_file(char *adb, const char *remote)
+{
+	long last = -1;
+	int stable = 0;
+
+	for (int i = 0; i < 600; i++) {
+		struct ph_buf b = PH_BUF_INIT(4096);
+		char *argv[] = { adb,  "shell",	       "stat", "-c",
+				 "%s", (char *)remote, NULL };
+		long size = -1;
+
+		if (run(argv, &b) == 0)
+			size = strtol(b.buf, NULL, 10);
+		ph_buf_release(&b);
+		if (size > 0 && size == last) {
+			if (++stable >= 2)
+				return 0;
+		} else {
+			stable = 0;
+		}
+		last = size;
+		sleep_ms(250);
+	}
+	return -1;
+}
+
+static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
+		     const char *pid, const char *outpath)
+{
+	char out_default[256], remote[256];
+	const char *adb_env = getenv("PORTHOLE_ADB");
+	const char *jcmd_env = getenv("PORTHOLE_JCMD");
+	char *adb = (char *)(adb_env && *adb_env ? adb_env : "adb");
+	char *jcmd = (char *)(jcmd_env && *jcmd_env ? jcmd_env : "jcmd");
+	int rc;
+
+	if (!outpath) {
+		snprintf(out_default, sizeof(out_default), "%s-%ld.hprof",
+			 app ? app : pid, (long)time(NULL));
+		outpath = out_default;
+	}
+	if (pid) {
+		char *argv[] = { jcmd, (char *)pid, "GC.heap_dump",
+				 (char *)outpath, NULL };
+
+		unlink(outpath); /* jcmd refuses to overwrite */
+		rc = run(argv, NULL);
+		if (rc) {
+			fprintf(stderr,
+				"porthole heap: jcmd %s GC.heap_dump failed "
+				"(%d)\n",
+				pid, rc);
+			return 2;
+		}
+	} else {
+		snprintf(remote, sizeof(remote),
+			 "/data/local/tmp/porthole-%s.hprof", app);
+		char *dump[] = { adb,	      "shell", "am", "dumpheap",
+				 (char *)app, remote,  NULL };
+		char *pull[] = { adb, "pull", remote, (char *)outpath, NULL };
+		char *rm[] = { adb, "shell", "rm", "-f", remote, NULL };
+
+		rc = run(dump, NULL);
+		if (rc) {
+			fprintf(stderr,
+				"porthole heap: adb shell am dumpheap %s "
+				"failed (%d); is the app running and "
+				"debuggable?\n",
+				app, rc);
+			run(rm, NULL);
+			return 2;
+		}
+		if (wait_device_file(adb, remote)) {
+			fprintf(stderr,
+				"porthole heap: %s never appeared on the "
+				"device\n",
+				remote);
+			run(rm, NULL);
+			return 2;
+		}
+		rc = run(pull, NULL);
+		/* the device side goes, whatever the pull did */
+		if (run(rm, NULL))
+			fprintf(stderr,
+				"porthole heap: could not remove %s "
+				"from the device\n",
+				remote);
+		if (rc) {
+			fprintf(stderr, "porthole heap: adb pull %s failed\n",
+				remote);
+			return 2;
+		}
+	}
+	fprintf(stderr, "porthole heap: dump saved to %s\n", outpath);
+	o->dump = outpath;
+	return ph_heap_cmd_leaks(o, stdout);
+}
+
+static bool parse_id(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
+static int heap_exec(int argc, char **argv)
+{
+	struct ph_heap_cmd_opts o = { .limit = 20 };
+	const char *sub, *app = NULL, *pid = NULL, *outpath = NULL;
+	const char *pos[3] = { 0 };
+	int npos = 0;
+
+	if (argc < 2)
+		return ph_cmd_usage_error(&ph_cmd_heap, "which subcommand?");
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "help")) {
+		printf("%s\n", ph_cmd_heap.usage);
+		return 0;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_val = i + 1 < argc;
+
+		if (!strcmp(a, "--json")) {
+			o.json = true;
+		} else if (!strcmp(a, "--map") && has_val) {
+			o.map = argv[++i];
+		} else if (!strcmp(a, "--class") && has_val) {
+			o.watch_class = argv[++i];
+		} else if (!strcmp(a, "--by") && has_val) {
+			o.by = argv[++i];
+			if (strcmp(o.by, "retained") &&
+			    strcmp(o.by, "shallow") && strcmp(o.by, "count"))
+				return ph_cmd_usage_error(
+					&ph_cmd_heap,
+					"--by takes retained, shallow or count");
+		} else if (!strcmp(a, "--limit") && has_val) {
+			char *end;
+
+			o.limit = strtol(argv[++i], &end, 10);
+			if (*end || o.limit <= 0)
+				return ph_cmd_usage_error(
+					&ph_cmd_heap, "--limit takes a count");
+		} else if (!strcmp(a, "--application-id") && has_val) {
+			app = argv[++i];
+		} else if (!strcmp(a, "--pid") && has_val) {
+			pid = argv[++i];
+		} else if (!strcmp(a, "--out") && has_val) {
+			outpath = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return ph_cmd_usage_error(&ph_cmd_heap,
+						  "unknown option %s", a);
+		} else if (npos < 3) {
+			pos[npos++] = a;
+		} else {
+			return ph_cmd_usage_error(&ph_cmd_heap,
+						  "too many arguments");
+		}
+	}
+	if (!strcmp(sub, "dump")) {
+		if (!!app == !!pid || npos)
+			return ph_cmd_usage_error(
+				&ph_cmd_heap,
+				"dump takes --application-id ID or --pid PID");
+		if (app && (strchr(app, '/') || strchr(app, ' ') || !*app))
+			return ph_cmd_usage_error(
+				&ph_cmd_heap, "bad application id '%s'", app);
+		return dump_exec(&o, app, pid, outpath);
+	}
+	if (npos < 1)
+		return ph_cmd_usage_error(&ph_cmd_heap, "%s needs a DUMP", sub);
+	o.dump = pos[0];
+	if (!strcmp(sub, "path")) {
+		if (npos != 2 || !parse_id(pos[1], &o.object_id))
+			return ph_cmd_usage_error(
+				&ph_cmd_heap,
+				"path needs DUMP OBJECT_ID (0x... or decimal)");
+		return ph_heap_cmd_path(&o, stdout);
+	}
+	if (npos != 1)
+		return ph_cmd_usage_error(&ph_cmd_heap, "too many arguments");
+	if (!strcmp(sub, "leaks"))
+		return ph_heap_cmd_leaks(&o, stdout);
+	if (!strcmp(sub, "top"))
+		return ph_heap_cmd_top(&o, stdout);
+	if (!strcmp(sub, "stats"))
+		return ph_heap_cmd_stats(&o, stdout);
+	return ph_cmd_usage_error(&ph_cmd_heap, "no subcommand '%s'", sub);
+}
+
+const struct ph_cmd ph_cmd_heap = {
+	.name = "heap",
+	.summary = "hprof heap dumps into leak traces and retained sizes",
+	.usage = "porthole heap leaks|top|path|stats|dump ...\n"
+		 "  heap leaks DUMP [--map FILE] [--class NAME] [--json]\n"
+		 "      leak traces, grouped by signature; exit 1 when the "
+		 "app leaks\n"
+		 "  heap top DUMP [--by retained|shallow|count] [--limit N] "
+		 "[--json]\n"
+		 "      class histogram and the biggest retainers\n"
+		 "  heap path DUMP OBJECT_ID [--map FILE] [--json]\n"
+		 "      the shortest strong path from a GC root to an object\n"
+		 "  heap stats DUMP [--json]\n"
+		 "      records, roots, heaps, classes, reachable objects\n"
+		 "  heap dump (--application-id ID | --pid PID) [--out FILE]\n"
+		 "      dump a device app (adb) or a local JVM (jcmd), then "
+		 "`leaks`\n"
+		 "  PORTHOLE_ADB and PORTHOLE_JCMD name other adb/jcmd "
+		 "binaries.",
+	.flags = PH_CMD_QUIET_SIGPIPE,
+	.exec = heap_exec,
+};

@@ -1,0 +1,47 @@
+/* porthole trace: system traces into SQLite, and the detectors over them. */
+#include "ph_common.h"
+#include "cmd.h"
+#include "trace/trace_cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} subs[] = {
+	{ "stats", ph_trace_cli_stats },
+	{ "query", ph_trace_cli_query },
+	{ "analyze", ph_trace_cli_analyze },
+	{ "compare", ph_trace_cli_compare },
+	{ "record", ph_trace_cli_record },
+	{ "doctor", ph_trace_cli_doctor },
+};
+
+extern const struct ph_cmd ph_cmd_trace;
+
+static int trace_exec(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(ph_cmd_trace.usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < PH_ARRAY_SIZE(subs); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	return ph_cmd_usage_error(&ph_cmd_trace, "unknown subcommand '%s'",
+				  argv[1]);
+}
+
+const struct ph_cmd ph_cmd_trace = {
+	.name = "trace",
+	.summary = "read Perfetto and ftrace traces; run SQL and detectors",
+	.usage =
+		"porthole trace stats|query|analyze|compare|record|doctor ...\n"
+		"  stats TRACE [--json]\n"
+		"  query TRACE SQL [--csv|--json]\n"
+		"  analyze TRACE [--process NAME] [--from NS --to NS] "
+		"[--set k=v] [--out DIR] [--detectors DIR]\n"
+		"  compare BASE.json NEW.json\n"
+		"  record --seconds N --out FILE [--application-id ID]\n"
+		"  doctor\n",
+	.flags = PH_CMD_QUIET_SIGPIPE,
+	.exec = trace_exec,
+};

@@ -1,0 +1,1044 @@
+/*
+ * graph.c: the object graph of a dump, and what is computed over it:
+ * shortest paths from GC roots, ahat's reachability classes, dominators
+ * and retained sizes.
+ *
+ * The graph is built once, in object-index order, straight from the
+ * mapped records: per object its class and shallow size, and its strong
+ * outgoing references as a CSR array of object indices.  A
+ * java.lang.ref.Reference's referent is not a strong edge: it goes to a
+ * separate list, so weak, soft, phantom and finalizer referents never
+ * form a path and never dominate, yet reachability can still classify
+ * them.
+ *
+ * Dominators: Lengauer-Tarjan (the "simple" version, path compression
+ * without balancing: O(E log N)).  docs/heap.md says why not
+ * Cooper-Harvey-Kennedy: heap graphs have very long chains (linked lists,
+ * message queues), on which CHK's finger walks go quadratic.
+ */
+#include "ph_common.h"
+#include "heap.h"
+
+#define EDGE_LIB  (1u << 31)
+#define EDGE_MASK (~EDGE_LIB)
+
+const struct ph_heap_libref ph_heap_librefs[] = {
+	{ "android.view.inputmethod.InputMethodManager", "mNextServedView",
+	  false,
+	  "InputMethodManager keeps a reference to the last focused view "
+	  "(AOSP bug, fixed in Android 10)" },
+	{ "android.view.inputmethod.InputMethodManager", "mServedView", false,
+	  "InputMethodManager keeps a reference to the last focused view "
+	  "(AOSP bug, fixed in Android 10)" },
+	{ "android.view.inputmethod.InputMethodManager", "mCurRootView", false,
+	  "InputMethodManager keeps the root view of the last focused window "
+	  "(AOSP bug)" },
+	{ "android.app.ActivityThread$ActivityClientRecord", "nextIdle", false,
+	  "ActivityClientRecord.nextIdle holds the previous activity until "
+	  "the main thread idles (AOSP bug)" },
+	{ "android.media.session.MediaSessionLegacyHelper", "sInstance", true,
+	  "MediaSessionLegacyHelper keeps the first context it was given "
+	  "(AOSP bug, fixed in Android 5.1)" },
+	{ "android.widget.TextView", "sLastHoveredView", true,
+	  "TextView keeps the last hovered view (AOSP bug)" },
+	{ "android.view.accessibility.AccessibilityNodeInfo", "mOriginalText",
+	  false,
+	  "AccessibilityNodeInfo keeps text it has recycled (AOSP bug)" },
+	{ "android.os.Message", "obj", false,
+	  "A Message in a HandlerThread's pool keeps its last obj until the "
+	  "thread handles another message (AOSP bug)" },
+	{ "android.view.Choreographer$FrameDisplayEventReceiver",
+	  "mMessageQueue", false,
+	  "A Choreographer on a dead thread keeps its queue (AOSP bug)" },
+	{ "java.lang.Thread", "inheritableThreadLocals", false,
+	  "Threads copy their parent's inheritable thread locals" },
+};
+const size_t ph_heap_nlibrefs = PH_ARRAY_SIZE(ph_heap_librefs);
+
+static inline uint32_t rd4(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return __builtin_bswap32(v);
+}
+
+static inline uint64_t rdid(const uint8_t *p, uint32_t idsz)
+{
+	uint64_t v;
+	uint32_t w;
+
+	if (idsz == 4) {
+		memcpy(&w, p, 4);
+		return __builtin_bswap32(w);
+	}
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+
+struct u32vec {
+	uint32_t *p;
+	size_t n, cap;
+};
+
+static inline int push32(struct u32vec *v, uint32_t x)
+{
+	if (PH_UNLIKELY(v->n == v->cap)) {
+		size_t cap = v->cap ? v->cap + v->cap / 2 : 1024;
+		uint32_t *np = realloc(v->p, cap * 4);
+
+		if (!np)
+			return PH_ENOMEM;
+		v->p = np;
+		v->cap = cap;
+	}
+	v->p[v->n++] = x;
+	return 0;
+}
+
+static bool field_named(const struct ph_heap *h, uint64_t sid, const char *name)
+{
+	size_t n;
+	const char *s = ph_heap_string(h, sid, &n);
+
+	return s && n == strlen(name) && !memcmp(s, name, n);
+}
+
+/* (class, offset) pairs of instance references that are library leaks. */
+struct libset {
+	uint64_t *keys; /* class << 32 | offset */
+	size_t n;
+	uint8_t *has; /* per class: any? */
+};
+
+static int libset_build(struct ph_heap *h, struct libset *ls)
+{
+	struct u32vec tmp = { 0 };
+
+	ls->has = calloc(h->nclasses + 1, 1);
+	if (!ls->has)
+		return PH_ENOMEM;
+	for (uint32_t c = 0; c < h->nclasses_real; c++) {
+		const struct ph_heap_class *k = &h->classes[c];
+
+		for (size_t l = 0; l < ph_heap_nlibrefs; l++) {
+			const struct ph_heap_libref *lr = &ph_heap_librefs[l];
+
+			if (lr->is_static ||
+			    !ph_heap_class_is_named(h, c, lr->cls))
+				continue;
+			for (uint32_t f = 0; f < k->nfields; f++) {
+				const struct ph_heap_field *fl =
+					&h->fields[k->fields + f];
+				uint32_t dc = c;
+
+				if (fl->type != PH_HT_OBJECT ||
+				    !field_named(h, fl->name_sid, lr->field))
+					continue;
+				for (uint16_t j = 0;
+				     j < fl->decl && dc != PH_HEAP_NONE; j++)
+					dc = h->classes[dc].super;
+				if (dc == PH_HEAP_NONE ||
+				    strcmp(h->classes[dc].name, lr->cls))
+					continue;
+				if (push32(&tmp, c) || push32(&tmp, fl->offset))
+					goto nomem;
+				ls->has[c] = 1;
+			}
+		}
+	}
+	ls->n = tmp.n / 2;
+	ls->keys = malloc((ls->n + 1) * 8);
+	if (!ls->keys)
+		goto nomem;
+	for (size_t i = 0; i < ls->n; i++)
+		ls->keys[i] = (uint64_t)tmp.p[2 * i] << 32 | tmp.p[2 * i + 1];
+	free(tmp.p);
+	return 0;
+nomem:
+	free(tmp.p);
+	return PH_ENOMEM;
+}
+
+static bool libset_has(const struct libset *ls, uint32_t c, uint32_t off)
+{
+	uint64_t k = (uint64_t)c << 32 | off;
+
+	for (size_t i = 0; i < ls->n; i++)
+		if (ls->keys[i] == k)
+			return true;
+	return false;
+}
+
+static bool static_is_lib(struct ph_heap *h, uint32_t c, uint64_t sid)
+{
+	for (size_t l = 0; l < ph_heap_nlibrefs; l++)
+		if (ph_heap_librefs[l].is_static &&
+		    !strcmp(h->classes[c].name, ph_heap_librefs[l].cls) &&
+		    field_named(h, sid, ph_heap_librefs[l].field))
+			return true;
+	return false;
+}
+
+static int cmp_native(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * Registered native sizes (ahat's rule): a sun.misc.Cleaner whose thunk
+ * is a NativeAllocationRegistry$CleanerThunk charges registry.size to the
+ * Cleaner's referent, unless the Cleaner already ran (next == itself).
+ */
+static int find_native(struct ph_heap *h)
+{
+	uint32_t cleaner = ph_heap_class_by_name(h, "sun.misc.Cleaner");
+	struct u32vec pairs = { 0 };
+	uint64_t *tmp;
+
+	if (cleaner == PH_HEAP_NONE)
+		return 0;
+	for (uint32_t i = 0; i < h->nobj; i++) {
+		struct ph_heap_value thunk, reg, size, ref, next;
+		uint32_t t, r, o;
+
+		if (ph_heap_kind_of(h, i) != PH_HEAP_INSTANCE ||
+		    !ph_heap_class_is(h, h->cls[i], cleaner))
+			continue;
+		thunk = ph_heap_get_field(h, i, NULL, "thunk");
+		t = thunk.type == PH_HT_OBJECT ? ph_heap_find(h, thunk.u) :
+						 PH_HEAP_NONE;
+		if (t == PH_HEAP_NONE ||
+		    ph_heap_kind_of(h, t) != PH_HEAP_INSTANCE ||
+		    !ph_heap_class_is_named(
+			    h, h->cls[t],
+			    "libcore.util.NativeAllocationRegistry$CleanerThunk"))
+			continue;
+		reg = ph_heap_get_field(h, t, NULL, "this$0");
+		r = reg.type == PH_HT_OBJECT ? ph_heap_find(h, reg.u) :
+					       PH_HEAP_NONE;
+		if (r == PH_HEAP_NONE ||
+		    ph_heap_kind_of(h, r) != PH_HEAP_INSTANCE ||
+		    !ph_heap_class_is_named(
+			    h, h->cls[r],
+			    "libcore.util.NativeAllocationRegistry"))
+			continue;
+		size = ph_heap_get_field(h, r, NULL, "size");
+		if (size.type != PH_HT_LONG)
+			continue;
+		ref = ph_heap_get_field(h, i, "java.lang.ref.Reference",
+					"referent");
+		o = ref.type == PH_HT_OBJECT ? ph_heap_find(h, ref.u) :
+					       PH_HEAP_NONE;
+		if (o == PH_HEAP_NONE)
+			continue;
+		next = ph_heap_get_field(h, i, NULL, "next");
+		if (next.type == PH_HT_OBJECT && next.u == ph_heap_id(h, i))
+			continue;
+		if (push32(&pairs, o) || push32(&pairs, (uint32_t)size.u) ||
+		    push32(&pairs, (uint32_t)(size.u >> 32)))
+			goto nomem;
+	}
+	size_t n = pairs.n / 3;
+	tmp = malloc((n + 1) * 16);
+	h->native_obj = malloc((n + 1) * 4);
+	h->native_size = malloc((n + 1) * 8);
+	if (!tmp || !h->native_obj || !h->native_size) {
+		free(tmp);
+		goto nomem;
+	}
+	for (size_t i = 0; i < n; i++) {
+		tmp[2 * i] = pairs.p[3 * i];
+		tmp[2 * i + 1] = pairs.p[3 * i + 1] |
+				 (uint64_t)pairs.p[3 * i + 2] << 32;
+	}
+	qsort(tmp, n, 16, cmp_native);
+	h->nnative = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (h->nnative &&
+		    h->native_obj[h->nnative - 1] == (uint32_t)tmp[2 * i]) {
+			h->native_size[h->nnative - 1] += tmp[2 * i + 1];
+			continue;
+		}
+		h->native_obj[h->nnative] = (uint32_t)tmp[2 * i];
+		h->native_size[h->nnative++] = tmp[2 * i + 1];
+	}
+	free(tmp);
+	free(pairs.p);
+	return 0;
+nomem:
+	free(pairs.p);
+	return PH_ENOMEM;
+}
+
+uint64_t ph_heap_native_size(const struct ph_heap *h, uint32_t obj)
+{
+	size_t lo = 0, hi = h->nnative;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->native_obj[mid] < obj)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nnative && h->native_obj[lo] == obj ?
+		       h->native_size[lo] :
+		       0;
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+int ph_heap_graph(struct ph_heap *h)
+{
+	const uint8_t *d = h->data;
+	const uint32_t idsz = h->idsz, n = h->nobj;
+	struct u32vec edges = { 0 };
+	struct libset ls = { 0 };
+	uint32_t prim_cls[16];
+	uint32_t last_c = PH_HEAP_NONE;
+	uint64_t last_cid = 0;
+	uint8_t *folded = NULL;
+	int rc = PH_ENOMEM;
+
+	if (h->cls)
+		return 0;
+	for (unsigned t = 0; t < 16; t++)
+		prim_cls[t] = h->unknown_cls;
+	for (uint32_t c = 0; c < h->nclasses; c++)
+		if (h->classes[c].prim_type)
+			prim_cls[h->classes[c].prim_type] = c;
+	h->cls = malloc(((size_t)n + 1) * 4);
+	h->shallow = malloc(((size_t)n + 1) * 4);
+	h->eoff = malloc(((size_t)n + 1) * 4);
+	folded = calloc((size_t)n / 8 + 1, 1);
+	edges.cap = (size_t)n * 2 + 16;
+	edges.p = malloc(edges.cap * 4);
+	if (!h->cls || !h->shallow || !h->eoff || !folded || !edges.p)
+		goto out;
+	if (libset_build(h, &ls))
+		goto out;
+	struct u32vec wrefs = { 0 };
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t rec = ph_heap_rec(h, i);
+		const uint8_t *p = d + rec + 1;
+		uint32_t c;
+
+		if (edges.n > EDGE_MASK - 1) {
+			rc = PH_CORRUPT(&h->err, rec, "more than 2^31 edges");
+			goto out;
+		}
+		h->eoff[i] = (uint32_t)edges.n;
+		switch (ph_heap_kind_of(h, i)) {
+		case PH_HEAP_CLASS: {
+			uint64_t cid = rdid(p, idsz), q, sz = 0;
+			const struct ph_heap_class *k;
+
+			c = ph_heap_class_by_id(h, cid);
+			if (c == PH_HEAP_NONE) {
+				c = h->unknown_cls;
+				h->shallow[i] = 0;
+				break;
+			}
+			k = &h->classes[c];
+			q = k->statics_off;
+			for (uint32_t s = 0; s < k->nstatics; s++) {
+				unsigned t = d[q + idsz];
+				size_t ts = ph_heap_type_size(h, t);
+
+				if (t == PH_HT_OBJECT) {
+					uint64_t id =
+						rdid(d + q + idsz + 1, idsz);
+					uint32_t to = id ? ph_heap_find(h, id) :
+							   PH_HEAP_NONE;
+
+					if (to != PH_HEAP_NONE) {
+						if (static_is_lib(h, c,
+								  rdid(d + q,
+								       idsz)))
+							to |= EDGE_LIB;
+						if (push32(&edges, to))
+							goto out;
+					}
+				}
+				sz += ts;
+				q += idsz + 1 + ts;
+			}
+			h->shallow[i] = h->perflib_sizes ? 0 : clamp32(sz);
+			break;
+		}
+		case PH_HEAP_INSTANCE: {
+			uint64_t cid = rdid(p + idsz + 4, idsz);
+			uint32_t len = rd4(p + 2 * idsz + 4);
+			const uint8_t *fd = p + 2 * idsz + 8;
+			const struct ph_heap_class *k;
+
+			if (cid != last_cid || last_c == PH_HEAP_NONE) {
+				last_c = ph_heap_class_by_id(h, cid);
+				if (last_c == PH_HEAP_NONE)
+					last_c = h->unknown_cls;
+				last_cid = cid;
+			}
+			c = last_c;
+			k = &h->classes[c];
+			h->shallow[i] = k->instance_size;
+			for (uint32_t r = 0; r < k->nrefs; r++) {
+				uint32_t off = h->refoffs[k->refs + r];
+				uint64_t id;
+				uint32_t to;
+
+				if (off + idsz > len)
+					continue;
+				id = rdid(fd + off, idsz);
+				if (!id)
+					continue;
+				to = ph_heap_find(h, id);
+				if (to == PH_HEAP_NONE)
+					continue;
+				if (off == k->referent_off &&
+				    !h->perflib_referents) {
+					if (push32(&wrefs, i) ||
+					    push32(&wrefs, to) ||
+					    push32(&wrefs, k->strength))
+						goto out;
+					continue;
+				}
+				if (k->is_string && !h->perflib_sizes &&
+				    ph_heap_kind_of(h, to) ==
+					    PH_HEAP_PRIM_ARRAY &&
+				    !(folded[to / 8] & (1u << (to % 8)))) {
+					/* a String is charged its chars */
+					folded[to / 8] |=
+						(uint8_t)(1u << (to % 8));
+					uint64_t ar = ph_heap_rec(h, to);
+					uint32_t al =
+						rd4(d + ar + 1 + idsz + 4);
+					size_t es = ph_heap_type_size(
+						h, d[ar + 1 + idsz + 8]);
+
+					h->shallow[i] =
+						clamp32(h->shallow[i] +
+							(uint64_t)al * es);
+				}
+				if (ls.has[c] && libset_has(&ls, c, off))
+					to |= EDGE_LIB;
+				if (push32(&edges, to))
+					goto out;
+			}
+			break;
+		}
+		case PH_HEAP_OBJ_ARRAY: {
+			uint32_t len = rd4(p + idsz + 4);
+			uint64_t cid = rdid(p + idsz + 8, idsz);
+			const uint8_t *e = p + 2 * idsz + 8;
+
+			c = ph_heap_class_by_id(h, cid);
+			if (c == PH_HEAP_NONE)
+				c = h->unknown_cls;
+			h->shallow[i] = clamp32((uint64_t)len * idsz);
+			for (uint32_t j = 0; j < len; j++) {
+				uint64_t id =
+					rdid(e + (uint64_t)j * idsz, idsz);
+				uint32_t to;
+
+				if (!id)
+					continue;
+				to = ph_heap_find(h, id);
+				if (to != PH_HEAP_NONE && push32(&edges, to))
+					goto out;
+			}
+			break;
+		}
+		default: {
+			uint32_t len = rd4(p + idsz + 4);
+			unsigned t = p[idsz + 8];
+
+			c = prim_cls[t & 15];
+			h->shallow[i] = clamp32((uint64_t)len *
+						ph_heap_type_size(h, t));
+			break;
+		}
+		}
+		h->cls[i] = c;
+	}
+	h->eoff[n] = (uint32_t)edges.n;
+	h->nedges = edges.n;
+	h->edst = edges.p;
+	edges.p = NULL;
+	/* values folded into their String are not counted twice */
+	for (uint32_t i = 0; i < n; i++)
+		if (folded[i / 8] & (1u << (i % 8)))
+			h->shallow[i] = 0;
+	h->nwrefs = wrefs.n / 3;
+	h->wrefs = malloc((h->nwrefs + 1) * sizeof(*h->wrefs));
+	if (!h->wrefs) {
+		free(wrefs.p);
+		goto out;
+	}
+	for (size_t i = 0; i < h->nwrefs; i++) {
+		h->wrefs[i].ref = wrefs.p[3 * i];
+		h->wrefs[i].referent = wrefs.p[3 * i + 1];
+		h->wrefs[i].strength = (uint8_t)wrefs.p[3 * i + 2];
+	}
+	free(wrefs.p);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ph_heap_class *k = &h->classes[h->cls[i]];
+
+		if (ph_heap_kind_of(h, i) == PH_HEAP_CLASS)
+			continue;
+		k->count++;
+		k->shallow += h->shallow[i];
+		h->heaps[ph_heap_heap_of(h, i)].shallow += h->shallow[i];
+	}
+	rc = find_native(h);
+	ph_heap_drop_pages(h);
+out:
+	free(edges.p);
+	free(folded);
+	free(ls.keys);
+	free(ls.has);
+	return rc;
+}
+
+/* ---- shortest paths ------------------------------------------------- */
+
+/* Whether a root record makes its object a GC root. */
+static bool root_counts(const struct ph_heap *h, const struct ph_heap_root *r)
+{
+	if (r->obj == PH_HEAP_NONE || r->kind == PH_ROOT_UNREACHABLE)
+		return false;
+	return !(h->perflib_no_thread_roots &&
+		 r->kind == PH_ROOT_THREAD_OBJECT);
+}
+
+enum {
+	ST_SEEN = 1 << 0,
+	ST_EXPANDED = 1 << 4,
+	ST_LOW = 1 << 5, /* queued at low priority */
+};
+
+static bool is_thread_local(unsigned kind)
+{
+	return kind == PH_ROOT_JAVA_FRAME || kind == PH_ROOT_JNI_LOCAL ||
+	       kind == PH_ROOT_NATIVE_STACK || kind == PH_ROOT_THREAD_BLOCK ||
+	       kind == PH_ROOT_JNI_MONITOR;
+}
+
+static uint32_t thread_obj(const struct ph_heap *h, uint32_t serial)
+{
+	size_t lo = 0, hi = h->nthreads;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->thread_serials[mid] < serial)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nthreads && h->thread_serials[lo] == serial ?
+		       h->thread_objs[lo] :
+		       PH_HEAP_NONE;
+}
+
+/* Root kinds in the order their objects enter the search. */
+static int root_rank(unsigned kind)
+{
+	switch (kind) {
+	case PH_ROOT_STICKY_CLASS: return 0;
+	case PH_ROOT_THREAD_OBJECT: return 1;
+	case PH_ROOT_JNI_GLOBAL: return 2;
+	case PH_ROOT_MONITOR_USED: return 3;
+	default: return 4;
+	}
+}
+
+void ph_heap_paths_release(struct ph_heap_paths *p)
+{
+	free(p->parent);
+	free(p->state);
+	memset(p, 0, sizeof(*p));
+}
+
+int ph_heap_paths(struct ph_heap *h, struct ph_heap_paths *p,
+		  const uint32_t *targets, size_t ntargets)
+{
+	const uint32_t n = h->nobj;
+	uint32_t *qn = NULL, *ql = NULL;
+	size_t qn_h = 0, qn_t = 0, ql_h = 0, ql_t = 0;
+	uint8_t *want = NULL;
+	size_t remaining = 0;
+	int rc = PH_ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	p->parent = malloc(((size_t)n + 1) * 4);
+	p->state = calloc((size_t)n + 1, 1);
+	/* each object enters each queue at most once */
+	qn = malloc(((size_t)n + 1) * 4);
+	ql = malloc(((size_t)n + 1) * 4);
+	if (!p->parent || !p->state || !qn || !ql)
+		goto out;
+	memset(p->parent, 0xff, ((size_t)n + 1) * 4);
+	if (targets) {
+		want = calloc((size_t)n / 8 + 1, 1);
+		if (!want)
+			goto out;
+		for (size_t i = 0; i < ntargets; i++)
+			if (targets[i] < n && !(want[targets[i] / 8] &
+						(1u << (targets[i] % 8)))) {
+				want[targets[i] / 8] |=
+					(uint8_t)(1u << (targets[i] % 8));
+				remaining++;
+			}
+		if (!remaining) {
+			rc = 0;
+			goto out;
+		}
+	}
+	/* roots, by kind rank then in dump order */
+	for (int rank = 0; rank <= 4; rank++)
+		for (size_t i = 0; i < h->nroots; i++) {
+			const struct ph_heap_root *r = &h->roots[i];
+			uint32_t o = r->obj;
+
+			if (!root_counts(h, r) || is_thread_local(r->kind) ||
+			    root_rank(r->kind) != rank ||
+			    (p->state[o] & ST_SEEN))
+				continue;
+			p->state[o] = ST_SEEN | PH_PATH_ROOT;
+			qn[qn_t++] = o;
+		}
+	/* then thread locals, at low priority, as children of their thread */
+	for (size_t i = 0; i < h->nroots; i++) {
+		const struct ph_heap_root *r = &h->roots[i];
+		uint32_t o = r->obj, t;
+
+		if (!root_counts(h, r) || !is_thread_local(r->kind) ||
+		    (p->state[o] & ST_SEEN))
+			continue;
+		t = thread_obj(h, r->thread);
+		if (t != PH_HEAP_NONE && t != o && (p->state[t] & ST_SEEN)) {
+			p->parent[o] = t;
+			p->state[o] = ST_SEEN | PH_PATH_LOCAL | ST_LOW;
+		} else {
+			p->state[o] = ST_SEEN | PH_PATH_ROOT | ST_LOW;
+		}
+		ql[ql_t++] = o;
+	}
+	for (;;) {
+		uint32_t x;
+		bool low;
+
+		if (qn_h < qn_t) {
+			x = qn[qn_h++];
+			low = false;
+		} else if (ql_h < ql_t) {
+			x = ql[ql_h++];
+			low = true;
+		} else {
+			break;
+		}
+		if (p->state[x] & ST_EXPANDED)
+			continue;
+		p->state[x] |= ST_EXPANDED;
+		if (want && (want[x / 8] & (1u << (x % 8))) && !--remaining)
+			break;
+		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
+			uint32_t y = h->edst[e] & EDGE_MASK;
+			bool ylow = low || (h->edst[e] & EDGE_LIB);
+			uint8_t st = p->state[y];
+
+			if (st & ST_SEEN) {
+				/* promote a low-priority object still
+				 * waiting, when a normal path reaches it */
+				if (ylow || !(st & ST_LOW) ||
+				    (st & ST_EXPANDED))
+					continue;
+			}
+			p->parent[y] = x;
+			p->state[y] = (uint8_t)(ST_SEEN | (ylow ? ST_LOW : 0) |
+						(ylow ? (p->state[x] &
+							 PH_PATH_LIBRARY) :
+							0) |
+						((h->edst[e] & EDGE_LIB) ?
+							 PH_PATH_LIBRARY :
+							 0));
+			if (ylow)
+				ql[ql_t++] = y;
+			else
+				qn[qn_t++] = y;
+			if (ql_t > n || qn_t > n) {
+				/* cannot happen: each object enters a queue
+				 * once per priority */
+				rc = PH_EINVAL;
+				goto out;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (p->state[i] & ST_SEEN)
+			p->reached++;
+	rc = 0;
+out:
+	free(qn);
+	free(ql);
+	free(want);
+	if (rc)
+		ph_heap_paths_release(p);
+	return rc;
+}
+
+/* ---- reachability ----------------------------------------------------- */
+
+static void mark_from(struct ph_heap *h, uint8_t *reach, uint32_t *stack,
+		      uint32_t start, uint8_t level)
+{
+	size_t sp = 0;
+
+	reach[start] = level;
+	stack[sp++] = start;
+	while (sp) {
+		uint32_t x = stack[--sp];
+
+		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
+			uint32_t y = h->edst[e] & EDGE_MASK;
+
+			if (reach[y] != PH_REACH_UNREACHABLE)
+				continue;
+			reach[y] = level;
+			stack[sp++] = y;
+		}
+	}
+}
+
+int ph_heap_reachability(struct ph_heap *h, uint8_t **out)
+{
+	uint8_t *reach = malloc((size_t)h->nobj + 1);
+	uint32_t *stack = malloc(((size_t)h->nobj + 1) * 4);
+
+	if (!reach || !stack) {
+		free(reach);
+		free(stack);
+		return PH_ENOMEM;
+	}
+	memset(reach, PH_REACH_UNREACHABLE, (size_t)h->nobj + 1);
+	for (size_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj;
+
+		if (root_counts(h, &h->roots[i]) &&
+		    reach[o] == PH_REACH_UNREACHABLE)
+			mark_from(h, reach, stack, o, PH_REACH_STRONG);
+	}
+	for (uint8_t lvl = PH_REACH_SOFT; lvl <= PH_REACH_PHANTOM; lvl++) {
+		bool changed = true;
+
+		while (changed) {
+			changed = false;
+			for (size_t i = 0; i < h->nwrefs; i++) {
+				const struct ph_heap_wref *w = &h->wrefs[i];
+
+				if (w->strength > lvl || reach[w->ref] > lvl ||
+				    reach[w->referent] != PH_REACH_UNREACHABLE)
+					continue;
+				mark_from(h, reach, stack, w->referent, lvl);
+				changed = true;
+			}
+		}
+	}
+	free(stack);
+	*out = reach;
+	return 0;
+}
+
+/* ---- dominators ------------------------------------------------------- */
+
+/*
+ * Lengauer and Tarjan, "A Fast Algorithm for Finding Dominators in a
+ * Flowgraph" (TOPLAS 1979), with simple path compression.  Vertices are
+ * renumbered in depth-first preorder; 0 is a virtual root whose children
+ * are the GC roots.  All arrays below are indexed by that number.
+ */
+struct lt {
+	uint32_t *vertex, *parent, *semi, *label, *ancestor, *idom;
+	uint32_t *bhead, *bnext, *stk;
+};
+
+static uint32_t lt_eval(struct lt *t, uint32_t v)
+{
+	size_t sp = 0;
+	uint32_t u;
+
+	if (t->ancestor[v] == PH_HEAP_NONE)
+		return v;
+	/* compress: collect the path whose ancestors have ancestors */
+	for (u = v; t->ancestor[t->ancestor[u]] != PH_HEAP_NONE;
+	     u = t->ancestor[u])
+		t->stk[sp++] = u;
+	while (sp) {
+		u = t->stk[--sp];
+		uint32_t a = t->ancestor[u];
+
+		if (t->semi[t->label[a]] < t->semi[t->label[u]])
+			t->label[u] = t->label[a];
+		t->ancestor[u] = t->ancestor[a];
+	}
+	return t->label[v];
+}
+
+int ph_heap_dominators(struct ph_heap *h)
+{
+	const uint32_t N = h->nobj;
+	uint32_t *dfn = NULL, *pcount = NULL, *pe = NULL;
+	struct lt t = { 0 };
+	uint64_t *ret = NULL;
+	uint32_t *cnt = NULL;
+	uint32_t nv = 1, nroot = 0;
+	uint32_t **roots_list = NULL;
+	uint32_t *rl = NULL;
+	int rc = PH_ENOMEM;
+
+	if (h->idom)
+		return 0;
+	dfn = malloc(((size_t)N + 1) * 4);
+	rl = malloc((h->nroots + 1) * 4);
+	t.vertex = malloc(((size_t)N + 2) * 4);
+	t.parent = malloc(((size_t)N + 2) * 4);
+	t.semi = malloc(((size_t)N + 2) * 4);
+	t.label = malloc(((size_t)N + 2) * 4);
+	if (!dfn || !rl || !t.vertex || !t.parent || !t.semi || !t.label)
+		goto out;
+	memset(dfn, 0xff, ((size_t)N + 1) * 4);
+	(void)roots_list;
+	for (size_t i = 0; i < h->nroots; i++) {
+		uint32_t o = h->roots[i].obj;
+
+		if (root_counts(h, &h->roots[i]))
+			rl[nroot++] = o;
+	}
+	/* iterative DFS; semi holds the stack's vertices, label its cursors */
+	{
+		size_t sp = 0;
+
+		t.vertex[0] = N;
+		t.parent[0] = 0;
+		t.semi[sp] = 0;
+		t.label[sp++] = 0;
+		while (sp) {
+			uint32_t v = t.semi[sp - 1], c = t.label[sp - 1];
+			uint32_t x = t.vertex[v], y;
+
+			if (x == N) {
+				if (c >= nroot) {
+					sp--;
+					continue;
+				}
+				y = rl[c];
+			} else {
+				if (c >= h->eoff[x + 1] - h->eoff[x]) {
+					sp--;
+					continue;
+				}
+				y = h->edst[h->eoff[x] + c] & EDGE_MASK;
+			}
+			t.label[sp - 1] = c + 1;
+			if (dfn[y] != PH_HEAP_NONE)
+				continue;
+			dfn[y] = nv;
+			t.vertex[nv] = y;
+			t.parent[nv] = v;
+			t.semi[sp] = nv;
+			t.label[sp++] = 0;
+			nv++;
+		}
+	}
+	h->reachable = nv - 1;
+	/* predecessors, as CSR over DFS numbers */
+	pcount = calloc((size_t)nv + 1, 4);
+	if (!pcount)
+		goto out;
+	uint64_t np = nroot;
+	for (uint32_t v = 1; v < nv; v++) {
+		uint32_t x = t.vertex[v];
+
+		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
+			uint32_t y = h->edst[e] & EDGE_MASK;
+
+			pcount[dfn[y] + 1]++;
+			np++;
+		}
+	}
+	for (uint32_t i = 0; i < nroot; i++)
+		pcount[dfn[rl[i]] + 1]++;
+	for (uint32_t v = 0; v < nv; v++)
+		pcount[v + 1] += pcount[v];
+	pe = malloc((np + 1) * 4);
+	if (!pe)
+		goto out;
+	{
+		/* fill using semi as the per-vertex cursor */
+		for (uint32_t v = 0; v < nv; v++)
+			t.semi[v] = pcount[v];
+		for (uint32_t i = 0; i < nroot; i++)
+			pe[t.semi[dfn[rl[i]]]++] = 0;
+		for (uint32_t v = 1; v < nv; v++) {
+			uint32_t x = t.vertex[v];
+
+			for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
+				uint32_t w = dfn[h->edst[e] & EDGE_MASK];
+
+				pe[t.semi[w]++] = v;
+			}
+		}
+	}
+	t.ancestor = malloc((size_t)nv * 4);
+	t.idom = malloc((size_t)nv * 4);
+	t.bhead = malloc((size_t)nv * 4);
+	t.bnext = malloc((size_t)nv * 4);
+	t.stk = malloc((size_t)nv * 4);
+	if (!t.ancestor || !t.idom || !t.bhead || !t.bnext || !t.stk)
+		goto out;
+	for (uint32_t v = 0; v < nv; v++) {
+		t.semi[v] = v;
+		t.label[v] = v;
+		t.ancestor[v] = PH_HEAP_NONE;
+		t.bhead[v] = PH_HEAP_NONE;
+		t.idom[v] = 0;
+	}
+	for (uint32_t w = nv - 1; w >= 1; w--) {
+		uint32_t pw = t.parent[w];
+
+		for (uint32_t k = pcount[w]; k < pcount[w + 1]; k++) {
+			uint32_t u = lt_eval(&t, pe[k]);
+
+			if (t.semi[u] < t.semi[w])
+				t.semi[w] = t.semi[u];
+		}
+		t.bnext[w] = t.bhead[t.semi[w]];
+		t.bhead[t.semi[w]] = w;
+		t.ancestor[w] = pw;
+		for (uint32_t v = t.bhead[pw]; v != PH_HEAP_NONE;
+		     v = t.bnext[v]) {
+			uint32_t u = lt_eval(&t, v);
+
+			t.idom[v] = t.semi[u] < t.semi[v] ? u : pw;
+		}
+		t.bhead[pw] = PH_HEAP_NONE;
+	}
+	for (uint32_t w = 1; w < nv; w++)
+		if (t.idom[w] != t.semi[w])
+			t.idom[w] = t.idom[t.idom[w]];
+	free(pe);
+	pe = NULL;
+	free(pcount);
+	pcount = NULL;
+	free(t.bhead);
+	free(t.bnext);
+	free(t.stk);
+	free(t.ancestor);
+	t.bhead = t.bnext = t.stk = t.ancestor = NULL;
+
+	/* retained sizes: children before parents, reverse preorder */
+	ret = calloc(nv, 8);
+	cnt = calloc(nv, 4);
+	if (!ret || !cnt)
+		goto out;
+	for (uint32_t w = nv - 1; w >= 1; w--) {
+		ret[w] += h->shallow[t.vertex[w]];
+		cnt[w] += 1;
+		if (t.idom[w]) {
+			ret[t.idom[w]] += ret[w];
+			cnt[t.idom[w]] += cnt[w];
+		}
+	}
+	h->idom = malloc(((size_t)N + 1) * 4);
+	h->retained = calloc((size_t)N + 1, 8);
+	h->retained_count = calloc((size_t)N + 1, 4);
+	if (!h->idom || !h->retained || !h->retained_count)
+		goto out;
+	memset(h->idom, 0xff, ((size_t)N + 1) * 4);
+	for (uint32_t w = 1; w < nv; w++) {
+		uint32_t x = t.vertex[w];
+
+		h->idom[x] = t.idom[w] ? t.vertex[t.idom[w]] : PH_HEAP_NONE;
+		h->retained[x] = ret[w];
+		h->retained_count[x] = cnt[w];
+	}
+	/* per class: instances not dominated by one of their own class */
+	for (uint32_t x = 0; x < N; x++) {
+		uint32_t d = h->idom[x];
+
+		if (!h->retained_count[x] ||
+		    ph_heap_kind_of(h, x) == PH_HEAP_CLASS)
+			continue;
+		if (d == PH_HEAP_NONE || h->cls[d] != h->cls[x] ||
+		    ph_heap_kind_of(h, d) == PH_HEAP_CLASS)
+			h->classes[h->cls[x]].retained += h->retained[x];
+	}
+	rc = 0;
+out:
+	free(dfn);
+	free(rl);
+	free(pcount);
+	free(pe);
+	free(ret);
+	free(cnt);
+	free(t.vertex);
+	free(t.parent);
+	free(t.semi);
+	free(t.label);
+	free(t.ancestor);
+	free(t.idom);
+	free(t.bhead);
+	free(t.bnext);
+	free(t.stk);
+	if (rc) {
+		free(h->idom);
+		h->idom = NULL;
+	}
+	return rc;
+}
+
+uint64_t ph_heap_retained_in_heap(struct ph_heap *h, uint32_t obj,
+				  uint32_t heap)
+{
+	uint8_t *in = NULL;
+	uint32_t *path = NULL;
+	uint64_t sum = 0;
+
+	if (!h->idom || obj >= h->nobj || !h->retained_count[obj])
+		return 0;
+	in = calloc((size_t)h->nobj + 1, 1); /* 0 ?, 1 inside, 2 outside */
+	path = malloc(((size_t)h->nobj + 1) * 4);
+	if (!in || !path)
+		goto out;
+	in[obj] = 1;
+	for (uint32_t x = 0; x < h->nobj; x++) {
+		size_t n = 0;
+		uint32_t y = x;
+		uint8_t v;
+
+		if (!h->retained_count[x] || in[x])
+			continue;
+		while (y != PH_HEAP_NONE && !in[y]) {
+			path[n++] = y;
+			y = h->idom[y];
+		}
+		v = y == PH_HEAP_NONE ? 2 : in[y];
+		while (n)
+			in[path[--n]] = v;
+	}
+	for (uint32_t x = 0; x < h->nobj; x++)
+		if (in[x] == 1 && ph_heap_heap_of(h, x) == heap)
+			sum += h->shallow[x];
+out:
+	free(in);
+	free(path);
+	return sum;
+}

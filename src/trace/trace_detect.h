@@ -1,0 +1,70 @@
+/*
+ * trace_detect.h: detectors, one .sql file each, and the runner.
+ *
+ * A detector file starts with a header of `-- @key value` lines:
+ *   @id, @title, @why, @param: name = default (repeatable), @identity:
+ *   cols (default "location"; must include location), @module (the
+ *   context views it needs; informational).
+ * Then the rows query; optionally `-- @intervals` and a query returning
+ * (ts, dur) stretches the rows stand for, run with the rows in table
+ * `_rows`; optionally `-- @samples` and a query.
+ *
+ * Parameters: `{{name}}` in the SQL is replaced by the value's text.  A
+ * default's type (number, bool, string) is the parameter's type; overrides
+ * (porthole-trace.yml, --set) must have the same type, and a key no
+ * detector declares is refused.
+ *
+ * Every row has the columns location, count, self_ms, total_ms, max_ms,
+ * covered_ms, detail.  A detector that fails is reported and skipped.
+ */
+#ifndef PH_TRACE_DETECT_H
+#define PH_TRACE_DETECT_H
+
+#include "ph_common.h"
+#include "ph_buf.h"
+
+#include <sqlite3.h>
+
+enum ph_param_type { PH_PARAM_NUMBER, PH_PARAM_BOOL, PH_PARAM_STRING };
+
+struct ph_param {
+	char *name;
+	char *value; /* text substituted into the SQL */
+	int type;    /* enum ph_param_type, from the default */
+};
+
+struct ph_detector {
+	char *path;
+	char *id, *title, *why, *identity, *module;
+	struct ph_param *params;
+	size_t nparams;
+	char *sql, *intervals, *samples; /* NULL when absent */
+};
+
+struct ph_detset {
+	struct ph_detector *d;
+	size_t n;
+};
+
+/* Reads every *.sql in dir, sorted by name; 0, or PH_E* with a message. */
+int ph_detset_load(struct ph_detset *s, const char *dir);
+/* Parses one detector from text (kept copies); 0 or PH_ECORRUPT. */
+int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
+		      const char *path, char *err, size_t errlen);
+void ph_detset_release(struct ph_detset *s);
+
+/*
+ * Applies `key=value` where key is `id.param` or `param` (every detector
+ * that declares it).  0, or PH_EINVAL with why in err (unknown key, wrong
+ * type).
+ */
+int ph_detset_set(struct ph_detset *s, const char *kv, char *err,
+		  size_t errlen);
+/* Applies porthole-trace.yml: `params: {id: {param: value}}` or flat. */
+int ph_detset_load_config(struct ph_detset *s, const char *path, char *err,
+			  size_t errlen);
+/* The SQL of one section with {{params}} substituted, into out. */
+int ph_detector_render(const struct ph_detector *d, const char *sql,
+		       struct ph_buf *out) PH_WUR;
+
+#endif

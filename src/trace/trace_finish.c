@@ -1,0 +1,620 @@
+/*
+ * trace_finish.c: sorts the decoded events by time and runs them through
+ * the state machines that build sched, thread_state, slice and counter.
+ *
+ * Scheduling follows the model the field's trace processor documents:
+ *  - sched: one row per stretch a thread ran on a CPU, closed by the next
+ *    sched_switch on that CPU, whose prev_state becomes end_state;
+ *  - thread_state: a thread is Running between being switched in and out;
+ *    after a switch out it is in prev_state (R, R+ when preempted, S, D,
+ *    ...); a waking ends a sleep and starts R with waker_utid set to the
+ *    thread that woke it; sched_blocked_reason annotates the sleep it
+ *    arrives in (io_wait, blocked_function).  sched_wakeup is used only
+ *    when the trace has no sched_waking (a trace with both has one
+ *    wakeup per waking, later, and it would split the R state).
+ * Rows still open at the end of the trace keep dur -1.
+ */
+#include "ph_common.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
+
+struct skey {
+	uint64_t key;
+	uint32_t idx;
+};
+
+/* Stable LSD radix sort on 11-bit digits, only over the digits in use. */
+static int sort_events(struct ph_trace *t, uint32_t **order_out)
+{
+	size_t n = t->nev;
+	struct skey *a, *b;
+	uint32_t *order;
+	int64_t min = INT64_MAX;
+	uint64_t max = 0;
+	bool sorted = true;
+
+	*order_out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (t->ev[i].ts < min)
+			min = t->ev[i].ts;
+		if (i && t->ev[i].ts < t->ev[i - 1].ts)
+			sorted = false;
+	}
+	if (sorted)
+		return 0;
+	a = malloc(n * sizeof(*a));
+	b = malloc(n * sizeof(*b));
+	order = malloc(n * sizeof(*order));
+	if (!a || !b || !order) {
+		free(a);
+		free(b);
+		free(order);
+		return PH_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		a[i].key = (uint64_t)t->ev[i].ts - (uint64_t)min;
+		a[i].idx = (uint32_t)i;
+		if (a[i].key > max)
+			max = a[i].key;
+	}
+	for (int shift = 0; shift < 64 && (max >> shift); shift += 11) {
+		size_t count[2048] = { 0 };
+		size_t pos = 0;
+		struct skey *tmp;
+
+		for (size_t i = 0; i < n; i++)
+			count[(a[i].key >> shift) & 2047]++;
+		for (int d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i].key >> shift) & 2047]++] = a[i];
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = a[i].idx;
+	free(a);
+	free(b);
+	*order_out = order;
+	return 0;
+}
+
+/* --- prev_state ---------------------------------------------------------- */
+
+/*
+ * The kernel's task state bits as sched_switch reports them.  Values up to
+ * 0x20 (EXIT_ZOMBIE) are the same on every kernel; above, 4.14 changed the
+ * layout (TASK_REPORT): 0x40 parked, 0x80 idle, 0x100 preempted.  Before
+ * it: 0x40 dead, 0x80 wakekill, 0x100 waking, 0x200 parked, 0x400 noload,
+ * and preemption is TASK_STATE_MAX: 0x800 before 4.8, 0x1000 from 4.8.
+ * Without a kernel version, 4.4 is assumed (old traces carry none).
+ */
+static uint32_t state_id(struct ph_trace *t, int64_t raw)
+{
+	char s[16];
+	size_t n = 0;
+	int major = t->kernel_major ? t->kernel_major : 4;
+	int minor = t->kernel_major ? t->kernel_minor : 4;
+	bool new_layout = major > 4 || (major == 4 && minor >= 14);
+	bool preempt;
+	static const char low[] = "SDTtXZ";
+
+	if (raw < 0)
+		return (uint32_t)(-1 - raw); /* text: already a string id */
+	if (new_layout)
+		preempt = raw & 0x100;
+	else if (major == 4 && minor >= 8)
+		preempt = raw & 0x1000;
+	else
+		preempt = raw & 0x800;
+	if (preempt)
+		return ph_trace_intern(t, "R+", 2);
+	for (int i = 0; i < 6; i++)
+		if (raw & (1 << i))
+			s[n++] = low[i];
+	if (new_layout) {
+		if (raw & 0x40)
+			s[n++] = 'P';
+		if (raw & 0x80)
+			s[n++] = 'I';
+	} else {
+		if (raw & 0x40)
+			s[n++] = 'x';
+		if (raw & 0x80)
+			s[n++] = 'K';
+		if (raw & 0x100)
+			s[n++] = 'W';
+		if (raw & 0x200)
+			s[n++] = 'P';
+		if (raw & 0x400)
+			s[n++] = 'N';
+	}
+	if (!n)
+		s[n++] = 'R';
+	return ph_trace_intern(t, s, n);
+}
+
+/* --- per-entity state ---------------------------------------------------- */
+
+static int grow_i64(int64_t **p, size_t *n, size_t need)
+{
+	size_t nn = *n ? *n : 16;
+	int64_t *q;
+
+	if (need < *n)
+		return 0;
+	while (nn <= need)
+		nn *= 2;
+	q = realloc(*p, nn * sizeof(*q));
+	if (!q)
+		return PH_ENOMEM;
+	for (size_t i = *n; i < nn; i++)
+		q[i] = -1;
+	*p = q;
+	*n = nn;
+	return 0;
+}
+
+static struct ph_stack *stack_of(struct ph_trace *t, int64_t track)
+{
+	struct ph_trace_priv *pv = t->priv;
+
+	if (track < 0)
+		return NULL;
+	if ((size_t)track >= pv->nstacks) {
+		size_t nn = pv->nstacks ? pv->nstacks : 64;
+		struct ph_stack *s;
+
+		while (nn <= (size_t)track)
+			nn *= 2;
+		s = realloc(pv->stacks, nn * sizeof(*s));
+		if (!s)
+			return NULL;
+		memset(s + pv->nstacks, 0, (nn - pv->nstacks) * sizeof(*s));
+		pv->stacks = s;
+		pv->nstacks = nn;
+	}
+	return &pv->stacks[track];
+}
+
+static int64_t slice_begin(struct ph_trace *t, int64_t ts, int64_t track,
+			   uint32_t cat, uint32_t name)
+{
+	struct ph_table *sl = &t->tables[PH_T_SLICE];
+	struct ph_stack *st = stack_of(t, track);
+	int64_t r;
+
+	if (!st)
+		return -1;
+	if (st->n == st->cap) {
+		uint32_t nc = st->cap ? st->cap * 2 : 8;
+		int64_t *rows = realloc(st->rows, nc * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		st->rows = rows;
+		st->cap = nc;
+	}
+	r = ph_table_add(sl);
+	if (r < 0)
+		return -1;
+	ph_col_i64(sl, SL_TS)[r] = ts;
+	ph_col_i64(sl, SL_DUR)[r] = -1;
+	ph_col_i64(sl, SL_TRACK)[r] = track;
+	ph_col_str(sl, SL_CAT)[r] = cat;
+	ph_col_str(sl, SL_NAME)[r] = name;
+	ph_col_i32(sl, SL_DEPTH)[r] = (int32_t)st->n;
+	ph_col_i64(sl, SL_PARENT)[r] = st->n ? st->rows[st->n - 1] :
+					       PH_NULL_I64;
+	st->rows[st->n++] = r;
+	return r;
+}
+
+static void slice_end(struct ph_trace *t, int64_t ts, int64_t track)
+{
+	struct ph_table *sl = &t->tables[PH_T_SLICE];
+	struct ph_stack *st = stack_of(t, track);
+	int64_t r;
+
+	if (!st || !st->n) {
+		ph_trace_stat(t, "slice_end_without_begin", 1);
+		return;
+	}
+	r = st->rows[--st->n];
+	ph_col_i64(sl, SL_DUR)[r] = ts - ph_col_i64(sl, SL_TS)[r];
+}
+
+/* A slice that never opens or closes anything: dur 0 at the current depth */
+static int64_t slice_instant(struct ph_trace *t, int64_t ts, int64_t track,
+			     uint32_t cat, uint32_t name)
+{
+	int64_t r = slice_begin(t, ts, track, cat, name);
+
+	if (r >= 0) {
+		struct ph_stack *st = stack_of(t, track);
+
+		st->n--;
+		ph_col_i64(&t->tables[PH_T_SLICE], SL_DUR)[r] = 0;
+	}
+	return r;
+}
+
+static uint64_t async_key(int64_t track, uint32_t name, int64_t cookie)
+{
+	return ((uint64_t)track * 0x9e3779b97f4a7c15ull) ^
+	       ((uint64_t)name << 20) ^ ((uint64_t)cookie * 0xff51afd7ull);
+}
+
+static void async_begin(struct ph_trace *t, int64_t ts, int64_t track,
+			uint32_t name, int64_t cookie)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *sl = &t->tables[PH_T_SLICE];
+	int64_t r = ph_table_add(sl);
+
+	if (r < 0)
+		return;
+	ph_col_i64(sl, SL_TS)[r] = ts;
+	ph_col_i64(sl, SL_DUR)[r] = -1;
+	ph_col_i64(sl, SL_TRACK)[r] = track;
+	ph_col_str(sl, SL_NAME)[r] = name;
+	ph_col_i32(sl, SL_DEPTH)[r] = 0;
+	ph_col_i64(sl, SL_COOKIE)[r] = cookie;
+	if (ph_trace_str(t,
+			 ph_col_str(&t->tables[PH_T_TRACK], TR_NAME)[track]) &&
+	    ph_col_str(&t->tables[PH_T_TRACK], TR_NAME)[track] != name)
+		name = 0; /* G: the key is (track, cookie) as for H */
+	if (!pv->async_open)
+		pv->async_open = ph_intmap_new();
+	if (pv->async_open)
+		(void)ph_intmap_put(pv->async_open,
+				    async_key(track, name, cookie),
+				    (uint32_t)r);
+}
+
+static void async_end(struct ph_trace *t, int64_t ts, int64_t track,
+		      uint32_t name, int64_t cookie)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *sl = &t->tables[PH_T_SLICE];
+	uint64_t key = async_key(track, name, cookie);
+	uint32_t r;
+
+	if (!pv->async_open || !ph_intmap_get(pv->async_open, key, &r) ||
+	    r == UINT32_MAX - 1 || ph_col_i64(sl, SL_DUR)[r] != -1) {
+		ph_trace_stat(t, "async_end_without_begin", 1);
+		return;
+	}
+	ph_col_i64(sl, SL_DUR)[r] = ts - ph_col_i64(sl, SL_TS)[r];
+	ph_intmap_del(pv->async_open, key);
+}
+
+/* --- thread_state -------------------------------------------------------- */
+
+static int64_t *ts_slot(struct ph_trace *t, int64_t utid)
+{
+	struct ph_trace_priv *pv = t->priv;
+
+	if (utid < 0 || grow_i64(&pv->ts_open, &pv->nts_open, (size_t)utid))
+		return NULL;
+	return &pv->ts_open[utid];
+}
+
+static void ts_close(struct ph_trace *t, int64_t *slot, int64_t ts)
+{
+	struct ph_table *tb = &t->tables[PH_T_TSTATE];
+
+	if (*slot >= 0)
+		ph_col_i64(tb, TS_DUR)[*slot] =
+			ts - ph_col_i64(tb, TS_TS)[*slot];
+	*slot = -1;
+}
+
+static void ts_open(struct ph_trace *t, int64_t *slot, int64_t ts, int64_t utid,
+		    uint32_t state, int32_t cpu, int64_t waker)
+{
+	struct ph_table *tb = &t->tables[PH_T_TSTATE];
+	int64_t r = ph_table_add(tb);
+
+	if (r < 0)
+		return;
+	ph_col_i64(tb, TS_TS)[r] = ts;
+	ph_col_i64(tb, TS_DUR)[r] = -1;
+	ph_col_i32(tb, TS_CPU)[r] = cpu;
+	ph_col_i64(tb, TS_UTID)[r] = utid;
+	ph_col_str(tb, TS_STATE)[r] = state;
+	ph_col_i64(tb, TS_WAKER)[r] = waker;
+	*slot = r;
+}
+
+struct fin {
+	uint32_t running, runnable, runnable_p;
+	uint32_t cpufreq, cpuidle;
+};
+
+static bool is_runnable(const struct fin *f, uint32_t s)
+{
+	return s == f->running || s == f->runnable || s == f->runnable_p;
+}
+
+static void do_switch(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *sc = &t->tables[PH_T_SCHED];
+	int64_t prev = e->a > 0 ? ph_trace_utid(t, e->a) : 0;
+	int64_t next = ph_trace_utid(t, e->b);
+	uint32_t state = state_id(t, e->v.d);
+	int64_t r, *slot;
+
+	if (e->a > 0 && e->s1)
+		ph_trace_thread_set_name(t, prev, e->s1);
+	if (e->b && e->s2)
+		ph_trace_thread_set_name(t, next, e->s2);
+	if (grow_i64(&pv->cpu_sched, &pv->ncpu, e->cpu))
+		return;
+	r = pv->cpu_sched[e->cpu];
+	if (r >= 0) {
+		ph_col_i64(sc, SC_DUR)[r] = e->ts - ph_col_i64(sc, SC_TS)[r];
+		ph_col_str(sc, SC_END_STATE)[r] = state;
+	}
+	r = ph_table_add(sc);
+	if (r < 0)
+		return;
+	ph_col_i64(sc, SC_TS)[r] = e->ts;
+	ph_col_i64(sc, SC_DUR)[r] = -1;
+	ph_col_i32(sc, SC_CPU)[r] = e->cpu;
+	ph_col_i64(sc, SC_UTID)[r] = next;
+	ph_col_i32(sc, SC_PRIO)[r] = e->c;
+	pv->cpu_sched[e->cpu] = r;
+
+	if (e->a > 0 && (slot = ts_slot(t, prev))) {
+		ts_close(t, slot, e->ts);
+		ts_open(t, slot, e->ts, prev, state, PH_NULL_I32, PH_NULL_I64);
+	}
+	if (e->b && (slot = ts_slot(t, next))) {
+		ts_close(t, slot, e->ts);
+		ts_open(t, slot, e->ts, next, f->running, e->cpu, PH_NULL_I64);
+	}
+}
+
+static void do_waking(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *tb = &t->tables[PH_T_TSTATE];
+	int64_t utid, *slot, waker = PH_NULL_I64;
+
+	if (e->a <= 0)
+		return;
+	if (e->c == -2) { /* compact_sched: whoever runs on that CPU */
+		if (e->cpu < pv->ncpu && pv->cpu_sched[e->cpu] >= 0)
+			waker = ph_col_i64(&t->tables[PH_T_SCHED],
+					   SC_UTID)[pv->cpu_sched[e->cpu]];
+	} else if (e->c > 0) {
+		waker = ph_trace_utid(t, e->c);
+	}
+	utid = ph_trace_utid(t, e->a);
+	if (e->s1 && !ph_col_str(&t->tables[PH_T_THREAD], TH_NAME)[utid])
+		ph_trace_thread_set_name(t, utid, e->s1);
+	slot = ts_slot(t, utid);
+	if (!slot)
+		return;
+	if (*slot >= 0 && is_runnable(f, ph_col_str(tb, TS_STATE)[*slot]))
+		return;
+	ts_close(t, slot, e->ts);
+	ts_open(t, slot, e->ts, utid, f->runnable, PH_NULL_I32, waker);
+}
+
+static void do_blocked(struct ph_trace *t, struct fin *f,
+		       const struct ph_tev *e)
+{
+	struct ph_table *tb = &t->tables[PH_T_TSTATE];
+	int64_t *slot = ts_slot(t, ph_trace_utid(t, e->a));
+
+	if (!slot || *slot < 0 ||
+	    is_runnable(f, ph_col_str(tb, TS_STATE)[*slot]))
+		return;
+	ph_col_i32(tb, TS_IOWAIT)[*slot] = e->b;
+	ph_col_str(tb, TS_BLOCKED)[*slot] = e->s1;
+}
+
+static void do_print(struct ph_trace *t, const struct ph_tev *e)
+{
+	const char *buf = ph_trace_str(t, e->s1);
+	struct ph_atrace at;
+	int64_t utid, upid, track;
+	uint32_t name;
+
+	if (!buf)
+		return;
+	if (ph_atrace_parse(buf, strlen(buf), &at)) {
+		/* not atrace: kernel prints, clock sync markers, ... */
+		if (buf[0] && buf[1] == '|')
+			ph_trace_stat(t, "atrace_malformed", 1);
+		else
+			ph_trace_stat(t, "print_not_atrace", 1);
+		return;
+	}
+	ph_trace_stat(t, "atrace_events", 1);
+	utid = ph_trace_utid(t, e->a);
+	if (at.tgid > 0)
+		ph_trace_thread_set_pid(t, utid, at.tgid);
+	upid = at.tgid > 0 ? ph_trace_upid(t, at.tgid) : PH_NULL_I64;
+	name = at.name ? ph_trace_intern(t, at.name, at.name_len) : 0;
+	switch (at.op) {
+	case PH_AT_B:
+		slice_begin(t, e->ts, ph_trace_thread_track(t, utid), 0, name);
+		break;
+	case PH_AT_E:
+		slice_end(t, e->ts, ph_trace_thread_track(t, utid));
+		break;
+	case PH_AT_I:
+		slice_instant(t, e->ts, ph_trace_thread_track(t, utid), 0,
+			      name);
+		break;
+	case PH_AT_C:
+		track = ph_trace_keyed_track(t, PH_TK_COUNTER, name, upid,
+					     PH_NULL_I64);
+		ph_trace_counter(t, e->ts, track, at.value);
+		break;
+	case PH_AT_S:
+	case PH_AT_F:
+		track = ph_trace_keyed_track(t, PH_TK_PROCESS, name, upid,
+					     PH_NULL_I64);
+		if (at.op == PH_AT_S)
+			async_begin(t, e->ts, track, name, at.cookie);
+		else
+			async_end(t, e->ts, track, name, at.cookie);
+		break;
+	case PH_AT_N:
+	case PH_AT_G:
+	case PH_AT_H:
+		track = ph_trace_keyed_track(t, PH_TK_PROCESS,
+					     ph_trace_intern(t, at.track,
+							     at.track_len),
+					     upid, PH_NULL_I64);
+		/* G and H pair on (track, cookie): H carries no name */
+		if (at.op == PH_AT_N)
+			slice_instant(t, e->ts, track, 0, name);
+		else if (at.op == PH_AT_G)
+			async_begin(t, e->ts, track, name, at.cookie);
+		else
+			async_end(t, e->ts, track, 0, at.cookie);
+		break;
+	}
+}
+
+static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *th = &t->tables[PH_T_THREAD];
+	int64_t utid;
+
+	if (e->kind >= PH_EV_TE_BEGIN && e->kind <= PH_EV_TE_INSTANT &&
+	    e->a < 0) {
+		struct ph_tev copy = *e;
+		uint32_t v;
+
+		if (!ph_intmap_get(t->uuid_track, (uint64_t)e->v.d, &v)) {
+			ph_trace_stat(t, "track_event_no_track", 1);
+			return;
+		}
+		copy.a = (int32_t)v;
+		do_event(t, f, &copy);
+		return;
+	}
+	switch (e->kind) {
+	case PH_EV_SWITCH: do_switch(t, f, e); break;
+	case PH_EV_WAKEUP:
+		if (pv->have_waking)
+			break;
+		/* fall through */
+	case PH_EV_WAKING:
+	case PH_EV_WAKEUP_NEW: do_waking(t, f, e); break;
+	case PH_EV_BLOCKED: do_blocked(t, f, e); break;
+	case PH_EV_PRINT: do_print(t, e); break;
+	case PH_EV_CPUFREQ:
+	case PH_EV_CPUIDLE:
+		ph_trace_counter(t, e->ts,
+				 ph_trace_keyed_track(t, PH_TK_CPU_COUNTER,
+						      e->kind == PH_EV_CPUFREQ ?
+							      f->cpufreq :
+							      f->cpuidle,
+						      PH_NULL_I64, e->cpu),
+				 (double)e->v.d);
+		break;
+	case PH_EV_EXIT:
+		utid = ph_trace_utid(t, e->a);
+		ph_col_i64(th, TH_END)[utid] = e->ts;
+		if (e->b > 0)
+			ph_trace_thread_set_pid(t, utid, e->b);
+		if (ph_col_i64(th, TH_MAIN)[utid] == 1) {
+			int64_t upid = ph_col_i64(th, TH_UPID)[utid];
+
+			ph_col_i64(&t->tables[PH_T_PROCESS], P_END)[upid] =
+				e->ts;
+		}
+		break;
+	case PH_EV_FREE:
+		/* the tid may be reused from here on */
+		if (e->a)
+			ph_intmap_del(t->tid_utid, (uint64_t)e->a);
+		break;
+	case PH_EV_NEWTASK: {
+		int64_t parent = ph_trace_utid(t, e->b), upid;
+
+		upid = ph_col_i64(th, TH_UPID)[parent];
+		ph_intmap_del(t->tid_utid, (uint64_t)e->a);
+		utid = ph_trace_utid(t, e->a);
+		ph_col_i64(th, TH_START)[utid] = e->ts;
+		ph_trace_thread_set_name(t, utid, e->s1);
+		if (e->v.d & 0x10000) { /* CLONE_THREAD */
+			if (upid != PH_NULL_I64) {
+				ph_col_i64(th, TH_UPID)[utid] = upid;
+				ph_col_i64(th, TH_MAIN)[utid] = 0;
+			}
+		} else {
+			int64_t np;
+
+			ph_intmap_del(t->pid_upid, (uint64_t)e->a);
+			ph_trace_thread_set_pid(t, utid, e->a);
+			np = ph_col_i64(th, TH_UPID)[utid];
+			ph_col_i64(&t->tables[PH_T_PROCESS], P_START)[np] =
+				e->ts;
+			ph_col_i64(&t->tables[PH_T_PROCESS], P_PARENT)[np] =
+				upid;
+		}
+		break;
+	}
+	case PH_EV_RENAME:
+		ph_trace_thread_set_name(t, ph_trace_utid(t, e->a), e->s1);
+		break;
+	case PH_EV_TE_BEGIN: slice_begin(t, e->ts, e->a, e->s2, e->s1); break;
+	case PH_EV_TE_END: slice_end(t, e->ts, e->a); break;
+	case PH_EV_TE_INSTANT:
+		slice_instant(t, e->ts, e->a, e->s2, e->s1);
+		break;
+	case PH_EV_TE_COUNTER: ph_trace_counter(t, e->ts, e->a, e->v.f); break;
+	default: break;
+	}
+}
+
+int ph_trace_finish(struct ph_trace *t)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct fin f;
+	uint32_t *order;
+	int rc;
+
+	f.running = ph_trace_intern(t, "Running", 7);
+	f.runnable = ph_trace_intern(t, "R", 1);
+	f.runnable_p = ph_trace_intern(t, "R+", 2);
+	f.cpufreq = ph_trace_intern(t, "cpufreq", 7);
+	f.cpuidle = ph_trace_intern(t, "cpuidle", 7);
+	for (size_t i = 0; i < t->nev && !pv->have_waking; i++)
+		pv->have_waking = t->ev[i].kind == PH_EV_WAKING;
+	rc = sort_events(t, &order);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct ph_tev *e = &t->ev[order ? order[i] : i];
+
+		ph_trace_see_ts(t, e->ts);
+		do_event(t, &f, e);
+	}
+	free(order);
+	free(t->ev);
+	t->ev = NULL;
+	t->nev = t->evcap = 0;
+	if (t->first_ts == INT64_MAX)
+		t->first_ts = t->last_ts = 0;
+	ph_trace_stat(t, "slices_unfinished", 0);
+	for (size_t i = 0; i < pv->nstacks; i++)
+		if (pv->stacks[i].n)
+			ph_trace_stat(t, "slices_unfinished", pv->stacks[i].n);
+	return 0;
+}

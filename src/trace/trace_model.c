@@ -1,0 +1,802 @@
+/*
+ * trace_model.c: the columnar tables, the string table, process and thread
+ * tracking, and ph_trace_finish(): the time sort and the state machines
+ * that turn decoded events into sched, thread_state, slice and counter rows.
+ *
+ * The state machines follow what the field's trace processor documents for
+ * its tables, so detector SQL written against its schema reads the same
+ * here; the code is ours.
+ */
+#include "ph_common.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
+
+/* --- schema -------------------------------------------------------------- */
+
+static const struct ph_colspec process_cols[] = {
+	{ "id", PH_COL_ID },	   { "upid", PH_COL_ID },
+	{ "pid", PH_COL_I64 },	   { "name", PH_COL_STR },
+	{ "cmdline", PH_COL_STR }, { "parent_upid", PH_COL_I64 },
+	{ "uid", PH_COL_I64 },	   { "start_ts", PH_COL_I64 },
+	{ "end_ts", PH_COL_I64 },
+};
+static const struct ph_colspec thread_cols[] = {
+	{ "id", PH_COL_ID },	    { "utid", PH_COL_ID },
+	{ "tid", PH_COL_I64 },	    { "name", PH_COL_STR },
+	{ "upid", PH_COL_I64 },	    { "is_main_thread", PH_COL_I64 },
+	{ "start_ts", PH_COL_I64 }, { "end_ts", PH_COL_I64 },
+};
+static const struct ph_colspec track_cols[] = {
+	{ "id", PH_COL_ID },	{ "name", PH_COL_STR }, { "type", PH_COL_STR },
+	{ "utid", PH_COL_I64 }, { "upid", PH_COL_I64 }, { "cpu", PH_COL_I64 },
+	{ "uuid", PH_COL_I64 },
+};
+static const struct ph_colspec slice_cols[] = {
+	{ "id", PH_COL_ID },	    { "ts", PH_COL_I64 },
+	{ "dur", PH_COL_I64 },	    { "track_id", PH_COL_I64 },
+	{ "category", PH_COL_STR }, { "name", PH_COL_STR },
+	{ "depth", PH_COL_I32 },    { "parent_id", PH_COL_I64 },
+	{ "cookie", PH_COL_I64 },
+};
+static const struct ph_colspec sched_cols[] = {
+	{ "id", PH_COL_ID },	    { "ts", PH_COL_I64 },
+	{ "dur", PH_COL_I64 },	    { "cpu", PH_COL_I32 },
+	{ "utid", PH_COL_I64 },	    { "end_state", PH_COL_STR },
+	{ "priority", PH_COL_I32 },
+};
+static const struct ph_colspec tstate_cols[] = {
+	{ "id", PH_COL_ID },	      { "ts", PH_COL_I64 },
+	{ "dur", PH_COL_I64 },	      { "cpu", PH_COL_I32 },
+	{ "utid", PH_COL_I64 },	      { "state", PH_COL_STR },
+	{ "io_wait", PH_COL_I32 },    { "blocked_function", PH_COL_STR },
+	{ "waker_utid", PH_COL_I64 },
+};
+static const struct ph_colspec counter_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "ts", PH_COL_I64 },
+	{ "track_id", PH_COL_I64 },
+	{ "value", PH_COL_F64 },
+};
+static const struct ph_colspec frame_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "ts", PH_COL_I64 },
+	{ "dur", PH_COL_I64 },
+	{ "name", PH_COL_STR },
+	{ "upid", PH_COL_I64 },
+	{ "display_frame_token", PH_COL_I64 },
+	{ "surface_frame_token", PH_COL_I64 },
+	{ "layer_name", PH_COL_STR },
+	{ "present_type", PH_COL_STR },
+	{ "on_time_finish", PH_COL_I32 },
+	{ "gpu_composition", PH_COL_I32 },
+	{ "jank_type", PH_COL_STR },
+	{ "prediction_type", PH_COL_STR },
+	{ "jank_severity_type", PH_COL_STR },
+	{ "is_surface", PH_COL_I32 },
+	{ "cookie", PH_COL_I64 },
+};
+static const struct ph_colspec log_cols[] = {
+	{ "id", PH_COL_ID },	{ "ts", PH_COL_I64 },  { "utid", PH_COL_I64 },
+	{ "prio", PH_COL_I32 }, { "tag", PH_COL_STR }, { "msg", PH_COL_STR },
+};
+static const struct ph_colspec stats_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "name", PH_COL_STR },
+	{ "value", PH_COL_I64 },
+};
+static const struct ph_colspec meta_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "name", PH_COL_STR },
+	{ "str_value", PH_COL_STR },
+	{ "int_value", PH_COL_I64 },
+};
+static const struct ph_colspec clocksnap_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "snapshot_id", PH_COL_I64 },
+	{ "clock_id", PH_COL_I64 },
+	{ "ts", PH_COL_I64 },
+};
+static const struct ph_colspec instant_cols[] = {
+	{ "id", PH_COL_ID },
+	{ "ts", PH_COL_I64 },
+	{ "track_id", PH_COL_I64 },
+	{ "name", PH_COL_STR },
+};
+
+#define SPEC(n, a)                     \
+	{                              \
+		n, a, PH_ARRAY_SIZE(a) \
+	}
+static const struct {
+	const char *name;
+	const struct ph_colspec *spec;
+	uint32_t n;
+} schema[PH_T_COUNT] = {
+	[PH_T_PROCESS] = SPEC("process", process_cols),
+	[PH_T_THREAD] = SPEC("thread", thread_cols),
+	[PH_T_TRACK] = SPEC("track", track_cols),
+	[PH_T_SLICE] = SPEC("slice", slice_cols),
+	[PH_T_SCHED] = SPEC("sched", sched_cols),
+	[PH_T_TSTATE] = SPEC("thread_state", tstate_cols),
+	[PH_T_COUNTER] = SPEC("counter", counter_cols),
+	[PH_T_AFRAME] = SPEC("actual_frame_timeline_slice", frame_cols),
+	[PH_T_EFRAME] = SPEC("expected_frame_timeline_slice", frame_cols),
+	[PH_T_LOG] = SPEC("android_logs", log_cols),
+	[PH_T_STATS] = SPEC("stats", stats_cols),
+	[PH_T_META] = SPEC("metadata", meta_cols),
+	[PH_T_CLOCKSNAP] = SPEC("clock_snapshot", clocksnap_cols),
+	[PH_T_INSTANT] = SPEC("instant", instant_cols),
+};
+
+static size_t col_size(int type)
+{
+	switch (type) {
+	case PH_COL_I64:
+	case PH_COL_F64: return 8;
+	case PH_COL_I32:
+	case PH_COL_STR: return 4;
+	default: return 0;
+	}
+}
+
+int64_t ph_table_add(struct ph_table *tb)
+{
+	size_t r;
+
+	if (tb->rows == tb->cap) {
+		size_t cap = tb->cap ? tb->cap * 2 : 256;
+
+		for (uint32_t c = 0; c < tb->ncols; c++) {
+			size_t sz = col_size(tb->spec[c].type);
+			void *p;
+
+			if (!sz)
+				continue;
+			p = realloc(tb->data[c], cap * sz);
+			if (!p)
+				return -1;
+			tb->data[c] = p;
+		}
+		tb->cap = cap;
+	}
+	r = tb->rows++;
+	for (uint32_t c = 0; c < tb->ncols; c++) {
+		switch (tb->spec[c].type) {
+		case PH_COL_I64:
+			((int64_t *)tb->data[c])[r] = PH_NULL_I64;
+			break;
+		case PH_COL_I32:
+			((int32_t *)tb->data[c])[r] = PH_NULL_I32;
+			break;
+		case PH_COL_F64: ((double *)tb->data[c])[r] = 0; break;
+		case PH_COL_STR: ((uint32_t *)tb->data[c])[r] = 0; break;
+		default: break;
+		}
+	}
+	return (int64_t)r;
+}
+
+/* --- int64 -> uint32 map ------------------------------------------------- */
+
+struct ph_intmap {
+	uint64_t *keys;
+	uint32_t *vals; /* value + 1; 0 = empty */
+	size_t n, cap;	/* cap is a power of two */
+};
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+struct ph_intmap *ph_intmap_new(void)
+{
+	return calloc(1, sizeof(struct ph_intmap));
+}
+
+void ph_intmap_free(struct ph_intmap *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->vals);
+	free(m);
+}
+
+bool ph_intmap_get(const struct ph_intmap *m, uint64_t key, uint32_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return false;
+	for (i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->vals[i])
+			return false;
+		if (m->keys[i] == key) {
+			*val = m->vals[i] - 1;
+			return true;
+		}
+	}
+}
+
+static int intmap_grow(struct ph_intmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	uint64_t *k = calloc(cap, sizeof(*k));
+	uint32_t *v = calloc(cap, sizeof(*v));
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return PH_ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->vals[i])
+			continue;
+		for (j = mix64(m->keys[i]) & (cap - 1); v[j];
+		     j = (j + 1) & (cap - 1))
+			;
+		k[j] = m->keys[i];
+		v[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = cap;
+	return 0;
+}
+
+int ph_intmap_put(struct ph_intmap *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && intmap_grow(m))
+		return PH_ENOMEM;
+	for (i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->vals[i]) {
+			m->keys[i] = key;
+			m->vals[i] = val + 1;
+			m->n++;
+			return 0;
+		}
+		if (m->keys[i] == key) {
+			m->vals[i] = val + 1;
+			return 0;
+		}
+	}
+}
+
+/* Removal by tombstone would complicate probing; a dead key maps to ~0. */
+void ph_intmap_del(struct ph_intmap *m, uint64_t key)
+{
+	uint32_t v;
+
+	if (ph_intmap_get(m, key, &v))
+		(void)ph_intmap_put(m, key, UINT32_MAX - 1);
+}
+
+/* --- strings ------------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int strtab_rehash(struct ph_strtab *st)
+{
+	uint32_t ns = st->nslots ? st->nslots * 2 : 1024;
+	uint32_t *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return PH_ENOMEM;
+	for (uint32_t id = 1; id < st->n; id++) {
+		uint64_t h = hash_bytes(st->strs[id], st->len[id]);
+		uint32_t i;
+
+		for (i = h & (ns - 1); slots[i]; i = (i + 1) & (ns - 1))
+			;
+		slots[i] = id;
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->nslots = ns;
+	return 0;
+}
+
+uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
+{
+	struct ph_strtab *st = &t->strs;
+	uint64_t h;
+	uint32_t i;
+	char *copy;
+
+	if (!s)
+		return 0;
+	if ((st->n + 1) * 2 > st->nslots && strtab_rehash(st))
+		return 0;
+	h = hash_bytes(s, n);
+	for (i = h & (st->nslots - 1); st->slots[i];
+	     i = (i + 1) & (st->nslots - 1)) {
+		uint32_t id = st->slots[i];
+
+		if (st->len[id] == n && !memcmp(st->strs[id], s, n))
+			return id;
+	}
+	if (st->n >= st->alloc) {
+		uint32_t na = st->alloc ? st->alloc * 2 : 1024;
+		char **ns = realloc(st->strs, na * sizeof(*ns));
+		uint32_t *nl;
+
+		if (!ns)
+			return 0;
+		st->strs = ns;
+		nl = realloc(st->len, na * sizeof(*nl));
+		if (!nl)
+			return 0;
+		st->len = nl;
+		if (!st->alloc) {
+			st->strs[0] = NULL;
+			st->len[0] = 0;
+		}
+		st->alloc = na;
+	}
+	copy = ph_arena_strndup(&st->arena, s, n);
+	if (!copy)
+		return 0;
+	st->strs[st->n] = copy;
+	st->len[st->n] = (uint32_t)n;
+	st->slots[i] = st->n;
+	return st->n++;
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void ph_trace_init(struct ph_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < PH_T_COUNT; i++) {
+		struct ph_table *tb = &t->tables[i];
+
+		tb->name = schema[i].name;
+		tb->spec = schema[i].spec;
+		tb->ncols = schema[i].n;
+		tb->data = calloc(tb->ncols, sizeof(void *));
+	}
+	ph_arena_init(&t->strs.arena, 1 << 20, SIZE_MAX);
+	t->strs.n = 1;
+	t->strs.alloc = 0;
+	t->pid_upid = ph_intmap_new();
+	t->tid_utid = ph_intmap_new();
+	t->uuid_track = ph_intmap_new();
+	t->trk_keys = ph_intmap_new();
+	t->priv = calloc(1, sizeof(struct ph_trace_priv));
+	t->first_ts = INT64_MAX;
+	t->last_ts = INT64_MIN;
+	t->format = "unknown";
+	t->clock_name = "unknown";
+	/* upid 0 and utid 0 are the idle process and swapper, as in the
+	 * field's trace processor, so sched rows of idle CPUs have a thread */
+	ph_trace_upid(t, 0);
+	ph_trace_utid(t, 0);
+	ph_trace_thread_set_name(t, 0, ph_trace_intern(t, "swapper", 7));
+	ph_trace_thread_set_pid(t, 0, 0);
+}
+
+static void priv_release(struct ph_trace_priv *pv)
+{
+	if (!pv)
+		return;
+	for (size_t i = 0; i < pv->nstacks; i++)
+		free(pv->stacks[i].rows);
+	free(pv->stacks);
+	free(pv->cpu_sched);
+	free(pv->cpu_utid);
+	free(pv->cpu_seen);
+	free(pv->ts_open);
+	ph_intmap_free(pv->async_open);
+	ph_intmap_free(pv->frame_cookie);
+	ph_intmap_free(pv->stat_ids);
+	free(pv->snaps);
+	free(pv);
+}
+
+void ph_trace_release(struct ph_trace *t)
+{
+	for (int i = 0; i < PH_T_COUNT; i++) {
+		struct ph_table *tb = &t->tables[i];
+
+		for (uint32_t c = 0; c < tb->ncols && tb->data; c++)
+			free(tb->data[c]);
+		free(tb->data);
+	}
+	free(t->strs.strs);
+	free(t->strs.len);
+	free(t->strs.slots);
+	ph_arena_release(&t->strs.arena);
+	free(t->ev);
+	ph_intmap_free(t->pid_upid);
+	ph_intmap_free(t->tid_utid);
+	ph_intmap_free(t->uuid_track);
+	ph_intmap_free(t->trk_keys);
+	priv_release(t->priv);
+	memset(t, 0, sizeof(*t));
+}
+
+void ph_trace_free(struct ph_trace *t)
+{
+	if (!t)
+		return;
+	ph_trace_release(t);
+	free(t);
+}
+
+struct ph_tev *ph_trace_push(struct ph_trace *t)
+{
+	if (t->nev == t->evcap) {
+		size_t cap = t->evcap ? t->evcap * 2 : 4096;
+		struct ph_tev *e = realloc(t->ev, cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		t->ev = e;
+		t->evcap = cap;
+	}
+	return memset(&t->ev[t->nev++], 0, sizeof(struct ph_tev));
+}
+
+void ph_trace_see_ts(struct ph_trace *t, int64_t ts)
+{
+	if (ts < t->first_ts)
+		t->first_ts = ts;
+	if (ts > t->last_ts)
+		t->last_ts = ts;
+}
+
+/* --- stats and metadata -------------------------------------------------- */
+
+void ph_trace_stat(struct ph_trace *t, const char *name, int64_t n)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *tb = &t->tables[PH_T_STATS];
+	size_t slot = ((uintptr_t)name >> 3) & 255;
+	uint32_t sid, row;
+	int64_t r;
+
+	/* names are string literals: the pointer is a cheap first key */
+	if (pv->stat_key[slot] == name) {
+		ph_col_i64(tb, ST_VALUE)[pv->stat_row[slot]] += n;
+		return;
+	}
+	sid = ph_trace_intern(t, name, strlen(name));
+	if (!pv->stat_ids)
+		pv->stat_ids = ph_intmap_new();
+	if (pv->stat_ids && ph_intmap_get(pv->stat_ids, sid, &row)) {
+		ph_col_i64(tb, ST_VALUE)[row] += n;
+		pv->stat_key[slot] = name;
+		pv->stat_row[slot] = row;
+		return;
+	}
+	r = ph_table_add(tb);
+	if (r < 0)
+		return;
+	pv->stat_key[slot] = name;
+	pv->stat_row[slot] = (uint32_t)r;
+	ph_col_str(tb, ST_NAME)[r] = sid;
+	ph_col_i64(tb, ST_VALUE)[r] = n;
+	if (pv->stat_ids)
+		(void)ph_intmap_put(pv->stat_ids, sid, (uint32_t)r);
+}
+
+int64_t ph_trace_stat_get(struct ph_trace *t, const char *name)
+{
+	struct ph_trace_priv *pv = t->priv;
+	uint32_t sid = ph_trace_intern(t, name, strlen(name)), row;
+
+	if (pv->stat_ids && ph_intmap_get(pv->stat_ids, sid, &row))
+		return ph_col_i64(&t->tables[PH_T_STATS], ST_VALUE)[row];
+	return 0;
+}
+
+void ph_trace_meta(struct ph_trace *t, const char *name, const char *s,
+		   int64_t i)
+{
+	struct ph_table *tb = &t->tables[PH_T_META];
+	int64_t r = ph_table_add(tb);
+
+	if (r < 0)
+		return;
+	ph_col_str(tb, MT_NAME)[r] = ph_trace_intern(t, name, strlen(name));
+	if (s)
+		ph_col_str(tb, MT_STR)[r] = ph_trace_intern(t, s, strlen(s));
+	ph_col_i64(tb, MT_INT)[r] = i;
+}
+
+/* --- processes, threads, tracks ------------------------------------------ */
+
+int64_t ph_trace_upid(struct ph_trace *t, int64_t pid)
+{
+	struct ph_table *tb = &t->tables[PH_T_PROCESS];
+	uint32_t v;
+	int64_t r;
+
+	if (ph_intmap_get(t->pid_upid, (uint64_t)pid, &v) &&
+	    v != UINT32_MAX - 1)
+		return v;
+	r = ph_table_add(tb);
+	if (r < 0)
+		return 0;
+	ph_col_i64(tb, P_PID)[r] = pid;
+	(void)ph_intmap_put(t->pid_upid, (uint64_t)pid, (uint32_t)r);
+	return r;
+}
+
+int64_t ph_trace_utid(struct ph_trace *t, int64_t tid)
+{
+	struct ph_table *tb = &t->tables[PH_T_THREAD];
+	uint32_t v;
+	int64_t r;
+
+	if (ph_intmap_get(t->tid_utid, (uint64_t)tid, &v) &&
+	    v != UINT32_MAX - 1)
+		return v;
+	r = ph_table_add(tb);
+	if (r < 0)
+		return 0;
+	ph_col_i64(tb, TH_TID)[r] = tid;
+	(void)ph_intmap_put(t->tid_utid, (uint64_t)tid, (uint32_t)r);
+	return r;
+}
+
+void ph_trace_thread_set_pid(struct ph_trace *t, int64_t utid, int64_t pid)
+{
+	struct ph_table *th = &t->tables[PH_T_THREAD];
+	int64_t upid;
+
+	if (utid < 0 || (size_t)utid >= th->rows || pid < 0)
+		return;
+	upid = ph_col_i64(th, TH_UPID)[utid];
+	if (upid != PH_NULL_I64 &&
+	    ph_col_i64(&t->tables[PH_T_PROCESS], P_PID)[upid] == pid)
+		return;
+	upid = ph_trace_upid(t, pid);
+	ph_col_i64(th, TH_UPID)[utid] = upid;
+	ph_col_i64(th, TH_MAIN)[utid] = ph_col_i64(th, TH_TID)[utid] == pid;
+}
+
+void ph_trace_thread_set_name(struct ph_trace *t, int64_t utid, uint32_t s)
+{
+	struct ph_table *th = &t->tables[PH_T_THREAD];
+
+	if (utid >= 0 && (size_t)utid < th->rows && s)
+		ph_col_str(th, TH_NAME)[utid] = s;
+}
+
+void ph_trace_process_set_name(struct ph_trace *t, int64_t upid, uint32_t s,
+			       bool cmdline)
+{
+	struct ph_table *p = &t->tables[PH_T_PROCESS];
+
+	if (upid < 0 || (size_t)upid >= p->rows || !s)
+		return;
+	if (cmdline)
+		ph_col_str(p, P_CMDLINE)[upid] = s;
+	/* a cmdline is a better name than a comm, which is cut at 15 bytes */
+	if (cmdline || !ph_col_str(p, P_NAME)[upid])
+		ph_col_str(p, P_NAME)[upid] = s;
+}
+
+static const char *const kind_names[] = { "thread", "process", "counter",
+					  "cpu_counter", "global" };
+
+int64_t ph_trace_track_new(struct ph_trace *t, int kind, uint32_t name,
+			   int64_t utid, int64_t upid, int64_t cpu)
+{
+	struct ph_table *tb = &t->tables[PH_T_TRACK];
+	struct ph_trace_priv *pv = t->priv;
+	int64_t r = ph_table_add(tb);
+
+	if (r < 0)
+		return 0;
+	if (!pv->kind_ids[0])
+		for (int i = 0; i < 5; i++)
+			pv->kind_ids[i] = ph_trace_intern(
+				t, kind_names[i], strlen(kind_names[i]));
+	ph_col_str(tb, TR_NAME)[r] = name;
+	ph_col_str(tb, TR_KIND)[r] = pv->kind_ids[kind];
+	ph_col_i64(tb, TR_UTID)[r] = utid;
+	ph_col_i64(tb, TR_UPID)[r] = upid;
+	ph_col_i64(tb, TR_CPU)[r] = cpu;
+	return r;
+}
+
+int64_t ph_trace_thread_track(struct ph_trace *t, int64_t utid)
+{
+	uint64_t key = ((uint64_t)PH_TK_THREAD << 60) | (uint64_t)utid;
+	uint32_t v;
+	int64_t r;
+
+	if (ph_intmap_get(t->trk_keys, key, &v))
+		return v;
+	r = ph_trace_track_new(t, PH_TK_THREAD, 0, utid, PH_NULL_I64,
+			       PH_NULL_I64);
+	(void)ph_intmap_put(t->trk_keys, key, (uint32_t)r);
+	return r;
+}
+
+int64_t ph_trace_keyed_track(struct ph_trace *t, int kind, uint32_t name,
+			     int64_t upid, int64_t cpu)
+{
+	uint64_t key = ((uint64_t)kind << 60) ^ ((uint64_t)(upid + 1) << 32) ^
+		       (uint64_t)name ^ ((uint64_t)(cpu + 1) << 48);
+	uint32_t v;
+	int64_t r;
+
+	if (ph_intmap_get(t->trk_keys, key, &v))
+		return v;
+	r = ph_trace_track_new(t, kind, name, PH_NULL_I64, upid, cpu);
+	(void)ph_intmap_put(t->trk_keys, key, (uint32_t)r);
+	return r;
+}
+
+void ph_trace_counter(struct ph_trace *t, int64_t ts, int64_t track,
+		      double value)
+{
+	struct ph_table *tb = &t->tables[PH_T_COUNTER];
+	int64_t r = ph_table_add(tb);
+
+	if (r < 0)
+		return;
+	ph_col_i64(tb, CT_TS)[r] = ts;
+	ph_col_i64(tb, CT_TRACK)[r] = track;
+	ph_col_f64(tb, CT_VALUE)[r] = value;
+}
+
+/* --- clocks -------------------------------------------------------------- */
+
+int64_t ph_trace_to_clock(const struct ph_trace *t, int64_t ts, int clock)
+{
+	const struct ph_trace_priv *pv = t->priv;
+	const struct ph_snap *best = NULL;
+
+	if (clock == t->trace_clock || !t->trace_clock)
+		return ts;
+	/* the latest snapshot at or before ts; else the first one */
+	for (size_t i = 0; i < pv->nsnaps; i++) {
+		const struct ph_snap *s = &pv->snaps[i];
+
+		if (s->clk[t->trace_clock] == PH_NULL_I64 ||
+		    s->clk[clock] == PH_NULL_I64)
+			continue;
+		if (!best || s->clk[t->trace_clock] <= ts)
+			best = s;
+		if (s->clk[t->trace_clock] > ts)
+			break;
+	}
+	if (!best)
+		return PH_NULL_I64;
+	return ts - best->clk[t->trace_clock] + best->clk[clock];
+}
+
+/* --- atrace -------------------------------------------------------------- */
+
+static bool parse_i64(const char *s, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	bool neg = false;
+	size_t i = 0;
+
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > INT64_MAX / 10 - 10)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+int ph_atrace_parse(const char *s, size_t n, struct ph_atrace *out)
+{
+	const char *f[6];
+	size_t fl[6];
+	int nf = 0;
+	size_t i, start = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' ||
+		     s[n - 1] == '\0'))
+		n--;
+	if (!n)
+		return PH_ECORRUPT;
+	/* split on '|' into at most 6 fields; the last takes the rest */
+	for (i = 0; i <= n && nf < 6; i++) {
+		if (i == n || (s[i] == '|' && nf < 5)) {
+			f[nf] = s + start;
+			fl[nf++] = i - start;
+			start = i + 1;
+		}
+	}
+	if (fl[0] != 1)
+		return PH_ECORRUPT;
+	if (nf >= 2 && fl[1] && !parse_i64(f[1], fl[1], &out->tgid))
+		return PH_ECORRUPT;
+	switch (f[0][0]) {
+	case 'B':
+	case 'I':
+		if (nf < 3)
+			return PH_ECORRUPT;
+		out->op = f[0][0] == 'B' ? PH_AT_B : PH_AT_I;
+		/* the name is everything after the pid, '|' included */
+		out->name = f[2];
+		out->name_len = (size_t)(s + n - f[2]);
+		return 0;
+	case 'E': out->op = PH_AT_E; return 0;
+	case 'C': {
+		char buf[64];
+		char *end;
+
+		if (nf < 4 || !fl[3] || fl[3] >= sizeof(buf))
+			return PH_ECORRUPT;
+		memcpy(buf, f[3], fl[3]);
+		buf[fl[3]] = 0;
+		out->value = strtod(buf, &end);
+		if (*end)
+			return PH_ECORRUPT;
+		out->op = PH_AT_C;
+		out->name = f[2];
+		out->name_len = fl[2];
+		return 0;
+	}
+	case 'S':
+	case 'F':
+		if (nf < 4 || !parse_i64(f[3], fl[3], &out->cookie))
+			return PH_ECORRUPT;
+		out->op = f[0][0] == 'S' ? PH_AT_S : PH_AT_F;
+		out->name = f[2];
+		out->name_len = fl[2];
+		return 0;
+	case 'N':
+		if (nf < 4)
+			return PH_ECORRUPT;
+		out->op = PH_AT_N;
+		out->track = f[2];
+		out->track_len = fl[2];
+		out->name = f[3];
+		out->name_len = (size_t)(s + n - f[3]);
+		return 0;
+	case 'G': /* G|tgid|track|name|cookie */
+		if (nf < 5 || !parse_i64(f[4], fl[4], &out->cookie))
+			return PH_ECORRUPT;
+		out->op = PH_AT_G;
+		out->track = f[2];
+		out->track_len = fl[2];
+		out->name = f[3];
+		out->name_len = fl[3];
+		return 0;
+	case 'H': /* H|tgid|track|cookie: ends G's slice by track and cookie */
+		if (nf < 4 || !parse_i64(f[3], fl[3], &out->cookie))
+			return PH_ECORRUPT;
+		out->op = PH_AT_H;
+		out->track = f[2];
+		out->track_len = fl[2];
+		return 0;
+	default: return PH_ECORRUPT;
+	}
+}

@@ -1,0 +1,1550 @@
+/*
+ * trace_proto.c: a streaming decoder for Perfetto's protobuf trace format,
+ * written from the field numbers of the .proto files in google/perfetto
+ * (protos/perfetto/trace/...).  No generated code: every message is walked
+ * field by field and unknown fields are skipped by wire type.
+ *
+ * Wire format (protobuf): a record is a varint key (field << 3 | wire type)
+ * then a value: 0 varint, 1 fixed64, 2 length-delimited (varint length,
+ * bytes), 5 fixed32; 3/4 (groups) are not used by Perfetto and reject.
+ *
+ * The file is a `Trace`:
+ *
+ *   FIELD  TYPE                 DESCRIPTION
+ *   1      TracePacket (bytes)  repeated; everything else is inside
+ *
+ * TracePacket fields decoded here (trace_packet.proto):
+ *
+ *   FIELD  TYPE        DESCRIPTION
+ *   8      uint64      timestamp, on timestamp_clock_id (default BOOTTIME)
+ *   58     uint32      timestamp_clock_id
+ *   10     uint32      trusted_packet_sequence_id (scope of interning)
+ *   13     uint32      sequence_flags (1 = incremental state cleared)
+ *   41     bool        incremental_state_cleared (older writers)
+ *   12     InternedData  event_categories 1, event_names 2 {iid 1, name 2}
+ *   59     TracePacketDefaults  timestamp_clock_id 58,
+ *                      track_event_defaults 11 {track_uuid 11}
+ *   1      FtraceEventBundle  cpu 1, event 2, compact_sched 4
+ *   2      ProcessTree       processes 1 {pid 1 ppid 2 cmdline 3 uid 5},
+ *                            threads 2 {tid 1 name 2 tgid 3}
+ *   9      ProcessStats      processes 1 {pid 1, vm_rss_kb 3, rss_anon 4,
+ *                            rss_file 5, vm_swap_kb 7, oom_score_adj 10}
+ *   7      SysStats          meminfo 1 {key 1, value 2}
+ *   6      ClockSnapshot     clocks 1 {clock_id 1, timestamp 2,
+ *                            is_incremental 3, unit_multiplier_ns 4},
+ *                            primary_trace_clock 2
+ *   39     AndroidLogPacket  events 1 {pid 2 tid 3 timestamp 5 tag 6
+ *                            prio 7 message 8}
+ *   45     SystemInfo        utsname 1 {sysname 1 release 3 machine 4}
+ *   60     TrackDescriptor   uuid 1, name 2, process 3 {pid 1,
+ *                            cmdline 2, process_name 6}, thread 4 {pid 1,
+ *                            tid 2, thread_name 5}, parent_uuid 5,
+ *                            counter 8, static_name 10
+ *   11     TrackEvent        category_iids 3, categories 22, name_iid 10,
+ *                            name 23, type 9, track_uuid 11,
+ *                            counter_value 30, double_counter_value 44
+ *   76     FrameTimelineEvent  1..4 frame starts, 5 frame_end {cookie 1}
+ *   50     bytes             compressed_packets: zlib of a Trace
+ *
+ * FtraceEvent (ftrace_event.proto): timestamp 1, pid 2, and one of print 3
+ * {buf 2}, sched_switch 4 {prev_comm 1 prev_pid 2 prev_prio 3 prev_state 4
+ * next_comm 5 next_pid 6 next_prio 7}, cpu_frequency 11 {state 1 cpu_id 2},
+ * cpu_idle 13 (same), sched_wakeup 17, sched_waking 20, sched_wakeup_new
+ * 114 {comm 1 pid 2 prio 3 success 4 target_cpu 5}, sched_blocked_reason
+ * 18 {pid 1 caller 2 io_wait 3}, block_rq_issue 45, block_rq_complete 125,
+ * task_newtask 235 {pid 1 comm 2 clone_flags 3}, task_rename 236 {pid 1
+ * oldcomm 2 newcomm 3}, sched_process_exit 238 {comm 1 pid 2 tgid 3},
+ * sched_process_free 240 {comm 1 pid 2}.
+ *
+ * CompactSched (ftrace_event_bundle.proto), all packed: switch_timestamp 1
+ * (deltas, the first from 0), switch_prev_state 2, switch_next_pid 3,
+ * switch_next_prio 4, intern_table 5 (strings), switch_next_comm_index 6;
+ * waking_timestamp 7 (deltas), waking_pid 8, waking_target_cpu 9,
+ * waking_prio 10, waking_comm_index 11.  The previous task of a switch is
+ * the next task of the previous switch on that CPU.
+ */
+#include "ph_common.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
+
+#include <zlib.h>
+
+/* --- wire primitives ----------------------------------------------------- */
+
+struct pbf {
+	uint32_t id;
+	uint32_t wt;
+	uint64_t v;	  /* varint / fixed value, or length */
+	const uint8_t *p; /* wire type 2: the bytes */
+};
+
+static inline bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (p >= end)
+			return false;
+		v |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80)) {
+			*out = v;
+			*pp = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* 1 a field, 0 the end, -1 corrupt (*pp then points at the bad key). */
+static inline int next_field(const uint8_t **pp, const uint8_t *end,
+			     struct pbf *f)
+{
+	const uint8_t *p = *pp;
+	uint64_t key;
+
+	if (p >= end)
+		return 0;
+	if (!varint(&p, end, &key))
+		return -1;
+	f->id = (uint32_t)(key >> 3);
+	f->wt = key & 7;
+	switch (f->wt) {
+	case 0:
+		if (!varint(&p, end, &f->v))
+			return -1;
+		break;
+	case 1:
+		if (end - p < 8)
+			return -1;
+		memcpy(&f->v, p, 8);
+		p += 8;
+		break;
+	case 2:
+		if (!varint(&p, end, &f->v) || f->v > (uint64_t)(end - p))
+			return -1;
+		f->p = p;
+		p += f->v;
+		break;
+	case 5: {
+		uint32_t v32;
+
+		if (end - p < 4)
+			return -1;
+		memcpy(&v32, p, 4);
+		f->v = v32;
+		p += 4;
+		break;
+	}
+	default: return -1;
+	}
+	*pp = p;
+	return 1;
+}
+
+#define FOR_FIELDS(ptr, len, f)                                    \
+	for (const uint8_t *p_##f = (ptr), *e_##f = (ptr) + (len); \
+	     next_field(&p_##f, e_##f, &(f)) > 0;)
+
+/* --- sequences ----------------------------------------------------------- */
+
+struct seqclk {
+	bool set, incremental;
+	int64_t value;	  /* last value, in the clock's units */
+	int64_t at_trace; /* the trace clock at the snapshot */
+	int64_t snap_value;
+	int64_t mult;
+};
+
+struct seq {
+	uint32_t id;
+	struct ph_intmap *interned; /* (iid << 1 | is_name) -> string id */
+	uint32_t default_clock;
+	uint64_t default_track;
+	bool has_default_track;
+	struct seqclk clk[64]; /* sequence-scoped clocks, ids 64..127 */
+	int64_t thread_track;  /* from a ThreadDescriptor packet, or -1 */
+};
+
+struct pstate {
+	struct ph_trace *t;
+	struct seq *seqs;
+	size_t nseq;
+	/* compact_sched: the last task switched in, per CPU */
+	struct lastsw {
+		int32_t pid, prio;
+		uint32_t comm;
+		bool set;
+	} * last;
+	size_t nlast;
+	int depth;     /* compressed_packets nesting */
+	uint64_t base; /* offset of the current buffer in the input */
+};
+
+static struct seq *seq_get(struct pstate *ps, uint32_t id)
+{
+	for (size_t i = 0; i < ps->nseq; i++)
+		if (ps->seqs[i].id == id)
+			return &ps->seqs[i];
+	{
+		struct seq *s = realloc(ps->seqs, (ps->nseq + 1) * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		ps->seqs = s;
+		s = &s[ps->nseq++];
+		memset(s, 0, sizeof(*s));
+		s->id = id;
+		s->thread_track = -1;
+		s->interned = ph_intmap_new();
+		return s;
+	}
+}
+
+static void seq_clear(struct seq *s)
+{
+	ph_intmap_free(s->interned);
+	s->interned = ph_intmap_new();
+	for (int i = 0; i < 64; i++)
+		s->clk[i].value = s->clk[i].snap_value;
+}
+
+/* --- clocks -------------------------------------------------------------- */
+
+static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
+			 size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *cs = &t->tables[PH_T_CLOCKSNAP];
+	struct ph_snap snap;
+	struct pbf f, g;
+	int64_t boot = PH_NULL_I64;
+
+	for (int i = 0; i < PH_NCLK; i++)
+		snap.clk[i] = PH_NULL_I64;
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 2 && f.wt == 0 && f.v < PH_NCLK && f.v)
+			t->trace_clock = (int)f.v;
+	}
+	if (!t->trace_clock)
+		t->trace_clock = PH_CLK_BOOTTIME;
+	FOR_FIELDS(p, n, f)
+	{
+		uint64_t id = 0, ts = 0, mult = 1;
+		bool incr = false;
+		int64_t r;
+
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.id == 1)
+				id = g.v;
+			else if (g.id == 2)
+				ts = g.v;
+			else if (g.id == 3)
+				incr = g.v;
+			else if (g.id == 4 && g.v)
+				mult = g.v;
+		}
+		if (id < PH_NCLK) {
+			snap.clk[id] = (int64_t)ts;
+		} else if (id >= 64 && id < 128 && sq) {
+			int k = (int)id - 64;
+
+			sq->clk[k].set = true;
+			sq->clk[k].incremental = incr;
+			sq->clk[k].value = sq->clk[k].snap_value = (int64_t)ts;
+			sq->clk[k].mult = (int64_t)mult;
+			sq->clk[k].at_trace = PH_NULL_I64;
+		}
+		r = ph_table_add(cs);
+		if (r >= 0) {
+			ph_col_i64(cs, CS_SNAP)[r] = (int64_t)pv->nsnaps;
+			ph_col_i64(cs, CS_CLOCK)[r] = (int64_t)id;
+			ph_col_i64(cs, CS_TS)[r] = (int64_t)ts;
+		}
+	}
+	boot = snap.clk[t->trace_clock];
+	if (sq)
+		for (int k = 0; k < 64; k++)
+			if (sq->clk[k].set &&
+			    sq->clk[k].at_trace == PH_NULL_I64)
+				sq->clk[k].at_trace = boot;
+	if (pv->nsnaps == pv->snapcap) {
+		size_t nc = pv->snapcap ? pv->snapcap * 2 : 16;
+		struct ph_snap *s = realloc(pv->snaps, nc * sizeof(*s));
+
+		if (!s)
+			return;
+		pv->snaps = s;
+		pv->snapcap = nc;
+	}
+	pv->snaps[pv->nsnaps++] = snap;
+}
+
+/* A packet timestamp on clock `clk` to the trace clock, or NULL. */
+static int64_t to_trace(struct pstate *ps, struct seq *sq, uint32_t clk,
+			uint64_t raw)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_trace_priv *pv = t->priv;
+	int tc = t->trace_clock ? t->trace_clock : PH_CLK_BOOTTIME;
+
+	if (clk == 0 || clk == (uint32_t)tc)
+		return (int64_t)raw;
+	if (clk < PH_NCLK) {
+		const struct ph_snap *best = NULL;
+
+		for (size_t i = 0; i < pv->nsnaps; i++) {
+			const struct ph_snap *s = &pv->snaps[i];
+
+			if (s->clk[clk] == PH_NULL_I64 ||
+			    s->clk[tc] == PH_NULL_I64)
+				continue;
+			if (!best || s->clk[clk] <= (int64_t)raw)
+				best = s;
+		}
+		if (!best) {
+			ph_trace_stat(t, "clock_sync_failure", 1);
+			return PH_NULL_I64;
+		}
+		return (int64_t)raw - best->clk[clk] + best->clk[tc];
+	}
+	if (clk >= 64 && clk < 128 && sq && sq->clk[clk - 64].set) {
+		struct seqclk *c = &sq->clk[clk - 64];
+		int64_t v;
+
+		if (c->at_trace == PH_NULL_I64)
+			return PH_NULL_I64;
+		if (c->incremental)
+			c->value += (int64_t)raw;
+		else
+			c->value = (int64_t)raw;
+		v = c->value;
+		return c->at_trace + (v - c->snap_value) * c->mult;
+	}
+	ph_trace_stat(t, "clock_sync_failure", 1);
+	return PH_NULL_I64;
+}
+
+/* --- ftrace -------------------------------------------------------------- */
+
+static uint32_t str_of(struct ph_trace *t, const struct pbf *f)
+{
+	if (f->wt != 2)
+		return 0;
+	return ph_trace_intern(t, (const char *)f->p, f->v);
+}
+
+static struct lastsw *last_of(struct pstate *ps, uint32_t cpu)
+{
+	if (cpu >= 4096)
+		return NULL;
+	if (cpu >= ps->nlast) {
+		size_t n = cpu + 16;
+		struct lastsw *l = realloc(ps->last, n * sizeof(*l));
+
+		if (!l)
+			return NULL;
+		memset(l + ps->nlast, 0, (n - ps->nlast) * sizeof(*l));
+		ps->last = l;
+		ps->nlast = n;
+	}
+	return &ps->last[cpu];
+}
+
+static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
+			 size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+	uint64_t ts = 0;
+	int64_t pid = -1;
+	const uint8_t *ev = NULL;
+	size_t evn = 0;
+	uint32_t kind = 0;
+	struct ph_tev *e;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 1 && f.wt == 0)
+			ts = f.v;
+		else if (f.id == 2 && f.wt == 0)
+			pid = (int64_t)f.v;
+		else if (f.wt == 2 && f.id != 5) {
+			kind = f.id;
+			ev = f.p;
+			evn = f.v;
+		}
+	}
+	if (!ev)
+		return;
+	switch (kind) {
+	case 4: { /* sched_switch */
+		struct lastsw *l = last_of(ps, cpu);
+
+		ph_trace_stat(t, "ftrace.sched_switch", 1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = PH_EV_SWITCH;
+		FOR_FIELDS(ev, evn, g)
+		{
+			switch (g.id) {
+			case 1: e->s1 = str_of(t, &g); break;
+			case 2: e->a = (int32_t)g.v; break;
+			case 4: e->v.d = (int64_t)g.v; break;
+			case 5: e->s2 = str_of(t, &g); break;
+			case 6: e->b = (int32_t)g.v; break;
+			case 7: e->c = (int32_t)g.v; break;
+			}
+		}
+		if (l) {
+			l->pid = e->b;
+			l->prio = e->c;
+			l->comm = e->s2;
+			l->set = true;
+		}
+		break;
+	}
+	case 17:
+	case 20:
+	case 114:
+		ph_trace_stat(t,
+			      kind == 17 ? "ftrace.sched_wakeup" :
+			      kind == 20 ? "ftrace.sched_waking" :
+					   "ftrace.sched_wakeup_new",
+			      1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 17 ? PH_EV_WAKEUP :
+			  kind == 20 ? PH_EV_WAKING :
+				       PH_EV_WAKEUP_NEW;
+		e->c = (int32_t)pid;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 1)
+				e->s1 = str_of(t, &g);
+			else if (g.id == 2)
+				e->a = (int32_t)g.v;
+			else if (g.id == 5)
+				e->b = (int32_t)g.v;
+		}
+		break;
+	case 18:
+		ph_trace_stat(t, "ftrace.sched_blocked_reason", 1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = PH_EV_BLOCKED;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 1)
+				e->a = (int32_t)g.v;
+			else if (g.id == 3)
+				e->b = (int32_t)g.v;
+			else if (g.id == 2 && g.wt == 0) {
+				char buf[32];
+				int k = snprintf(buf, sizeof(buf), "0x%" PRIx64,
+						 g.v);
+
+				e->s1 = ph_trace_intern(t, buf, (size_t)k);
+			}
+		}
+		break;
+	case 3:
+		ph_trace_stat(t, "ftrace.print", 1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = PH_EV_PRINT;
+		e->a = (int32_t)pid;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 2)
+				e->s1 = str_of(t, &g);
+		}
+		break;
+	case 11:
+	case 13:
+		ph_trace_stat(t,
+			      kind == 11 ? "ftrace.cpu_frequency" :
+					   "ftrace.cpu_idle",
+			      1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 11 ? PH_EV_CPUFREQ : PH_EV_CPUIDLE;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 1)
+				e->v.d = (int64_t)(uint32_t)g.v;
+			else if (g.id == 2)
+				e->cpu = (uint16_t)g.v;
+		}
+		break;
+	case 238:
+	case 240:
+		ph_trace_stat(t,
+			      kind == 238 ? "ftrace.sched_process_exit" :
+					    "ftrace.sched_process_free",
+			      1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 238 ? PH_EV_EXIT : PH_EV_FREE;
+		e->b = -1;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 1)
+				e->s1 = str_of(t, &g);
+			else if (g.id == 2)
+				e->a = (int32_t)g.v;
+			else if (g.id == 3 && kind == 238)
+				e->b = (int32_t)g.v;
+		}
+		break;
+	case 235:
+	case 236:
+		ph_trace_stat(t,
+			      kind == 235 ? "ftrace.task_newtask" :
+					    "ftrace.task_rename",
+			      1);
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 235 ? PH_EV_NEWTASK : PH_EV_RENAME;
+		e->b = (int32_t)pid;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.id == 1)
+				e->a = (int32_t)g.v;
+			else if (g.id == 2 && kind == 235)
+				e->s1 = str_of(t, &g);
+			else if (g.id == 3 && kind == 235)
+				e->v.d = (int64_t)g.v;
+			else if (g.id == 3 && kind == 236)
+				e->s1 = str_of(t, &g);
+		}
+		break;
+	case 45:
+	case 125:
+		ph_trace_stat(t,
+			      kind == 45 ? "ftrace.block_rq_issue" :
+					   "ftrace.block_rq_complete",
+			      1);
+		return;
+	default: ph_trace_stat(t, "ftrace.other", 1); return;
+	}
+	e->ts = (int64_t)ts;
+	if (kind != 11 && kind != 13)
+		e->cpu = (uint16_t)cpu;
+}
+
+/* Iterates one packed varint field. */
+struct packed {
+	const uint8_t *p, *end;
+};
+
+static inline bool packed_next(struct packed *k, uint64_t *v)
+{
+	if (!k->p || k->p >= k->end)
+		return false;
+	return varint(&k->p, k->end, v);
+}
+
+static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
+			  size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct packed pk[13];
+	uint32_t *intern = NULL;
+	size_t nintern = 0, cap = 0;
+	struct pbf f;
+	uint64_t ts = 0, v;
+	struct lastsw *l = last_of(ps, cpu);
+
+	memset(pk, 0, sizeof(pk));
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.wt != 2 || f.id >= 13)
+			continue;
+		if (f.id == 5) {
+			if (nintern == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				uint32_t *ni = realloc(intern, nc * 4);
+
+				if (!ni)
+					break;
+				intern = ni;
+				cap = nc;
+			}
+			intern[nintern++] = str_of(t, &f);
+		} else {
+			pk[f.id].p = f.p;
+			pk[f.id].end = f.p + f.v;
+		}
+	}
+	while (packed_next(&pk[1], &v)) {
+		struct ph_tev *e = ph_trace_push(t);
+		uint64_t x;
+
+		if (!e)
+			break;
+		ts += v;
+		ph_trace_stat(t, "ftrace.sched_switch", 1);
+		ph_trace_stat(t, "ftrace.compact_sched_switch", 1);
+		e->kind = PH_EV_SWITCH;
+		e->ts = (int64_t)ts;
+		e->cpu = (uint16_t)cpu;
+		e->v.d = packed_next(&pk[2], &x) ? (int64_t)x : 0;
+		e->b = packed_next(&pk[3], &x) ? (int32_t)x : 0;
+		e->c = packed_next(&pk[4], &x) ? (int32_t)x : 0;
+		e->s2 = packed_next(&pk[6], &x) && x < nintern ? intern[x] : 0;
+		if (l && l->set) {
+			e->a = l->pid;
+			e->s1 = l->comm;
+		} else {
+			e->a = -1; /* the first switch on a CPU: unknown */
+		}
+		if (l) {
+			l->pid = e->b;
+			l->comm = e->s2;
+			l->prio = e->c;
+			l->set = true;
+		}
+	}
+	ts = 0;
+	while (packed_next(&pk[7], &v)) {
+		struct ph_tev *e = ph_trace_push(t);
+		uint64_t x;
+
+		if (!e)
+			break;
+		ts += v;
+		ph_trace_stat(t, "ftrace.sched_waking", 1);
+		e->kind = PH_EV_WAKING;
+		e->ts = (int64_t)ts;
+		e->cpu = (uint16_t)cpu;
+		e->a = packed_next(&pk[8], &x) ? (int32_t)x : 0;
+		e->b = packed_next(&pk[9], &x) ? (int32_t)x : 0;
+		(void)packed_next(&pk[10], &x);
+		e->s1 = packed_next(&pk[11], &x) && x < nintern ? intern[x] : 0;
+		e->c = -2; /* the waker: whoever runs on this CPU then */
+	}
+	free(intern);
+}
+
+static void ftrace_bundle(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct pbf f;
+	uint32_t cpu = 0;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 1 && f.wt == 0)
+			cpu = (uint32_t)f.v;
+	}
+	if (cpu >= 4096) {
+		ph_trace_stat(ps->t, "ftrace_bad_cpu", 1);
+		return;
+	}
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 2 && f.wt == 2)
+			ftrace_event(ps, cpu, f.p, f.v);
+		else if (f.id == 4 && f.wt == 2)
+			compact_sched(ps, cpu, f.p, f.v);
+		else if (f.id == 3 && f.wt == 0 && f.v)
+			ph_trace_stat(ps->t, "ftrace_lost_events", 1);
+	}
+}
+
+/* --- process data -------------------------------------------------------- */
+
+static void process_tree(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.wt != 2)
+			continue;
+		if (f.id == 1) {
+			int64_t pid = -1, ppid = -1, uid = PH_NULL_I64, upid;
+			struct ph_buf cmd = PH_BUF_INIT(1 << 16);
+			const uint8_t *name = NULL;
+			size_t namelen = 0;
+
+			ph_trace_stat(t, "process_tree.processes", 1);
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1)
+					pid = (int64_t)g.v;
+				else if (g.id == 2)
+					ppid = (int64_t)g.v;
+				else if (g.id == 5)
+					uid = (int64_t)g.v;
+				else if (g.id == 3 && g.wt == 2) {
+					if (!name) {
+						name = g.p;
+						namelen = g.v;
+					}
+					if ((cmd.len &&
+					     ph_buf_addch(&cmd, ' ')) ||
+					    ph_buf_add(&cmd, g.p, g.v))
+						break;
+				}
+			}
+			if (pid < 0) {
+				ph_buf_release(&cmd);
+				continue;
+			}
+			upid = ph_trace_upid(t, pid);
+			if (name)
+				ph_trace_process_set_name(
+					t, upid,
+					ph_trace_intern(t, (const char *)name,
+							namelen),
+					true);
+			if (cmd.len)
+				ph_col_str(&t->tables[PH_T_PROCESS],
+					   P_CMDLINE)[upid] =
+					ph_trace_intern(t, cmd.buf, cmd.len);
+			ph_buf_release(&cmd);
+			ph_col_i64(&t->tables[PH_T_PROCESS], P_UID)[upid] = uid;
+			if (ppid >= 0 && ppid != pid)
+				ph_col_i64(&t->tables[PH_T_PROCESS],
+					   P_PARENT)[upid] =
+					ph_trace_upid(t, ppid);
+			/* the main thread exists and belongs to it */
+			ph_trace_thread_set_pid(t, ph_trace_utid(t, pid), pid);
+		} else if (f.id == 2) {
+			int64_t tid = -1, tgid = -1, utid;
+			uint32_t name = 0;
+
+			ph_trace_stat(t, "process_tree.threads", 1);
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1)
+					tid = (int64_t)g.v;
+				else if (g.id == 3)
+					tgid = (int64_t)g.v;
+				else if (g.id == 2)
+					name = str_of(t, &g);
+			}
+			if (tid < 0)
+				continue;
+			utid = ph_trace_utid(t, tid);
+			if (tgid >= 0)
+				ph_trace_thread_set_pid(t, utid, tgid);
+			ph_trace_thread_set_name(t, utid, name);
+		}
+	}
+}
+
+static void proc_counter(struct ph_trace *t, int64_t ts, int64_t upid,
+			 const char *name, double v)
+{
+	int64_t track = ph_trace_keyed_track(
+		t, PH_TK_COUNTER, ph_trace_intern(t, name, strlen(name)), upid,
+		PH_NULL_I64);
+
+	ph_trace_counter(t, ts, track, v);
+}
+
+static void process_stats(struct pstate *ps, int64_t ts, const uint8_t *p,
+			  size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		int64_t upid = -1;
+
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.id == 1 && g.wt == 0)
+				upid = ph_trace_upid(t, (int64_t)g.v);
+		}
+		if (upid < 0)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.wt != 0)
+				continue;
+			switch (g.id) {
+			case 3:
+				proc_counter(t, ts, upid, "mem.rss",
+					     (double)g.v * 1024);
+				break;
+			case 4:
+				proc_counter(t, ts, upid, "mem.rss.anon",
+					     (double)g.v * 1024);
+				break;
+			case 5:
+				proc_counter(t, ts, upid, "mem.rss.file",
+					     (double)g.v * 1024);
+				break;
+			case 7:
+				proc_counter(t, ts, upid, "mem.swap",
+					     (double)g.v * 1024);
+				break;
+			case 10:
+				proc_counter(t, ts, upid, "oom_score_adj",
+					     (double)(int64_t)g.v);
+				break;
+			}
+		}
+	}
+}
+
+static void sys_stats(struct pstate *ps, int64_t ts, const uint8_t *p, size_t n)
+{
+	/* MeminfoCounters: 1 MemTotal, 2 MemFree, 3 MemAvailable, 4 Buffers,
+	 * 5 Cached, 6 SwapCached (sys_stats_counters.proto) */
+	static const char *const names[] = {
+		NULL,	       "mem.total",  "mem.free",       "mem.available",
+		"mem.buffers", "mem.cached", "mem.swap_cached"
+	};
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		uint64_t key = 0, val = 0;
+		int64_t track;
+
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.id == 1)
+				key = g.v;
+			else if (g.id == 2)
+				val = g.v;
+		}
+		if (!key || key >= PH_ARRAY_SIZE(names))
+			continue;
+		track = ph_trace_keyed_track(
+			t, PH_TK_COUNTER,
+			ph_trace_intern(t, names[key], strlen(names[key])),
+			PH_NULL_I64, PH_NULL_I64);
+		ph_trace_counter(t, ts, track, (double)val * 1024);
+	}
+}
+
+static void system_info(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 1 && f.wt == 2) {
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				char buf[128];
+				size_t k = g.v < sizeof(buf) - 1 ?
+						   g.v :
+						   sizeof(buf) - 1;
+
+				if (g.wt != 2)
+					continue;
+				memcpy(buf, g.p, k);
+				buf[k] = 0;
+				if (g.id == 1)
+					ph_trace_meta(t, "system_name", buf, 0);
+				else if (g.id == 4)
+					ph_trace_meta(t, "system_machine", buf,
+						      0);
+				else if (g.id == 3) {
+					ph_trace_meta(t, "system_release", buf,
+						      0);
+					if (sscanf(buf, "%d.%d",
+						   &t->kernel_major,
+						   &t->kernel_minor) != 2)
+						t->kernel_major =
+							t->kernel_minor = 0;
+				}
+			}
+		} else if (f.id == 2 && f.wt == 2) {
+			char buf[256];
+			size_t k = f.v < sizeof(buf) - 1 ? f.v :
+							   sizeof(buf) - 1;
+
+			memcpy(buf, f.p, k);
+			buf[k] = 0;
+			ph_trace_meta(t, "android_build_fingerprint", buf, 0);
+		}
+	}
+}
+
+static void android_log(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_table *lg = &t->tables[PH_T_LOG];
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		int64_t pid = -1, tid = -1, ts = 0, r, utid;
+		uint32_t tag = 0, msg = 0;
+		int32_t prio = 0;
+
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			switch (g.id) {
+			case 2: pid = (int64_t)g.v; break;
+			case 3: tid = (int64_t)g.v; break;
+			case 5: ts = (int64_t)g.v; break;
+			case 6: tag = str_of(t, &g); break;
+			case 7: prio = (int32_t)g.v; break;
+			case 8: msg = str_of(t, &g); break;
+			}
+		}
+		r = ph_table_add(lg);
+		if (r < 0)
+			return;
+		utid = tid >= 0 ? ph_trace_utid(t, tid) : PH_NULL_I64;
+		if (tid >= 0 && pid >= 0)
+			ph_trace_thread_set_pid(t, utid, pid);
+		ph_col_i64(lg, LG_TS)[r] = ts;
+		ph_col_i64(lg, LG_UTID)[r] = utid;
+		ph_col_i32(lg, LG_PRIO)[r] = prio;
+		ph_col_str(lg, LG_TAG)[r] = tag;
+		ph_col_str(lg, LG_MSG)[r] = msg;
+	}
+}
+
+/* --- track events -------------------------------------------------------- */
+
+static int64_t track_of_uuid(struct ph_trace *t, uint64_t uuid)
+{
+	uint32_t v;
+
+	if (ph_intmap_get(t->uuid_track, uuid, &v))
+		return v;
+	return -1;
+}
+
+static void track_descriptor(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_table *tr = &t->tables[PH_T_TRACK];
+	struct pbf f, g;
+	uint64_t uuid = 0, parent = 0;
+	uint32_t name = 0;
+	int64_t pid = -1, tid = -1, track, upid = PH_NULL_I64;
+	uint32_t pname = 0, tname = 0;
+	bool counter = false, has_proc = false, has_thread = false;
+
+	FOR_FIELDS(p, n, f)
+	{
+		switch (f.id) {
+		case 1: uuid = f.v; break;
+		case 5: parent = f.v; break;
+		case 2:
+		case 10:
+		case 13: name = str_of(t, &f); break;
+		case 8: counter = true; break;
+		case 3:
+			if (f.wt != 2)
+				break;
+			has_proc = true;
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1)
+					pid = (int64_t)g.v;
+				else if (g.id == 6 || (g.id == 2 && !pname))
+					pname = str_of(t, &g);
+			}
+			break;
+		case 4:
+			if (f.wt != 2)
+				break;
+			has_thread = true;
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1)
+					pid = (int64_t)g.v;
+				else if (g.id == 2)
+					tid = (int64_t)g.v;
+				else if (g.id == 5)
+					tname = str_of(t, &g);
+			}
+			break;
+		}
+	}
+	ph_trace_stat(t, "track_descriptor", 1);
+	if (pid >= 0) {
+		upid = ph_trace_upid(t, pid);
+		ph_trace_process_set_name(t, upid, pname, false);
+	}
+	track = track_of_uuid(t, uuid);
+	if (track >= 0) {
+		if (name)
+			ph_col_str(tr, TR_NAME)[track] = name;
+		return;
+	}
+	if (has_thread && tid >= 0) {
+		int64_t utid = ph_trace_utid(t, tid);
+
+		if (pid >= 0)
+			ph_trace_thread_set_pid(t, utid, pid);
+		ph_trace_thread_set_name(t, utid, tname);
+		track = ph_trace_track_new(t, PH_TK_THREAD, name, utid,
+					   PH_NULL_I64, PH_NULL_I64);
+	} else {
+		int64_t pt = parent ? track_of_uuid(t, parent) : -1;
+
+		if (pt >= 0 && upid == PH_NULL_I64)
+			upid = ph_col_i64(tr, TR_UPID)[pt];
+		track = ph_trace_track_new(t,
+					   counter ? PH_TK_COUNTER :
+					   has_proc || upid != PH_NULL_I64 ?
+						     PH_TK_PROCESS :
+						     PH_TK_GLOBAL,
+					   name ? name : pname, PH_NULL_I64,
+					   upid, PH_NULL_I64);
+	}
+	ph_col_i64(tr, TR_UUID)[track] = (int64_t)uuid;
+	(void)ph_intmap_put(t->uuid_track, uuid, (uint32_t)track);
+}
+
+/* The legacy ThreadDescriptor packet: the sequence's default track. */
+static void thread_descriptor(struct pstate *ps, struct seq *sq,
+			      const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f;
+	int64_t pid = -1, tid = -1, utid;
+	uint32_t name = 0;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 1)
+			pid = (int64_t)f.v;
+		else if (f.id == 2)
+			tid = (int64_t)f.v;
+		else if (f.id == 5)
+			name = str_of(t, &f);
+	}
+	if (tid < 0 || !sq)
+		return;
+	utid = ph_trace_utid(t, tid);
+	if (pid >= 0)
+		ph_trace_thread_set_pid(t, utid, pid);
+	ph_trace_thread_set_name(t, utid, name);
+	sq->thread_track = ph_trace_thread_track(t, utid);
+}
+
+static uint32_t interned(struct seq *sq, uint64_t iid, int is_name)
+{
+	uint32_t v;
+
+	if (sq && ph_intmap_get(sq->interned, iid << 1 | (uint64_t)is_name, &v))
+		return v;
+	return 0;
+}
+
+static void track_event(struct pstate *ps, struct seq *sq, int64_t ts,
+			const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f;
+	uint64_t type = 0, uuid = 0;
+	bool has_uuid = false, has_value = false;
+	uint32_t name = 0, cat = 0;
+	double value = 0;
+	int64_t track;
+	struct ph_tev *e;
+
+	FOR_FIELDS(p, n, f)
+	{
+		switch (f.id) {
+		case 9: type = f.v; break;
+		case 11:
+			uuid = f.v;
+			has_uuid = true;
+			break;
+		case 10: name = interned(sq, f.v, 1); break;
+		case 23: name = str_of(t, &f); break;
+		case 3:
+			if (!cat)
+				cat = interned(sq, f.v, 0);
+			break;
+		case 22:
+			if (!cat)
+				cat = str_of(t, &f);
+			break;
+		case 30:
+			value = (double)(int64_t)f.v;
+			has_value = true;
+			break;
+		case 44:
+			if (f.wt == 1) {
+				memcpy(&value, &f.v, sizeof(value));
+				has_value = true;
+			}
+			break;
+		}
+	}
+	ph_trace_stat(t, "track_event", 1);
+	if (!has_uuid && sq && sq->has_default_track) {
+		uuid = sq->default_track;
+		has_uuid = true;
+	}
+	track = has_uuid ? track_of_uuid(t, uuid) : -1;
+	if (track < 0 && sq && sq->thread_track >= 0 && !has_uuid)
+		track = sq->thread_track;
+	if ((track < 0 && (!has_uuid || type == 4)) || ts == PH_NULL_I64) {
+		ph_trace_stat(t,
+			      track < 0 ? "track_event_no_track" :
+					  "track_event_no_timestamp",
+			      1);
+		return;
+	}
+	if (!(e = ph_trace_push(t)))
+		return;
+	e->ts = ts;
+	e->a = (int32_t)track;
+	e->s1 = name;
+	e->s2 = cat;
+	if (track < 0) {
+		/* its descriptor may come later: resolved in ph_trace_finish */
+		e->a = -1;
+		e->v.d = (int64_t)uuid;
+	}
+	switch (type) {
+	case 1: e->kind = PH_EV_TE_BEGIN; break;
+	case 2: e->kind = PH_EV_TE_END; break;
+	case 4:
+		e->kind = PH_EV_TE_COUNTER;
+		e->v.f = has_value ? value : 0;
+		break;
+	default: e->kind = PH_EV_TE_INSTANT; break;
+	}
+}
+
+static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
+			  size_t n)
+{
+	struct pbf f, g;
+
+	if (!sq || !sq->interned)
+		return;
+	FOR_FIELDS(p, n, f)
+	{
+		uint64_t iid = 0;
+		uint32_t s = 0;
+
+		if ((f.id != 1 && f.id != 2) || f.wt != 2)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.id == 1)
+				iid = g.v;
+			else if (g.id == 2)
+				s = str_of(ps->t, &g);
+		}
+		(void)ph_intmap_put(sq->interned, iid << 1 | (f.id == 2), s);
+	}
+}
+
+static void packet_defaults(struct seq *sq, const uint8_t *p, size_t n)
+{
+	struct pbf f, g;
+
+	if (!sq)
+		return;
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.id == 58)
+			sq->default_clock = (uint32_t)f.v;
+		else if (f.id == 11 && f.wt == 2) {
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 11) {
+					sq->default_track = g.v;
+					sq->has_default_track = true;
+				}
+			}
+		}
+	}
+}
+
+/* --- frame timeline ------------------------------------------------------ */
+
+static const char *const jank_names[] = {
+	"SurfaceFlinger Scheduling",
+	"Prediction Error",
+	"Display HAL",
+	"SurfaceFlinger CPU Deadline Missed",
+	"SurfaceFlinger GPU Deadline Missed",
+	"App Deadline Missed",
+	"Buffer Stuffing",
+	"Unknown Jank",
+	"SurfaceFlinger Stuffing",
+	"Dropped Frame",
+	"Non Animating",
+	"App Resynced Jitter",
+	"Display not ON",
+	"ModeChange in progress",
+	"PowerModeChange in progress",
+};
+
+/* JankType bits (1 = none, 2.. = reasons) as the field's comma-joined text */
+static uint32_t jank_str(struct ph_trace *t, uint64_t bits)
+{
+	struct ph_buf b = PH_BUF_INIT(1024);
+	uint32_t id;
+
+	if (bits == 0)
+		return ph_trace_intern(t, "Unspecified", 11);
+	if (bits == 1)
+		return ph_trace_intern(t, "None", 4);
+	for (int i = 1; i <= 15; i++) {
+		if (!(bits & (1ull << i)))
+			continue;
+		if ((b.len && ph_buf_addstr(&b, ", ")) ||
+		    ph_buf_addstr(&b, jank_names[i - 1]))
+			break;
+	}
+	id = ph_trace_intern(t, b.buf, b.len);
+	ph_buf_release(&b);
+	return id;
+}
+
+static void frame_timeline(struct pstate *ps, int64_t ts, const uint8_t *p,
+			   size_t n)
+{
+	static const char *const present[] = {
+		"Unspecified Present", "On-time Present", "Late Present",
+		"Early Present",       "Dropped Frame",	  "Unknown Present"
+	};
+	static const char *const pred[] = { "Unspecified Prediction",
+					    "Valid Prediction",
+					    "Expired Prediction",
+					    "Unknown Prediction" };
+	static const char *const sev[] = { "Unknown", "None", "Partial",
+					   "Full" };
+	struct ph_trace *t = ps->t;
+	struct ph_trace_priv *pv = t->priv;
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		bool actual = f.id == 2 || f.id == 4, surface = f.id >= 3;
+		struct ph_table *tb;
+		int64_t cookie = 0, token = 0, dtoken = 0, pid = -1, r;
+		int64_t jank = -1, pt = -1, pr = -1, sv = -1, ontime = -1,
+			gpu = -1;
+		uint32_t layer = 0;
+		char name[32];
+		int k;
+
+		if (f.wt != 2 || f.id < 1 || f.id > 5)
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.id == 1)
+				cookie = (int64_t)g.v;
+			if (f.id == 5)
+				continue;
+			if (g.id == 2)
+				token = (int64_t)g.v;
+			else if (!surface) {
+				switch (g.id) {
+				case 3: pid = (int64_t)g.v; break;
+				case 4: pt = (int64_t)g.v; break;
+				case 5: ontime = (int64_t)g.v; break;
+				case 6: gpu = (int64_t)g.v; break;
+				case 7: jank = (int64_t)g.v; break;
+				case 8: pr = (int64_t)g.v; break;
+				case 9: sv = (int64_t)g.v; break;
+				}
+			} else {
+				switch (g.id) {
+				case 3: dtoken = (int64_t)g.v; break;
+				case 4: pid = (int64_t)g.v; break;
+				case 5: layer = str_of(t, &g); break;
+				case 6: pt = (int64_t)g.v; break;
+				case 7: ontime = (int64_t)g.v; break;
+				case 8: gpu = (int64_t)g.v; break;
+				case 9: jank = (int64_t)g.v; break;
+				case 10: pr = (int64_t)g.v; break;
+				case 12: sv = (int64_t)g.v; break;
+				}
+			}
+		}
+		if (f.id == 5) {
+			ph_trace_stat(t, "frame_timeline.frame_end", 1);
+			ph_trace_frames_end(t, cookie, ts);
+			continue;
+		}
+		ph_trace_stat(t,
+			      f.id == 1 ? "frame_timeline.expected_display" :
+			      f.id == 2 ? "frame_timeline.actual_display" :
+			      f.id == 3 ? "frame_timeline.expected_surface" :
+					  "frame_timeline.actual_surface",
+			      1);
+		tb = &t->tables[actual ? PH_T_AFRAME : PH_T_EFRAME];
+		r = ph_table_add(tb);
+		if (r < 0)
+			return;
+		k = snprintf(name, sizeof(name), "%" PRId64, token);
+		ph_col_i64(tb, AF_TS)[r] = ts;
+		ph_col_i64(tb, AF_DUR)[r] = -1;
+		ph_col_str(tb, AF_NAME)[r] =
+			ph_trace_intern(t, name, (size_t)k);
+		ph_col_i64(tb, AF_UPID)[r] = pid >= 0 ? ph_trace_upid(t, pid) :
+							PH_NULL_I64;
+		ph_col_i64(tb, AF_DTOKEN)[r] = surface ? dtoken : token;
+		ph_col_i64(tb, AF_STOKEN)[r] = surface ? token : PH_NULL_I64;
+		ph_col_str(tb, AF_LAYER)[r] = layer;
+		ph_col_i32(tb, AF_SURFACE)[r] = surface;
+		ph_col_i64(tb, AF_COOKIE)[r] = cookie;
+		if (actual) {
+			if (pt >= 0 && pt < 6)
+				ph_col_str(tb, AF_PRESENT)[r] = ph_trace_intern(
+					t, present[pt], strlen(present[pt]));
+			if (pr >= 0 && pr < 4)
+				ph_col_str(tb, AF_PRED)[r] = ph_trace_intern(
+					t, pred[pr], strlen(pred[pr]));
+			if (sv >= 0 && sv < 4)
+				ph_col_str(tb, AF_SEV)[r] = ph_trace_intern(
+					t, sev[sv], strlen(sev[sv]));
+			if (jank >= 0)
+				ph_col_str(tb, AF_JANK)[r] =
+					jank_str(t, (uint64_t)jank);
+			if (ontime >= 0)
+				ph_col_i32(tb, AF_ONTIME)[r] = (int32_t)ontime;
+			if (gpu >= 0)
+				ph_col_i32(tb, AF_GPU)[r] = (int32_t)gpu;
+		}
+		if (!pv->frame_cookie)
+			pv->frame_cookie = ph_intmap_new();
+		if (pv->frame_cookie)
+			(void)ph_intmap_put(pv->frame_cookie, (uint64_t)cookie,
+					    (uint32_t)r |
+						    (actual ? 1u << 31 : 0));
+	}
+}
+
+void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts)
+{
+	struct ph_trace_priv *pv = t->priv;
+	struct ph_table *tb;
+	uint32_t v, r;
+
+	if (!pv->frame_cookie ||
+	    !ph_intmap_get(pv->frame_cookie, (uint64_t)cookie, &v) ||
+	    v == UINT32_MAX - 1) {
+		ph_trace_stat(t, "frame_timeline.end_without_start", 1);
+		return;
+	}
+	tb = &t->tables[v >> 31 ? PH_T_AFRAME : PH_T_EFRAME];
+	r = v & 0x7fffffff;
+	if (r < tb->rows)
+		ph_col_i64(tb, AF_DUR)[r] = ts - ph_col_i64(tb, AF_TS)[r];
+	ph_intmap_del(pv->frame_cookie, (uint64_t)cookie);
+}
+
+/* --- packets ------------------------------------------------------------- */
+
+static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n);
+
+static int inflate_all(const uint8_t *p, size_t n, int wbits, size_t cap,
+		       struct ph_buf *out, size_t *consumed)
+{
+	z_stream z;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, wbits) != Z_OK)
+		return PH_ENOMEM;
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
+	do {
+		if (ph_buf_grow(out, 1 << 20)) {
+			inflateEnd(&z);
+			return PH_ETOOBIG;
+		}
+		z.next_out = (Bytef *)out->buf + out->len;
+		z.avail_out = (uInt)(out->alloc - out->len - 1);
+		rc = inflate(&z, Z_NO_FLUSH);
+		ph_buf_setlen(out, out->alloc - 1 - z.avail_out);
+		if (out->len > cap) {
+			inflateEnd(&z);
+			return PH_ETOOBIG;
+		}
+	} while (rc == Z_OK);
+	if (consumed)
+		*consumed = n - z.avail_in;
+	inflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 : PH_ECORRUPT;
+}
+
+static void packet(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f;
+	uint64_t ts = 0;
+	bool has_ts = false;
+	uint32_t clk = 0, seqid = 0, flags = 0;
+	struct seq *sq = NULL;
+	int64_t tts;
+	const uint8_t *defaults = NULL, *intern = NULL;
+	size_t ndefaults = 0, nintern = 0;
+
+	FOR_FIELDS(p, n, f)
+	{
+		switch (f.id) {
+		case 8:
+			ts = f.v;
+			has_ts = true;
+			break;
+		case 58: clk = (uint32_t)f.v; break;
+		case 10: seqid = (uint32_t)f.v; break;
+		case 13: flags = (uint32_t)f.v; break;
+		case 41:
+			if (f.v)
+				flags |= 1;
+			break;
+		case 59:
+			if (f.wt == 2) {
+				defaults = f.p;
+				ndefaults = f.v;
+			}
+			break;
+		case 12:
+			if (f.wt == 2) {
+				intern = f.p;
+				nintern = f.v;
+			}
+			break;
+		}
+	}
+	ph_trace_stat(t, "packets", 1);
+	if (seqid)
+		sq = seq_get(ps, seqid);
+	if (sq && (flags & 1))
+		seq_clear(sq);
+	if (defaults)
+		packet_defaults(sq, defaults, ndefaults);
+	if (intern)
+		interned_data(ps, sq, intern, nintern);
+	if (!clk && sq)
+		clk = sq->default_clock;
+	tts = has_ts ? to_trace(ps, sq, clk, ts) : PH_NULL_I64;
+	if (tts != PH_NULL_I64)
+		ph_trace_see_ts(t, tts);
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.wt != 2)
+			continue;
+		switch (f.id) {
+		case 1: ftrace_bundle(ps, f.p, f.v); break;
+		case 2: process_tree(ps, f.p, f.v); break;
+		case 9:
+			ph_trace_stat(t, "process_stats", 1);
+			process_stats(ps, tts, f.p, f.v);
+			break;
+		case 7:
+			ph_trace_stat(t, "sys_stats", 1);
+			sys_stats(ps, tts, f.p, f.v);
+			break;
+		case 6: add_snapshot(ps, sq, f.p, f.v); break;
+		case 39: android_log(ps, f.p, f.v); break;
+		case 45: system_info(ps, f.p, f.v); break;
+		case 60: track_descriptor(ps, f.p, f.v); break;
+		case 44: thread_descriptor(ps, sq, f.p, f.v); break;
+		case 11: track_event(ps, sq, tts, f.p, f.v); break;
+		case 76: frame_timeline(ps, tts, f.p, f.v); break;
+		case 47: ph_trace_stat(t, "packages_list", 1); break;
+		case 66: ph_trace_stat(t, "perf_sample", 1); break;
+		case 50: {
+			struct ph_buf b = PH_BUF_INIT((size_t)1 << 30);
+
+			ph_trace_stat(t, "compressed_packets", 1);
+			if (ps->depth > 0 ||
+			    inflate_all(f.p, f.v, MAX_WBITS, (size_t)1 << 30,
+					&b, NULL)) {
+				ph_trace_stat(t, "compressed_packets_bad", 1);
+			} else {
+				uint64_t base = ps->base;
+
+				ps->depth++;
+				if (parse_trace(ps, (const uint8_t *)b.buf,
+						b.len))
+					ph_trace_stat(
+						t, "compressed_packets_bad", 1);
+				ps->depth--;
+				ps->base = base;
+			}
+			ph_buf_release(&b);
+			break;
+		}
+		}
+	}
+}
+
+static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	const uint8_t *q = p, *end = p + n;
+	struct pbf f;
+	int rc;
+
+	while ((rc = next_field(&q, end, &f)) > 0) {
+		if (f.id == 1 && f.wt == 2)
+			packet(ps, f.p, f.v);
+	}
+	if (rc < 0)
+		return PH_CORRUPT(&ps->t->err, ps->base + (uint64_t)(q - p),
+				  "truncated or corrupt packet");
+	return 0;
+}
+
+int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
+{
+	struct pstate ps;
+	struct ph_buf gz = PH_BUF_INIT((size_t)1 << 34);
+	int rc;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.t = t;
+	t->format = "perfetto";
+	if (!t->trace_clock)
+		t->trace_clock = PH_CLK_BOOTTIME;
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		rc = inflate_all(p, n, 16 + MAX_WBITS, (size_t)1 << 34, &gz,
+				 NULL);
+		if (rc == PH_ECORRUPT)
+			PH_CORRUPT(&t->err, 0,
+				   "gzip stream is corrupt or "
+				   "truncated");
+		ph_trace_meta(t, "compression", "gzip", (int64_t)gz.len);
+		p = (const uint8_t *)gz.buf;
+		n = gz.len;
+		if (rc && rc != PH_ECORRUPT) {
+			ph_buf_release(&gz);
+			return rc;
+		}
+		t->truncated = rc == PH_ECORRUPT;
+	}
+	rc = parse_trace(&ps, p, n);
+	if (rc)
+		t->truncated = true;
+	for (size_t i = 0; i < ps.nseq; i++)
+		ph_intmap_free(ps.seqs[i].interned);
+	free(ps.seqs);
+	free(ps.last);
+	ph_buf_release(&gz);
+	if (!rc && t->truncated)
+		rc = PH_ECORRUPT;
+	return rc;
+}

@@ -1,0 +1,39 @@
+#include "ph_common.h"
+#include "ph_wire.h"
+
+static const char *const kind_names[PH_KIND_COUNT] = {
+	[PH_KIND_UNKNOWN] = "unknown",
+#define X(id, name) [PH_KIND_##id] = name,
+	PH_KINDS(X)
+#undef X
+};
+
+static const char *const key_names[PH_KEY_END] = {
+#define X(id, name) [PH_KEY_##id] = name,
+	PH_KEYS(X)
+#undef X
+};
+
+const char *ph_wire_kind_name(enum ph_kind kind)
+{
+	if ((unsigned)kind >= PH_KIND_COUNT)
+		return "unknown";
+	return kind_names[kind];
+}
+
+enum ph_kind ph_wire_kind(const char *name, size_t n)
+{
+	/* 25 short names: a linear scan beats a hash at this size. */
+	for (int k = 1; k < PH_KIND_COUNT; k++)
+		if (strlen(kind_names[k]) == n &&
+		    !memcmp(kind_names[k], name, n))
+			return (enum ph_kind)k;
+	return PH_KIND_UNKNOWN;
+}
+
+const char *ph_wire_key_name(enum ph_key key)
+{
+	if ((unsigned)key >= PH_KEY_END)
+		return "";
+	return key_names[key];
+}

@@ -1,0 +1,459 @@
+/*
+ * Tests of libporthole in this process: the queue on its own, then the
+ * whole agent over its real abstract socket, spoken to by a real client.
+ */
+#include "ph_common.h"
+#include "harness.h"
+#include "ph_client.h"
+#include "ph_clock.h"
+#include "ph_json.h"
+#include "porthole.h"
+#include "../../src/agent/queue.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* --- the queue -------------------------------------------------------------
+ */
+
+void test_queue__fifo_and_exact_drops(void)
+{
+	struct ph_queue q;
+	uint64_t pos, late, after = 0;
+	struct ph_rec *r;
+	int n = 0;
+
+	CHECK_INT(ph_queue_init(&q, 64), 0);
+	for (int i = 0; i < 70; i++) {
+		r = ph_queue_claim(&q, &pos);
+		if (!r)
+			continue;
+		r->t_ms = i;
+		ph_queue_publish(&q, pos);
+	}
+	CHECK_INT(atomic_load(&q.dropped), 6);
+	while ((r = ph_queue_next(&q, &late))) {
+		CHECK_INT(r->t_ms, n);
+		n++;
+		after += ph_queue_done(&q);
+	}
+	CHECK_INT(n, 64);
+	/* the six drops came after the 64th event, and are counted there */
+	CHECK_INT(after + late, 6);
+	ph_queue_release(&q);
+}
+
+struct producer_arg {
+	struct ph_queue *q;
+	int count;
+	int ok;
+};
+
+static _Atomic int producers_done;
+
+static void *producer(void *p)
+{
+	struct producer_arg *a = p;
+	uint64_t pos;
+
+	for (int i = 0; i < a->count; i++) {
+		struct ph_rec *r = ph_queue_claim(a->q, &pos);
+
+		if (!r)
+			continue;
+		r->used = 0;
+		ph_queue_publish(a->q, pos);
+		a->ok++;
+	}
+	atomic_fetch_add(&producers_done, 1);
+	return NULL;
+}
+
+/* emitted = taken + dropped, exactly, with producers racing a consumer. */
+void test_queue__mt_producers_count_exactly(void)
+{
+	struct ph_queue q;
+	struct producer_arg args[4];
+	pthread_t t[4];
+	uint64_t taken = 0, drops = 0, late;
+	int ok = 0;
+	bool finished = false;
+
+	CHECK_INT(ph_queue_init(&q, 256), 0);
+	atomic_store(&producers_done, 0);
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct producer_arg){ &q, 50000, 0 };
+		pthread_create(&t[i], NULL, producer, &args[i]);
+	}
+	for (;;) {
+		struct ph_rec *r = ph_queue_next(&q, &late);
+
+		drops += late;
+		if (r) {
+			taken++;
+			drops += ph_queue_done(&q);
+			continue;
+		}
+		if (finished && !late)
+			break;
+		/* one more full pass after the last producer ended */
+		finished = atomic_load(&producers_done) == 4;
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ok += args[i].ok;
+	}
+	CHECK_INT(taken, ok);
+	CHECK_INT(drops, 200000 - ok);
+	CHECK_INT(atomic_load(&q.dropped), 200000 - ok);
+	ph_queue_release(&q);
+}
+
+/* --- the agent, over its socket ---------------------------------------------
+ */
+
+static char sock_name[64];
+
+static int start_agent(unsigned flags, unsigned queue)
+{
+	struct porthole_config cfg = {
+		.app_id = "com.example.unit",
+		.data_dir = ph_test_tmpdir(),
+		.flags = flags | PORTHOLE_NO_INTEGRATION_CHECK,
+		.queue_size = queue,
+	};
+
+	porthole_stop(); /* left running by a test that failed half-way */
+	snprintf(sock_name, sizeof(sock_name), "porthole.unit-%d-%lld",
+		 (int)getpid(), (long long)ph_clock_mono_ns());
+	cfg.socket_name = sock_name;
+	return porthole_start_build(&cfg, 1);
+}
+
+static struct ph_arena arena;
+
+static const struct ph_json *parse(const struct ph_buf *line)
+{
+	struct ph_json *v = NULL;
+
+	ph_arena_release(&arena);
+	ph_arena_init(&arena, 0, SIZE_MAX);
+	if (ph_json_parse(&arena, line->buf, line->len, &v, NULL))
+		return NULL;
+	return v;
+}
+
+void test_agent__refuses_a_release_build(void)
+{
+	struct porthole_config cfg = { .app_id = "x" };
+
+	unsetenv("PORTHOLE_ENABLE");
+	CHECK_INT(porthole_start_build(&cfg, 0), PORTHOLE_ERR_NOT_DEBUG);
+	CHECK(porthole_socket_name() == NULL);
+	setenv("PORTHOLE_ENABLE", "0", 1);
+	CHECK_INT(porthole_start_build(&cfg, 1), PORTHOLE_ERR_NOT_DEBUG);
+	unsetenv("PORTHOLE_ENABLE");
+	/* and event calls before start are harmless no-ops */
+	porthole_mark("ignored", NULL);
+	CHECK_STR(porthole_strerror(PORTHOLE_ERR_NOT_DEBUG),
+		  "not a debug build (define PORTHOLE_DEBUG_BUILD, or set "
+		  "PORTHOLE_ENABLE=1)");
+}
+
+void test_agent__mt_hello_events_timeline_errors(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 24);
+	const struct ph_json *v, *r;
+	int64_t seq = -1, i64;
+	int marks = 0;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_STR(porthole_socket_name(), sock_name);
+	CHECK_INT(porthole_start_build(NULL, 1), PORTHOLE_ERR_ALREADY_STARTED);
+	porthole_mark("before-connect", "backfill me");
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+
+	CHECK_INT(ph_client_call(&c, 1, "hello", NULL, &line, NULL, 2000), 1);
+	v = parse(&line);
+	r = ph_json_get(v, "result");
+	CHECK(ph_json_is(ph_json_get(v, "ok"), PH_JSON_TRUE));
+	CHECK(ph_json_as_int(ph_json_get(r, "protocol"), &i64) && i64 == 1);
+	CHECK(ph_json_streq(ph_json_get(r, "packageName"), "com.example.unit"));
+	CHECK(ph_json_is(ph_json_get(r, "debuggable"), PH_JSON_TRUE));
+	CHECK(ph_json_is(ph_json_get(r, "collectors"), PH_JSON_ARRAY));
+	CHECK(ph_json_is(ph_json_get(r, "startedAt"), PH_JSON_INT));
+
+	/* live events, in order, with increasing seq */
+	for (int i = 0; i < 10; i++)
+		porthole_mark("tick", NULL);
+	while (marks < 10 && ph_client_line(&c, &line, 2000) == 1) {
+		v = parse(&line);
+		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
+			continue;
+		CHECK(ph_json_as_int(ph_json_get(v, "seq"), &i64));
+		CHECK(i64 > seq);
+		seq = i64;
+		CHECK(ph_json_streq(
+			ph_json_get(ph_json_get(v, "data"), "label"), "tick"));
+		marks++;
+	}
+	CHECK_INT(marks, 10);
+
+	/* backfill: the mark emitted before we connected */
+	CHECK_INT(ph_client_call(&c, 2, "timeline",
+				 "{\"kinds\":[\"mark\"],\"limit\":1,"
+				 "\"sinceSeq\":0}",
+				 &line, NULL, 2000),
+		  1);
+	v = parse(&line);
+	r = ph_json_get(ph_json_get(v, "result"), "events");
+	CHECK(ph_json_is(r, PH_JSON_ARRAY) && r->n == 1);
+	CHECK(ph_json_streq(ph_json_get(ph_json_get(&r->u.items[0], "data"),
+					"detail"),
+			    "backfill me"));
+
+	/* the published runtime's unknown-method text, exactly */
+	CHECK_INT(ph_client_call(&c, 3, "no_such_method", NULL, &line, NULL,
+				 2000),
+		  1);
+	CHECK_STR(line.buf, "{\"id\":3,\"ok\":false,\"error\":\"unknown "
+			    "method 'no_such_method'\"}");
+
+	/* a malformed line gets an error and the connection lives on */
+	CHECK_INT(ph_client_send(&c, "{\"id\":4,\"method\":\n"), 0);
+	do
+		CHECK_INT(ph_client_line(&c, &line, 2000), 1);
+	while (strncmp(line.buf, "{\"id\":-1", 8));
+	CHECK(strstr(line.buf, "malformed request: "));
+	CHECK(strstr(line.buf, "at byte 17"));
+	CHECK_INT(ph_client_call(&c, 5, "stats", NULL, &line, NULL, 2000), 1);
+	v = parse(&line);
+	CHECK(ph_json_as_int(ph_json_get(ph_json_get(v, "result"), "emitted"),
+			     &i64) &&
+	      i64 >= 11);
+	ph_client_close(&c);
+	porthole_stop();
+	CHECK(porthole_socket_name() == NULL);
+	ph_buf_release(&line);
+}
+
+struct reader {
+	struct ph_client_conn *c;
+	_Atomic int64_t got;
+	int64_t last_seq;
+	bool in_order;
+};
+
+/* Reads marks until the one labelled "last", checking seq order. */
+static void *read_marks(void *p)
+{
+	struct reader *rd = p;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *v;
+	int64_t seq;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	rd->in_order = true;
+	rd->last_seq = -1;
+	while (ph_client_line(rd->c, &line, 10000) == 1) {
+		ph_arena_reset(&a);
+		if (ph_json_parse(&a, line.buf, line.len, &v, NULL) ||
+		    !ph_json_streq(ph_json_get(v, "event"), "mark"))
+			continue;
+		rd->got++;
+		if (!ph_json_as_int(ph_json_get(v, "seq"), &seq) ||
+		    seq <= rd->last_seq)
+			rd->in_order = false;
+		rd->last_seq = seq;
+		if (ph_json_streq(ph_json_get(ph_json_get(v, "data"), "label"),
+				  "last"))
+			break;
+	}
+	ph_arena_release(&a);
+	ph_buf_release(&line);
+	return NULL;
+}
+
+/*
+ * A client that never reads is dropped from fan-out instead of slowing
+ * anyone: a reading client gets everything, and for the stalled one
+ * delivered + dropped = everything emitted since it connected.
+ */
+void test_agent__mt_slow_client_never_blocks_the_others(void)
+{
+	struct ph_client_conn slow, fast;
+	struct ph_buf line = PH_BUF_INIT(1 << 24);
+	struct reader rd = { .c = &fast };
+	const struct ph_json *v, *r;
+	int64_t delivered, lost, first;
+	pthread_t t;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      1 << 16),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&slow, sock_name, 2000), 0);
+	CHECK_INT(ph_client_connect(&fast, sock_name, 2000), 0);
+	/* both are registered once they have been answered */
+	CHECK_INT(ph_client_call(&slow, 1, "hello", NULL, &line, NULL, 2000),
+		  1);
+	CHECK_INT(ph_client_call(&fast, 1, "hello", NULL, &line, NULL, 2000),
+		  1);
+	pthread_create(&t, NULL, read_marks, &rd);
+	for (int i = 0; i < 60000; i++) {
+		porthole_mark("flood",
+			      "0123456789012345678901234567890123456789");
+		/*
+		 * Stay within a few thousand events of the reading client, so
+		 * only the stalled one falls behind, however slow this build
+		 * (sanitizers) makes the reader.
+		 */
+		while (i - atomic_load(&rd.got) > 3000)
+			usleep(1000);
+	}
+	porthole_mark("last", NULL);
+	pthread_join(t, NULL);
+	CHECK_INT(rd.got, 60001);
+	CHECK(rd.in_order);
+	/* the stalled client: ask on its own connection how it fared */
+	CHECK_INT(ph_client_send(&slow,
+				 "{\"id\":9,\"method\":\"client_stats\"}\n"),
+		  0);
+	while (ph_client_line(&slow, &line, 5000) == 1 &&
+	       strncmp(line.buf, "{\"id\":9,", 8))
+		;
+	v = parse(&line);
+	r = ph_json_get(v, "result");
+	CHECK(ph_json_as_int(ph_json_get(r, "delivered"), &delivered));
+	CHECK(ph_json_as_int(ph_json_get(r, "droppedForClient"), &lost));
+	CHECK(ph_json_as_int(ph_json_get(r, "firstSeq"), &first));
+	CHECK(lost > 0);
+	/* exactly everything from its first event to "last" (the last
+	 * event: watchdog, sampler and device are off) */
+	CHECK_INT(delivered + lost, rd.last_seq - first + 1);
+	ph_client_close(&slow);
+	ph_client_close(&fast);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/* The C agent's shapes match the published runtime's for shared kinds. */
+static const char *json_type(const struct ph_json *v)
+{
+	switch (v->type) {
+	case PH_JSON_STRING: return "string";
+	case PH_JSON_INT:
+	case PH_JSON_DOUBLE: return "number";
+	case PH_JSON_TRUE:
+	case PH_JSON_FALSE: return "bool";
+	case PH_JSON_ARRAY: return "array";
+	case PH_JSON_OBJECT: return "object";
+	}
+	return "null";
+}
+
+void test_agent__mt_shapes_match_the_published_runtime(void)
+{
+	const char *path = FIXTURE("porthole-wire/received.ndjson");
+	struct ph_buf fixture = PH_BUF_INIT(1 << 24),
+		      ours = PH_BUF_INIT(1 << 24);
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct ph_client_conn c;
+	struct ph_arena a2;
+	const char *trig[] = { "CartViewModel.items" };
+	uint64_t q, h;
+	int compared = 0;
+
+	CHECK_INT(ph_buf_read_file(&fixture, path), 0);
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	CHECK_INT(ph_client_call(&c, 1, "hello", NULL, &line, NULL, 2000), 1);
+	porthole_state_write("CartViewModel.items");
+	porthole_recompose("Cart.ItemRow#1", "Cart.ItemRow", "Cart", NULL, 0);
+	porthole_recompose("Cart.ItemRow#2", "Cart.ItemRow", "Cart", trig, 1);
+	porthole_nav(PORTHOLE_NAV_PUSH, "cart", "Cart", "cartId=88213",
+		     "porthole://cart/99001?token=abc", 2);
+	q = porthole_db_start("SELECT * FROM items WHERE id = ?", "88213",
+			      false);
+	porthole_db_end(q, 3, NULL);
+	h = porthole_http_start("POST", "http://127.0.0.1/v1/checkout?t=1");
+	porthole_http_end(h, 402, NULL);
+	porthole_mark("end", NULL);
+	while (ph_client_line(&c, &line, 3000) == 1) {
+		CHECK_INT(ph_buf_add(&ours, line.buf, line.len), 0);
+		CHECK_INT(ph_buf_addch(&ours, '\n'), 0);
+		if (strstr(line.buf, "\"label\":\"end\""))
+			break;
+	}
+	ph_client_close(&c);
+	porthole_stop();
+	/* For every (kind, key) both sides send, the JSON type agrees. */
+	ph_arena_init(&a2, 0, SIZE_MAX);
+	for (char *o = ours.buf; *o;) {
+		char *onl = strchr(o, '\n');
+		struct ph_json *ov;
+		const struct ph_json *okind, *odata;
+
+		*onl = '\0';
+		ph_arena_reset(&a2);
+		CHECK_INT(ph_json_parse(&a2, o, strlen(o), &ov, NULL), 0);
+		okind = ph_json_get(ov, "event");
+		odata = ph_json_get(ov, "data");
+		for (char *f = fixture.buf; *f;) {
+			char *fnl = strchr(f, '\n');
+			struct ph_json *fv;
+			const struct ph_json *fdata;
+
+			*fnl = '\0';
+			ph_arena_reset(&arena);
+			if (!ph_json_parse(&arena, f, strlen(f), &fv, NULL) &&
+			    ph_json_get(fv, "event") &&
+			    ph_json_equal(ph_json_get(fv, "event"), okind)) {
+				fdata = ph_json_get(fv, "data");
+				for (uint32_t k = 0; k < fdata->n; k++) {
+					const struct ph_json_member *m =
+						&fdata->u.members[k];
+					char key[64];
+					const struct ph_json *mine;
+
+					snprintf(key, sizeof(key), "%.*s",
+						 (int)m->key.n, m->key.u.s);
+					mine = ph_json_get(odata, key);
+					if (!mine)
+						continue;
+					if (strcmp(json_type(mine),
+						   json_type(&m->value)))
+						ph_test_fail(
+							__FILE__, __LINE__,
+							"%.*s.%s: ours %s, "
+							"published %s",
+							(int)okind->n,
+							okind->u.s, key,
+							json_type(mine),
+							json_type(&m->value));
+					compared++;
+				}
+			}
+			*fnl = '\n';
+			f = fnl + 1;
+		}
+		*onl = '\n';
+		o = onl + 1;
+	}
+	CHECK(compared > 50);
+	/* the deep link's query value never left the process */
+	CHECK(!strstr(ours.buf, "token=abc"));
+	CHECK(strstr(ours.buf, "porthole://cart/99001?token=*"));
+	ph_arena_release(&a2);
+	ph_buf_release(&fixture);
+	ph_buf_release(&ours);
+	ph_buf_release(&line);
+}

@@ -1,0 +1,717 @@
+/*
+ * Unit tests for the heap engine: the fixtures' published oracles
+ * (perflib, ahat, hprof-slurp), planted leaks rendered in full, and
+ * hostile dumps.
+ *
+ * Where our figure differs from the publisher's, the test asserts ours,
+ * asserts theirs under the knob that reproduces their model, and says
+ * which is right (docs/heap.md has the long form).
+ */
+#include "ph_common.h"
+#include "harness.h"
+#include "heap/heap.h"
+#include "test_heap_planted.h"
+
+static struct ph_heap H;
+
+static int open_fixture(const char *path)
+{
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	return ph_heap_open(&H, path);
+}
+
+static uint32_t class_obj(const char *name)
+{
+	uint32_t c = ph_heap_class_by_name(&H, name);
+
+	return c == PH_HEAP_NONE ? PH_HEAP_NONE : H.classes[c].obj;
+}
+
+static uint32_t heap_named(const char *name)
+{
+	for (uint32_t i = 0; i < H.nheaps; i++)
+		if (!strcmp(H.heaps[i].name, name))
+			return i;
+	return PH_HEAP_NONE;
+}
+
+/* ---- perflib_dialer.android-hprof ------------------------------------- */
+
+void test_heap__perflib_counts(void)
+{
+	const char *f = FIXTURE("hprof/perflib_dialer.android-hprof");
+	uint32_t zy, app, c;
+
+	CHECK_INT(open_fixture(f), 0);
+	CHECK(!H.partial);
+	CHECK_STR(H.version, "JAVA PROFILE 1.0.3");
+	CHECK_INT(H.idsz, 4);
+	CHECK(H.android);
+	CHECK_INT(H.rec_count[0x1C], 636);
+	zy = heap_named("zygote");
+	app = heap_named("app");
+	CHECK(zy != PH_HEAP_NONE && app != PH_HEAP_NONE);
+	CHECK_INT(H.heaps[zy].classes, 3533);
+	CHECK_INT(H.heaps[zy].objects, 38710);
+	CHECK_INT(H.heaps[app].classes, 38);
+	CHECK_INT(H.heaps[app].objects, 1406);
+	/* perflib counts instances + classes over all heaps */
+	CHECK_INT(H.nobj, 43687);
+	/* Android-only roots are read */
+	CHECK_INT(H.sub_count[0x89], 7286);
+	CHECK_INT(H.sub_count[0x8A], 1);
+	CHECK_INT(H.sub_count[0x8B], 3);
+	CHECK_INT(ph_heap_graph(&H), 0);
+	c = ph_heap_class_by_name(&H, "byte[]");
+	CHECK(c != PH_HEAP_NONE);
+	CHECK_INT(H.classes[c].count, 1406);
+	CHECK_INT(H.classes[c].shallow, 681489);
+	/* HprofParserTest's individual objects */
+	CHECK_INT(H.shallow[ph_heap_find(&H, 0xB0D60401)], 43224);
+	c = ph_heap_class_by_name(&H, "int[][]");
+	CHECK_INT(H.classes[c].count, 37);
+	CHECK_INT(H.shallow[ph_heap_find(&H, 0xB0F69F58)], 40);
+	c = ph_heap_class_by_name(&H, "java.lang.String[]");
+	CHECK_INT(H.classes[c].count, 1396);
+	/* the index: 12 bytes per object (keys fit 32 bits here) */
+	CHECK(!H.wide);
+}
+
+void test_heap__perflib_dominators(void)
+{
+	const char *f = FIXTURE("hprof/perflib_dialer.android-hprof");
+	uint32_t zy, app, o;
+
+	CHECK_INT(open_fixture(f), 0);
+	CHECK_INT(ph_heap_graph(&H), 0);
+	CHECK_INT(ph_heap_dominators(&H), 0);
+	zy = heap_named("zygote");
+	app = heap_named("app");
+	/*
+	 * Reachable: perflib says 42839 of 43687, we say 42868.  The 29
+	 * objects between are reachable only from ROOT_THREAD_OBJECT
+	 * records, which perflib reads as thread descriptions and never
+	 * adds to its root set (asserted below with that knob).  A live
+	 * thread is a GC root in ART and HotSpot, so 42868 is right.
+	 */
+	CHECK_INT(H.reachable, 42868);
+	/* an object held by a JNI global and a thread: only the root
+	 * dominates it (DominatorsTest) */
+	o = ph_heap_find(&H, 0xB0EDFFA0);
+	CHECK(o != PH_HEAP_NONE);
+	CHECK_INT(H.idom[o], PH_HEAP_NONE);
+	/* int[][] composite size 52 (HprofParserTest) */
+	CHECK_INT(H.retained[ph_heap_find(&H, 0xB0F69F58)], 52);
+	/*
+	 * Retained sizes.  ActivityThread retains 576 bytes of the app heap,
+	 * as perflib says.  In the zygote heap, and for Html$HtmlParser,
+	 * perflib says 853 and 116492 where we say 693 and 116332 (ART
+	 * sizes) or 616 and 116324 (perflib's sizes: Strings not charged
+	 * their chars, class objects 0 bytes).  Changing the root set,
+	 * String folding or treating referents as strong moves neither
+	 * figure onto perflib's; our dominators agree with perflib on every
+	 * other published figure here and with ahat's on its dump, so the
+	 * difference is in what perflib's (since replaced) dominator code
+	 * credited to classes; see docs/heap.md.
+	 */
+	o = class_obj("android.app.ActivityThread");
+	CHECK_INT(ph_heap_retained_in_heap(&H, o, app), 576);
+	CHECK_INT(ph_heap_retained_in_heap(&H, o, zy), 693);
+	o = class_obj("android.text.Html$HtmlParser");
+	CHECK_INT(ph_heap_retained_in_heap(&H, o, zy), 116332);
+	CHECK_INT(ph_heap_retained_in_heap(&H, o, app), 0);
+}
+
+void test_heap__perflib_model(void)
+{
+	const char *f = FIXTURE("hprof/perflib_dialer.android-hprof");
+	uint32_t o;
+
+	CHECK_INT(open_fixture(f), 0);
+	H.perflib_no_thread_roots = true;
+	H.perflib_sizes = true;
+	CHECK_INT(ph_heap_graph(&H), 0);
+	CHECK_INT(ph_heap_dominators(&H), 0);
+	CHECK_INT(H.reachable, 42839); /* perflib's figure, reproduced */
+	o = class_obj("android.text.Html$HtmlParser");
+	CHECK_INT(ph_heap_retained_in_heap(&H, o, heap_named("zygote")),
+		  116324);
+}
+
+/* ---- ahat_test-dump.hprof ---------------------------------------------- */
+
+static uint32_t dumped(const char *field)
+{
+	uint32_t main = ph_heap_class_by_name(&H, "Main");
+	struct ph_heap_value v = ph_heap_get_static(&H, main, "stuff");
+	uint32_t stuff = v.type == PH_HT_OBJECT ? ph_heap_find(&H, v.u) :
+						  PH_HEAP_NONE;
+
+	if (stuff == PH_HEAP_NONE)
+		return PH_HEAP_NONE;
+	v = ph_heap_get_field(&H, stuff, NULL, field);
+	return v.type == PH_HT_OBJECT ? ph_heap_find(&H, v.u) : PH_HEAP_NONE;
+}
+
+static uint32_t ref_of(uint32_t obj, const char *field)
+{
+	struct ph_heap_value v = ph_heap_get_field(&H, obj, NULL, field);
+
+	return v.type == PH_HT_OBJECT && v.u ? ph_heap_find(&H, v.u) :
+					       PH_HEAP_NONE;
+}
+
+static struct ph_heap_map *MAP;
+
+static int open_ahat(void)
+{
+	int rc;
+
+	ph_heap_map_free(MAP);
+	MAP = NULL;
+	rc = ph_heap_map_load(&MAP,
+			      ph_test_fixture("hprof/ahat_test-dump.map"));
+	if (rc)
+		return rc;
+	rc = open_fixture(ph_test_fixture("hprof/ahat_test-dump.hprof"));
+	if (rc)
+		return rc;
+	ph_heap_set_map(&H, MAP);
+	return ph_heap_graph(&H);
+}
+
+void test_heap__ahat_map(void)
+{
+	FIXTURE("hprof/ahat_test-dump.map");
+	FIXTURE("hprof/ahat_test-dump.hprof");
+	CHECK_INT(open_ahat(), 0);
+	CHECK_INT(ph_heap_class_by_name(&H, "DumpedStuff$ObjectTree") !=
+			  PH_HEAP_NONE,
+		  1);
+	CHECK_INT(H.nheaps >= 1, 1);
+	CHECK(heap_named("app") != PH_HEAP_NONE);
+	CHECK_STR(ph_heap_map_class(MAP, "a"), "DumpedStuff$AddedObject");
+	CHECK_STR(ph_heap_map_field(MAP, "DumpedStuff", "E"), "addedObject");
+}
+
+void test_heap__ahat_gc_path(void)
+{
+	struct ph_leak_trace t;
+	uint32_t arr, base, left, right, target;
+
+	FIXTURE("hprof/ahat_test-dump.hprof");
+	CHECK_INT(open_ahat(), 0);
+	arr = dumped("gcPathArray");
+	CHECK(arr != PH_HEAP_NONE);
+	base = ph_heap_find(&H, ph_heap_array_ref(&H, arr, 2));
+	left = ref_of(base, "left");
+	right = ref_of(base, "right");
+	target = ref_of(left, "right");
+	CHECK(target != PH_HEAP_NONE && target == ref_of(right, "left"));
+	CHECK_INT(ph_heap_path_trace(&H, target, &t), 0);
+	/* ahat InstanceTest.gcRootPath: 6 elements from Main.stuff */
+	CHECK_INT(t.nnodes, 6);
+	CHECK_INT(t.nodes[0].obj, class_obj("Main"));
+	CHECK_STR(t.nodes[0].ref_name, "stuff");
+	CHECK_STR(t.nodes[1].ref_name, "gcPathArray");
+	CHECK_INT(t.nodes[2].obj, arr);
+	CHECK_STR(t.nodes[2].ref_name, "[2]");
+	CHECK_INT(t.nodes[3].obj, base);
+	CHECK(!strcmp(t.nodes[3].ref_name, "left") ||
+	      !strcmp(t.nodes[3].ref_name, "right"));
+	CHECK(t.nodes[4].obj == left || t.nodes[4].obj == right);
+	CHECK_INT(t.nodes[5].obj, target);
+	/* isDominator: the first four dominate the target, the fifth not */
+	CHECK_INT(ph_heap_dominators(&H), 0);
+	CHECK_INT(H.idom[target], base);
+}
+
+void test_heap__ahat_strong_over_weak(void)
+{
+	struct ph_leak_trace t;
+	uint32_t s1, s2, s3, obj;
+
+	FIXTURE("hprof/ahat_test-dump.hprof");
+	CHECK_INT(open_ahat(), 0);
+	/* DumpedStuff$Reference is a plain class: its referent is strong */
+	s1 = dumped("aLongStrongPathToSamplePathObject");
+	s2 = ref_of(s1, "referent");
+	s3 = ref_of(s2, "referent");
+	obj = ref_of(s3, "referent");
+	CHECK(obj != PH_HEAP_NONE);
+	CHECK_INT(ph_heap_path_trace(&H, obj, &t), 0);
+	CHECK(t.nnodes >= 2);
+	CHECK_INT(t.nodes[t.nnodes - 2].obj, s3);
+}
+
+void test_heap__ahat_reachability(void)
+{
+	uint32_t strong1, soft1, strong2, weak1, soft2, phantom1, obj;
+	uint8_t *r = NULL;
+
+	FIXTURE("hprof/ahat_test-dump.hprof");
+	CHECK_INT(open_ahat(), 0);
+	strong1 = dumped("reachabilityReferenceChain");
+	soft1 = ref_of(strong1, "referent");
+	strong2 = ref_of(soft1, "referent");
+	weak1 = ref_of(strong2, "referent");
+	soft2 = ref_of(weak1, "referent");
+	phantom1 = ref_of(soft2, "referent");
+	obj = ref_of(phantom1, "referent");
+	CHECK(obj != PH_HEAP_NONE);
+	CHECK_INT(ph_heap_reachability(&H, &r), 0);
+	CHECK_INT(r[strong1], PH_REACH_STRONG);
+	CHECK_INT(r[soft1], PH_REACH_STRONG);
+	CHECK_INT(r[strong2], PH_REACH_SOFT);
+	CHECK_INT(r[weak1], PH_REACH_SOFT);
+	CHECK_INT(r[soft2], PH_REACH_WEAK);
+	CHECK_INT(r[phantom1], PH_REACH_WEAK);
+	CHECK_INT(r[obj], PH_REACH_PHANTOM);
+	free(r);
+}
+
+void test_heap__ahat_native_size(void)
+{
+	uint32_t any, cleaned;
+
+	FIXTURE("hprof/ahat_test-dump.hprof");
+	CHECK_INT(open_ahat(), 0);
+	any = dumped("anObject");
+	cleaned = dumped("aCleanedObject");
+	CHECK(any != PH_HEAP_NONE && cleaned != PH_HEAP_NONE);
+	CHECK_INT(ph_heap_native_size(&H, any), 50000);
+	CHECK_INT(ph_heap_native_size(&H, cleaned), 0);
+	/* anObject retains only itself */
+	CHECK_INT(ph_heap_dominators(&H), 0);
+	CHECK_INT(H.retained_count[any], 1);
+	CHECK_INT(H.retained[any], H.shallow[any]);
+}
+
+/* ---- hprof-slurp_hprof-32.bin ------------------------------------------ */
+
+/* The number after `label` in the slurp result file, or -1. */
+static long slurp_figure(const struct ph_buf *txt, const char *label)
+{
+	const char *p = strstr(txt->buf, label);
+
+	return p ? strtol(p + strlen(label), NULL, 10) : -1;
+}
+
+void test_heap__slurp_counts(void)
+{
+	char res[512], f[512];
+	struct ph_buf txt = PH_BUF_INIT(1 << 20);
+	static const struct {
+		const char *label;
+		int top; /* 1: top-level record tag, 0: sub-record tag */
+		int tag;
+	} rows[] = {
+		{ "UTF-8 Strings: ", 1, 0x01 },
+		{ "Classes loaded: ", 1, 0x02 },
+		{ "Classes unloaded: ", 1, 0x03 },
+		{ "Stack traces: ", 1, 0x05 },
+		{ "Stack frames: ", 1, 0x04 },
+		{ "Start threads: ", 1, 0x0A },
+		{ "Allocation sites: ", 1, 0x06 },
+		{ "End threads: ", 1, 0x0B },
+		{ "Control settings: ", 1, 0x0E },
+		{ "CPU samples: ", 1, 0x0D },
+		{ "Heap summaries: ", 1, 0x07 },
+		{ "GC root unknown: ", 0, 0xFF },
+		{ "GC root thread objects: ", 0, 0x08 },
+		{ "GC root JNI global: ", 0, 0x01 },
+		{ "GC root JNI local: ", 0, 0x02 },
+		{ "GC root Java frame: ", 0, 0x03 },
+		{ "GC root native stack: ", 0, 0x04 },
+		{ "GC root sticky class: ", 0, 0x05 },
+		{ "GC root thread block: ", 0, 0x06 },
+		{ "GC root monitor used: ", 0, 0x07 },
+		{ "GC primitive array dump: ", 0, 0x23 },
+		{ "GC object array dump: ", 0, 0x22 },
+		{ "GC class dump: ", 0, 0x20 },
+		{ "GC instance dump: ", 0, 0x21 },
+	};
+	uint64_t total = 0;
+
+	/* FIXTURE() returns a static buffer: copy each path */
+	snprintf(res, sizeof(res), "%s",
+		 FIXTURE("hprof/hprof-slurp_hprof-32-result.txt"));
+	snprintf(f, sizeof(f), "%s", FIXTURE("hprof/hprof-slurp_hprof-32.bin"));
+	CHECK_INT(ph_buf_read_file(&txt, res), 0);
+	CHECK_INT(open_fixture(f), 0);
+	CHECK(!H.partial);
+	CHECK_STR(H.version, "JAVA PROFILE 1.0.1");
+	CHECK(!H.android);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(rows); i++) {
+		long want = slurp_figure(&txt, rows[i].label);
+		uint64_t got = rows[i].top ? H.rec_count[rows[i].tag] :
+					     H.sub_count[rows[i].tag];
+
+		if (want < 0 || (uint64_t)want != got) {
+			ph_test_fail(__FILE__, __LINE__,
+				     "%s want %ld got %" PRIu64, rows[i].label,
+				     want, got);
+			ph_buf_release(&txt);
+			return;
+		}
+	}
+	/* "1 heap dumps containing in total 3788 segments": sub-records */
+	for (int t = 0; t < 256; t++)
+		total += H.sub_count[t];
+	CHECK(strstr(txt.buf, "\n1 heap dumps containing"));
+	CHECK_INT(H.rec_count[0x0C], 1);
+	CHECK_INT(total, strtol(strstr(txt.buf, "in total ") + 9, NULL, 10));
+	ph_buf_release(&txt);
+}
+
+/* ---- planted leaks ------------------------------------------------------ */
+
+static int leaks_of(const struct ph_buf *dump, const char *watch,
+		    struct ph_leak_result *res)
+{
+	struct ph_leak_opts o = { .watch_class = watch, .with_retained = true };
+	int rc;
+
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	rc = ph_heap_open_mem(&H, dump->buf, dump->len);
+	if (rc)
+		return rc;
+	return ph_heap_leaks(&H, &o, res);
+}
+
+static bool same_text(const struct ph_buf *got, const char *want)
+{
+	if (ph_buf_eq(got, want))
+		return true;
+	fprintf(stderr, "--- want\n%s\n--- got\n%s\n---\n", want, got->buf);
+	return false;
+}
+
+/* The whole rendered trace of the only leak in dump. */
+static bool one_trace(const struct ph_buf *dump, const char *want, bool library)
+{
+	struct ph_leak_result res;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	bool ok;
+
+	if (leaks_of(dump, NULL, &res) || res.ntraces != 1 ||
+	    res.traces[0].library != library)
+		return false;
+	ok = !ph_leak_trace_render(&H, &res.traces[0], true, &out) &&
+	     same_text(&out, want);
+	ph_buf_release(&out);
+	return ok;
+}
+
+/* Keeps tests/golden/heap/<name>.hprof equal to what the writer makes. */
+static bool golden_dump(const char *name, const struct ph_buf *dump)
+{
+	char path[256];
+	struct ph_buf g = PH_BUF_INIT(1 << 24);
+	bool ok;
+
+	snprintf(path, sizeof(path), "tests/golden/heap/%s.hprof", name);
+	if (getenv("PH_HEAP_REGEN")) {
+		FILE *f = fopen(path, "wb");
+
+		ok = f && fwrite(dump->buf, 1, dump->len, f) == dump->len;
+		if (f && fclose(f))
+			ok = false;
+		return ok;
+	}
+	ok = !ph_buf_read_file(&g, path) && g.len == dump->len &&
+	     !memcmp(g.buf, dump->buf, g.len);
+	if (!ok)
+		fprintf(stderr, "%s is stale: PH_HEAP_REGEN=1 rewrites it\n",
+			path);
+	ph_buf_release(&g);
+	return ok;
+}
+
+void test_heap__planted_static(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_static(&w);
+
+	CHECK_INT(w.err, 0);
+	CHECK(golden_dump("planted-static", d));
+	CHECK(one_trace(d,
+			"┬───\n"
+			"│ GC Root: System class\n"
+			"│\n"
+			"├─ com.example.Foo class\n"
+			"│    Leaking: NO (a class is never leaking)\n"
+			"│    ↓ static Foo.sInstance\n"
+			"│                 ~~~~~~~~~\n"
+			"╰→ com.example.MainActivity instance\n"
+			"     Leaking: YES (Activity#mDestroyed is true)\n"
+			"     Retaining 46.3 kB in 942 objects",
+			false));
+	hw_release(&w);
+}
+
+void test_heap__planted_listener(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_listener(&w);
+
+	CHECK_INT(w.err, 0);
+	CHECK(golden_dump("planted-listener", d));
+	CHECK(one_trace(d,
+			"┬───\n"
+			"│ GC Root: System class\n"
+			"│\n"
+			"├─ com.example.EventBus class\n"
+			"│    Leaking: NO (a class is never leaking)\n"
+			"│    ↓ static EventBus.listeners\n"
+			"│                      ~~~~~~~~~\n"
+			"├─ java.util.ArrayList instance\n"
+			"│    Leaking: UNKNOWN\n"
+			"│    ↓ ArrayList.elementData\n"
+			"│                ~~~~~~~~~~~\n"
+			"├─ java.lang.Object[] array\n"
+			"│    Leaking: UNKNOWN\n"
+			"│    ↓ Object[0]\n"
+			"│            ~~~\n"
+			"├─ com.example.MainActivity$1 instance\n"
+			"│    Leaking: UNKNOWN\n"
+			"│    this$0 instance of com.example.MainActivity with "
+			"mDestroyed = true\n"
+			"│    ↓ MainActivity$1.this$0\n"
+			"│                     ~~~~~~\n"
+			"╰→ com.example.MainActivity instance\n"
+			"     Leaking: YES (Activity#mDestroyed is true)\n"
+			"     Retaining 16 B in 1 objects",
+			false));
+	hw_release(&w);
+}
+
+void test_heap__planted_watched(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_watched(&w);
+
+	CHECK_INT(w.err, 0);
+	CHECK(golden_dump("planted-watched", d));
+	CHECK(one_trace(
+		d,
+		"┬───\n"
+		"│ GC Root: System class\n"
+		"│\n"
+		"├─ com.example.App class\n"
+		"│    Leaking: NO (a class is never leaking)\n"
+		"│    ↓ static App.sPresenter\n"
+		"│                 ~~~~~~~~~~\n"
+		"╰→ com.example.Presenter instance\n"
+		"     Leaking: YES (ObjectWatcher was watching this because "
+		"com.example.Presenter received Fragment#onDestroy() "
+		"callback)\n"
+		"     Retaining 8 B in 1 objects\n"
+		"     key = 5a1e0bbd-2c4b-4a8e-9b58-4b8c3c1a9e7f\n"
+		"     watchDurationMillis = 5200\n"
+		"     retainedDurationMillis = 200",
+		false));
+	hw_release(&w);
+}
+
+void test_heap__planted_local(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_local(&w);
+
+	CHECK_INT(w.err, 0);
+	CHECK(golden_dump("planted-local", d));
+	CHECK(one_trace(d,
+			"┬───\n"
+			"│ GC Root: Java local variable\n"
+			"│\n"
+			"├─ java.lang.Thread instance\n"
+			"│    Leaking: NO (the main thread always runs)\n"
+			"│    Thread name: 'main'\n"
+			"│    ↓ Thread<Java Local>\n"
+			"│            ~~~~~~~~~~~~\n"
+			"╰→ com.example.MainActivity instance\n"
+			"     Leaking: YES (Activity#mDestroyed is true)\n"
+			"     Retaining 16 B in 1 objects",
+			false));
+	hw_release(&w);
+}
+
+void test_heap__signature_groups(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_static(&w);
+	struct ph_leak_result res;
+	char sig[41];
+
+	CHECK_INT(leaks_of(d, NULL, &res), 0);
+	CHECK_INT(res.napp, 1);
+	CHECK_INT(res.nlib, 0);
+	CHECK_INT(res.traces[0].group_count, 1);
+	CHECK_INT(res.traces[0].retained, 46300);
+	CHECK_INT(res.traces[0].retained_count, 942);
+	/* the suspect reference is Foo.sInstance: SHA-1 of class + name */
+	ph_heap_sha1_hex("com.example.FoosInstance", 24, sig);
+	CHECK_STR(res.traces[0].signature, sig);
+	hw_release(&w);
+}
+
+void test_heap__watch_class(void)
+{
+	struct hw w;
+	const struct ph_buf *d = planted_listener(&w);
+	struct ph_leak_result res;
+
+	/* --class finds any class's instances, on any dump */
+	CHECK_INT(leaks_of(d, "java.util.ArrayList", &res), 0);
+	CHECK_INT(res.nleaking, 2); /* the list and the destroyed activity */
+	CHECK_INT(res.ntraces, 1);  /* the activity's path goes through it */
+	CHECK_INT(leaks_of(d, "no.such.Class", &res), PH_ENOENT);
+	hw_release(&w);
+}
+
+/* ---- hostile input ----------------------------------------------------------
+ */
+
+void test_heap__truncated(void)
+{
+	const char *f = FIXTURE("hprof/perflib_dialer.android-hprof");
+	struct ph_buf all = PH_BUF_INIT(1 << 24);
+	static const size_t cuts[] = { 0,  10,	 19,	 31,	  32,
+				       40, 1000, 100000, 1830000, 3661108 };
+
+	CHECK_INT(ph_buf_read_file(&all, f), 0);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(cuts); i++) {
+		struct ph_leak_result res;
+		int rc;
+
+		ph_heap_release(&H);
+		ph_heap_init(&H);
+		rc = ph_heap_open_mem(&H, all.buf, cuts[i]);
+		if (cuts[i] < 31) {
+			CHECK_INT(rc, PH_ECORRUPT);
+			CHECK(H.err.offset <= cuts[i]);
+			continue;
+		}
+		if (cuts[i] == 31) { /* a header and nothing else: empty */
+			CHECK_INT(rc, 0);
+			CHECK(!H.partial);
+			CHECK_INT(H.nobj, 0);
+			CHECK_INT(ph_heap_leaks(&H, NULL, &res), 0);
+			continue;
+		}
+		CHECK_INT(rc, 0);
+		CHECK(H.partial);
+		CHECK(H.err.offset <= cuts[i]);
+		CHECK(H.err.msg[0]);
+		CHECK_INT(ph_heap_leaks(&H, NULL, &res), 0);
+	}
+	ph_buf_release(&all);
+}
+
+void test_heap__hostile(void)
+{
+	struct hw w;
+	struct ph_leak_result res;
+	static const struct hw_field f1[] = { { "x", T_OBJ, 0 } };
+	uint32_t a, b;
+	struct ph_buf bad = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	/* a class hierarchy that is a cycle: A extends B extends A */
+	hw_init(&w);
+	hw_heap(&w, 'A', "app");
+	a = 0x10000;
+	b = 0x10008;
+	/* the two class dumps take these ids, in this order */
+	w.next_obj = a;
+	hw_class(&w, "A", b, 12, f1, 1, NULL, 0);
+	hw_class(&w, "B", a, 12, f1, 1, NULL, 0);
+	{
+		struct ph_buf f = PH_BUF_INIT(64);
+
+		hw_u4(&f, a, &w.err);
+		hw_u4(&f, a, &w.err);
+		hw_instance_at(&w, 0x30000, a, &f);
+		ph_buf_release(&f);
+	}
+	hw_finish(&w);
+	CHECK_INT(w.err, 0);
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	CHECK_INT(ph_heap_open_mem(&H, w.out.buf, w.out.len), 0);
+	CHECK(H.partial);
+	CHECK(strstr(H.err.msg, "cycle"));
+	CHECK_INT(ph_heap_leaks(&H, NULL, &res), 0);
+	CHECK_INT(ph_heap_dominators(&H), 0);
+	hw_release(&w);
+
+	/* an unknown sub-record tag, and a record length past the end */
+	hw_init(&w);
+	hw_heap(&w, 'A', "app");
+	hw_u1(&w.seg, 0x77, &w.err);
+	hw_finish(&w);
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	CHECK_INT(ph_heap_open_mem(&H, w.out.buf, w.out.len), 0);
+	CHECK(H.partial);
+	CHECK(strstr(H.err.msg, "unknown heap sub-record tag 0x77"));
+	CHECK(H.err.offset > 31 && H.err.offset < w.out.len);
+	CHECK_INT(ph_buf_add(&bad, w.out.buf, 31), 0);
+	hw_u1(&bad, 0x1C, &w.err);
+	hw_u4(&bad, 0, &w.err);
+	hw_u4(&bad, 0x7fffffff, &w.err);
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	CHECK_INT(ph_heap_open_mem(&H, bad.buf, bad.len), 0);
+	CHECK(H.partial);
+	CHECK_INT(H.err.offset, 31);
+	/* not an hprof at all */
+	ph_heap_release(&H);
+	ph_heap_init(&H);
+	CHECK_INT(ph_heap_open_mem(&H, "JAVA PROFILE 9", 14), PH_ECORRUPT);
+	ph_buf_release(&bad);
+	hw_release(&w);
+	ph_heap_release(&H);
+	ph_heap_map_free(MAP);
+	MAP = NULL;
+}
+
+/* ---- small pieces -----------------------------------------------------------
+ */
+
+void test_heap__sha1_and_bytes(void)
+{
+	char hex[41], b[32];
+
+	ph_heap_sha1_hex("abc", 3, hex);
+	CHECK_STR(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	ph_heap_sha1_hex("", 0, hex);
+	CHECK_STR(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	ph_heap_human_bytes(999, b, sizeof(b));
+	CHECK_STR(b, "999 B");
+	ph_heap_human_bytes(46300, b, sizeof(b));
+	CHECK_STR(b, "46.3 kB");
+	ph_heap_human_bytes(1250000, b, sizeof(b));
+	CHECK_STR(b, "1.3 MB");
+}
+
+void test_heap__map_parse(void)
+{
+	static const char text[] = "# comment\n"
+				   "com.example.Foo -> a:\n"
+				   "    int count -> a\n"
+				   "    java.lang.Object sInstance -> b\n"
+				   "    1:2:void run():10:11 -> c\n"
+				   "com.example.Bar -> b:\n";
+	struct ph_heap_map *m;
+
+	CHECK_INT(ph_heap_map_parse(&m, text, sizeof(text) - 1), 0);
+	CHECK_STR(ph_heap_map_class(m, "a"), "com.example.Foo");
+	CHECK_STR(ph_heap_map_class(m, "b"), "com.example.Bar");
+	CHECK_STR(ph_heap_map_field(m, "a", "b"), "sInstance");
+	CHECK(!ph_heap_map_field(m, "a", "c"));
+	CHECK(!ph_heap_map_class(m, "z"));
+	ph_heap_map_free(m);
+}
