@@ -12,6 +12,7 @@ extern const struct ph_cmd ph_cmd_help;
 extern const struct ph_cmd ph_cmd_version;
 extern const struct ph_cmd ph_cmd_trace;
 extern const struct ph_cmd ph_cmd_heap;
+extern const struct ph_cmd ph_cmd_iotrace;
 
 /* One line per command, in `porthole help` order. */
 /* clang-format off */
@@ -20,6 +21,7 @@ const struct ph_cmd *const ph_cmds[] = {
 	&ph_cmd_version,
 	&ph_cmd_trace,
 	&ph_cmd_heap,
+	&ph_cmd_iotrace,
 	NULL,
 };
 /* clang-format on */

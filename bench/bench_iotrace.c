@@ -1,0 +1,334 @@
+/*
+ * bench_iotrace: the block I/O engine, offline and live.
+ *
+ *  iotrace_parse_mbps, iotrace_parse_lines_per_s
+ *	ftrace text -> paired requests on one core (this thread's CPU
+ *	time; wall_mbps beside it is the wall clock's): the fixture
+ *	ftrace-block/linux-6.18-virtio-dd-fio.txt copied 64 times into
+ *	memory (275 MB), each copy read by its own session (one session over
+ *	all copies would carry each copy's last in-flight request into the
+ *	next, 64 stale entries of one key, which no real trace has).  Rows
+ *	go to a sink that only adds up their latencies.  Best of 3.
+ *  iotrace_csv_gz_lines_per_s, iotrace_csv_zst_lines_per_s
+ *	the fixture's 20,000 rows formatted and written as gzip (or zstd)
+ *	CSV 50 times over, to files in the bench's directory; CPU time.
+ *	Best of 3.
+ *  iotrace_cpu_pct_10k_iops
+ *	the live collector (`porthole iotrace record`, defaults: snapshots
+ *	on) for 10 s while four threads write 4 KiB with O_DIRECT to a file
+ *	beside this binary at 10,000 writes/s in all; its user+system CPU
+ *	time over the wall time, from wait4().  Needs root and tracefs; says
+ *	why and fails when it cannot run.
+ */
+#include "ph_common.h"
+#include "ph_buf.h"
+#include "ph_clock.h"
+#include "iotrace/csv_out.h"
+#include "iotrace/iotrace.h"
+#include "iotrace/schema.h"
+#include "iotrace/session.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COPIES	64
+#define FIXTURE "ftrace-block/linux-6.18-virtio-dd-fio.txt"
+
+static double now_s(void)
+{
+	return (double)ph_clock_mono_ns() / 1e9;
+}
+
+/* This thread's CPU time: "on one core", whatever else the machine runs
+ * (a neighbour's preemption is not counted; its cache traffic still is). */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct sum {
+	uint64_t rows, latency;
+	struct ph_iot_row *keep; /* the first copy's rows, for the CSV part */
+	size_t nkeep, capkeep;
+};
+
+static int sink(void *ctx, struct ph_iot_row *row)
+{
+	struct sum *s = ctx;
+
+	s->rows++;
+	s->latency += (uint64_t)row->latency_ns;
+	if (s->keep && s->nkeep < s->capkeep)
+		s->keep[s->nkeep++] = *row;
+	return 0;
+}
+
+/* The 1-minute load average: how busy the machine was around a figure. */
+static double load1(void)
+{
+	struct ph_buf b = PH_BUF_INIT(4096);
+	double v = ph_buf_read_file(&b, "/proc/loadavg") ? -1 :
+							   strtod(b.buf, NULL);
+
+	ph_buf_release(&b);
+	return v;
+}
+
+static int bench_parse(const struct ph_buf *fx, struct sum *s)
+{
+	struct ph_buf all = PH_BUF_INIT(PH_BUF_NO_CAP);
+	double best = 1e9, best_wall = 1e9;
+	uint64_t lines = 0;
+
+	for (int i = 0; i < COPIES; i++)
+		if (ph_buf_add(&all, fx->buf, fx->len)) {
+			fprintf(stderr, "bench_iotrace: out of memory\n");
+			return 1;
+		}
+	for (int pass = 0; pass < 3; pass++) {
+		double t0 = cpu_s(), w0 = now_s(), t;
+
+		lines = 0;
+		for (int i = 0; i < COPIES; i++) {
+			struct ph_iot_session sess;
+
+			ph_iot_session_init(&sess, sink, s);
+			if (ph_iot_session_feed(&sess, all.buf + fx->len * i,
+						fx->len) ||
+			    ph_iot_session_end_input(&sess)) {
+				fprintf(stderr,
+					"bench_iotrace: parse failed\n");
+				return 1;
+			}
+			lines += sess.st.lines;
+			ph_iot_session_release(&sess);
+			s->keep = NULL; /* keep the first copy's rows only */
+		}
+		t = cpu_s() - t0;
+		best = t < best ? t : best;
+		t = now_s() - w0;
+		best_wall = t < best_wall ? t : best_wall;
+	}
+	printf("{\"name\":\"iotrace_parse_mbps\",\"value\":%.1f,\"unit\":"
+	       "\"MB/s\",\"wall_mbps\":%.1f,\"bytes\":%zu,\"rows\":%" PRIu64
+	       ",\"load1\":%.2f}\n",
+	       (double)all.len / best / 1e6, (double)all.len / best_wall / 1e6,
+	       all.len, s->rows / 3, load1());
+	printf("{\"name\":\"iotrace_parse_lines_per_s\",\"value\":%.0f,"
+	       "\"unit\":\"lines/s\",\"lines\":%" PRIu64 "}\n",
+	       (double)lines / best, lines);
+	ph_buf_release(&all);
+	return 0;
+}
+
+static int bench_csv(const struct sum *s, const char *dir,
+		     enum ph_iot_compression comp, const char *name)
+{
+	double best = 1e9;
+	uint64_t rows = 0, bytes_in = 0, bytes_out = 0;
+	char path[PATH_MAX];
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/bench-iotrace-csv.tmp", dir);
+	for (int pass = 0; pass < 3 && !rc; pass++) {
+		struct ph_iot_csv csv;
+		struct ph_iot_clock clock;
+		char row[PH_IOT_DS_ROW_MAX];
+		double t0, t;
+
+		ph_iot_clock_init(&clock, 1700000000000000000);
+		t0 = cpu_s(); /* the writes' system time is this thread's too */
+		rc = ph_iot_csv_init(&csv, path, "ds", ph_iot_ds_header, &clock,
+				     comp, 0);
+		for (int rep = 0; rep < 50 && !rc; rep++)
+			for (size_t i = 0; i < s->nkeep && !rc; i++)
+				rc = ph_iot_csv_add(
+					&csv, row,
+					ph_iot_ds_row(&clock, &s->keep[i], row),
+					s->keep[i].mono_ns);
+		rc = rc ? rc : ph_iot_csv_close_file(&csv);
+		t = cpu_s() - t0;
+		best = t < best ? t : best;
+		rows = csv.rows;
+		bytes_in = csv.bytes_in;
+		bytes_out = csv.bytes_out;
+		ph_iot_csv_release(&csv);
+	}
+	if (rc) {
+		fprintf(stderr, "bench_iotrace: writing CSV failed\n");
+		return 1;
+	}
+	printf("{\"name\":\"%s\",\"value\":%.0f,\"unit\":\"lines/s\","
+	       "\"rows\":%" PRIu64 ",\"csv_mb_per_s\":%.1f,\"ratio\":%.2f}\n",
+	       name, (double)rows / best, rows, (double)bytes_in / best / 1e6,
+	       bytes_out ? (double)bytes_in / (double)bytes_out : 0);
+	/* leave nothing behind */
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	return system(cmd) ? 1 : 0;
+}
+
+/* --- the live figure ----------------------------------------------------- */
+
+#define LOAD_THREADS 4
+#define LOAD_IOPS    10000
+#define LOAD_FILE_MB 64
+
+struct load {
+	int fd;
+	int64_t until;
+	uint64_t done;
+	unsigned seed;
+};
+
+static void *writer(void *arg)
+{
+	struct load *l = arg;
+	int64_t start = ph_clock_mono_ns();
+	const int64_t every = (int64_t)1000000000 * LOAD_THREADS / LOAD_IOPS;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		return NULL;
+	memset(buf, 0xa5, 4096);
+	for (uint64_t i = 0;; i++) {
+		int64_t due = start + (int64_t)i * every;
+		struct timespec ts = { due / 1000000000, due % 1000000000 };
+		off_t off;
+
+		if (due >= l->until)
+			break;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		l->seed = l->seed * 1103515245 + 12345;
+		off = (off_t)(l->seed % (LOAD_FILE_MB * 256)) * 4096;
+		if (pwrite(l->fd, buf, 4096, off) == 4096)
+			l->done++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static int fail_live(const char *why)
+{
+	printf("{\"name\":\"iotrace_cpu_pct_10k_iops\",\"value\":null,"
+	       "\"unit\":\"%%\",\"error\":\"%s\"}\n",
+	       why);
+	return 1;
+}
+
+static int bench_live(const char *bindir)
+{
+	char porthole[1100], file[1100], out[1100], cmd[1200];
+	struct load l[LOAD_THREADS];
+	pthread_t th[LOAD_THREADS];
+	struct rusage ru;
+	int64_t t0, t1;
+	uint64_t done = 0;
+	double cpu;
+	int fd, status;
+	pid_t pid;
+	char *zero;
+
+	if (geteuid() != 0)
+		return fail_live("needs root (tracefs)");
+	snprintf(porthole, sizeof(porthole), "%s/porthole", bindir);
+	snprintf(file, sizeof(file), "%s/bench-iotrace-load.tmp", bindir);
+	snprintf(out, sizeof(out), "%s/bench-iotrace-rec.tmp", bindir);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	zero = calloc(1, 1 << 20);
+	if (fd < 0 || !zero)
+		return fail_live("cannot create the load file");
+	/* written once through the page cache, so O_DIRECT overwrites it */
+	for (int i = 0; i < LOAD_FILE_MB; i++)
+		if (write(fd, zero, 1 << 20) != 1 << 20)
+			return fail_live("cannot fill the load file");
+	fsync(fd);
+	close(fd);
+	free(zero);
+	fd = open(file, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return fail_live("the load file's filesystem refuses O_DIRECT");
+
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 1); /* its report is not a figure */
+		setenv("PORTHOLE_LOG", "warn", 1);
+		execl(porthole, porthole, "iotrace", "record", "--seconds",
+		      "10", "--out", out, (char *)NULL);
+		_exit(127);
+	}
+	usleep(500000); /* let it set tracefs up */
+	t0 = ph_clock_mono_ns();
+	for (int i = 0; i < LOAD_THREADS; i++) {
+		l[i] = (struct load){ fd, t0 + (int64_t)9 * 1000000000, 0,
+				      (unsigned)i * 7919 + 1 };
+		pthread_create(&th[i], NULL, writer, &l[i]);
+	}
+	for (int i = 0; i < LOAD_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		done += l[i].done;
+	}
+	t1 = ph_clock_mono_ns();
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return fail_live("porthole iotrace record failed");
+	close(fd);
+	unlink(file);
+	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	printf("{\"name\":\"iotrace_cpu_pct_10k_iops\",\"value\":%.2f,"
+	       "\"unit\":\"%%\",\"iops\":%.0f,\"user_s\":%.3f,\"sys_s\":%.3f,"
+	       "\"wall_s\":10}\n",
+	       cpu / 10 * 100, (double)done / ((double)(t1 - t0) / 1e9),
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", out);
+	return system(cmd) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ph_buf fx = PH_BUF_INIT(PH_BUF_NO_CAP);
+	const char *root = getenv("PORTHOLE_FIXTURES");
+	char path[PATH_MAX], bindir[1024];
+	struct sum s = { 0 };
+	ssize_t n = readlink("/proc/self/exe", bindir, sizeof(bindir) - 1);
+	int rc = 0;
+
+	(void)argc;
+	(void)argv;
+	if (n <= 0)
+		return 1;
+	bindir[n] = '\0';
+	*strrchr(bindir, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/%s",
+		 root ? root : "../shared/fixtures", FIXTURE);
+	if (ph_buf_read_file(&fx, path)) {
+		fprintf(stderr, "bench_iotrace: cannot read %s\n", path);
+		return 1;
+	}
+	s.capkeep = 20000;
+	s.keep = calloc(s.capkeep, sizeof(*s.keep));
+	struct ph_iot_row *rows = s.keep;
+
+	rc |= bench_parse(&fx, &s);
+	s.keep = rows;
+	rc |= bench_csv(&s, bindir, PH_IOT_GZIP, "iotrace_csv_gz_lines_per_s");
+	rc |= bench_csv(&s, bindir, PH_IOT_ZSTD, "iotrace_csv_zst_lines_per_s");
+	rc |= bench_live(bindir);
+	free(rows);
+	ph_buf_release(&fx);
+	return rc;
+}

@@ -1,0 +1,345 @@
+/*
+ * convert.c: `porthole iotrace parse`, saved ftrace text to a recording.
+ */
+#include "ph_common.h"
+#include "ph_buf.h"
+#include "ph_clock.h"
+#include "ph_error.h"
+#include "iotrace/iotrace.h"
+#include "iotrace/schema.h"
+#include "iotrace/session.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+int ph_iot_ds_emit(void *ctx, struct ph_iot_row *row)
+{
+	struct ph_iot_ds_sink *k = ctx;
+	char buf[PH_IOT_DS_ROW_MAX];
+
+	if (k->ppid && row->pid > 0)
+		row->ppid = k->ppid(k->ppid_ctx, row->pid, row->mono_ns);
+	return ph_iot_csv_add(k->csv, buf, ph_iot_ds_row(k->clock, row, buf),
+			      row->mono_ns);
+}
+
+/* One input, whole in memory: mapped, or read (and decompressed). */
+struct input {
+	const char *name;
+	const char *data;
+	size_t len;
+	void *map;	     /* munmap this many bytes when set */
+	struct ph_buf owned; /* or free this */
+};
+
+static int read_fd(int fd, const char *name, struct ph_buf *b)
+{
+	for (;;) {
+		ssize_t k = ph_buf_read_once(b, fd, 1 << 20);
+
+		if (k == 0)
+			return 0;
+		if (k == PH_EAGAIN)
+			continue;
+		if (k < 0)
+			return ph_error(PH_EIO, "read %s: %s", name,
+					strerror(errno));
+	}
+}
+
+static int gunzip(const struct ph_buf *in, struct ph_buf *out, const char *name)
+{
+	z_stream z = { 0 };
+	int zr = Z_OK, rc = 0;
+
+	if (inflateInit2(&z, 15 + 32) != Z_OK)
+		return PH_ENOMEM;
+	z.next_in = (Bytef *)in->buf;
+	z.avail_in = (uInt)in->len;
+	while (zr != Z_STREAM_END) {
+		if (ph_buf_grow(out, 1 << 20)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		z.next_out = (Bytef *)out->buf + out->len;
+		z.avail_out = (uInt)(out->alloc - out->len - 1);
+		zr = inflate(&z, Z_NO_FLUSH);
+		ph_buf_setlen(out, (size_t)((char *)z.next_out - out->buf));
+		if (zr == Z_STREAM_END && z.avail_in) {
+			/* concatenated members, as gzip allows */
+			inflateReset(&z);
+			zr = Z_OK;
+			continue;
+		}
+		if (zr != Z_OK && zr != Z_STREAM_END) {
+			rc = ph_error(PH_EIO, "%s: gzip data is corrupt", name);
+			break;
+		}
+		if (zr == Z_OK && !z.avail_in && z.avail_out) {
+			rc = ph_error(PH_EIO, "%s: gzip data is truncated",
+				      name);
+			break;
+		}
+	}
+	inflateEnd(&z);
+	return rc;
+}
+
+static int unzstd(const struct ph_buf *in, struct ph_buf *out, const char *name)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	ZSTD_inBuffer ib = { in->buf, in->len, 0 };
+	size_t r = 1;
+	int rc = 0;
+
+	if (!d)
+		return PH_ENOMEM;
+	while (ib.pos < ib.size) {
+		ZSTD_outBuffer ob;
+
+		if (ph_buf_grow(out, 1 << 20)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		ob.dst = out->buf + out->len;
+		ob.size = out->alloc - out->len - 1;
+		ob.pos = 0;
+		r = ZSTD_decompressStream(d, &ob, &ib);
+		if (ZSTD_isError(r)) {
+			rc = ph_error(PH_EIO, "%s: zstd: %s", name,
+				      ZSTD_getErrorName(r));
+			break;
+		}
+		ph_buf_setlen(out, out->len + ob.pos);
+	}
+	if (!rc && r != 0)
+		rc = ph_error(PH_EIO, "%s: zstd data is truncated", name);
+	ZSTD_freeDCtx(d);
+	return rc;
+}
+
+static int load(struct input *in, const char *name)
+{
+	struct ph_buf raw = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct stat st;
+	int fd, rc = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->name = name;
+	ph_buf_init(&in->owned, PH_BUF_NO_CAP);
+	fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return ph_error(PH_EIO, "open %s: %s", name, strerror(errno));
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		in->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+		if (in->map == MAP_FAILED) {
+			in->map = NULL;
+		} else {
+			in->data = in->map;
+			in->len = (size_t)st.st_size;
+			madvise(in->map, in->len, MADV_SEQUENTIAL);
+		}
+	}
+	if (!in->map)
+		rc = read_fd(fd, name, &raw);
+	if (fd)
+		close(fd);
+	if (rc)
+		goto out;
+	if (!in->map) {
+		in->data = raw.buf;
+		in->len = raw.len;
+	}
+	if (in->len >= 2 && (unsigned char)in->data[0] == 0x1f &&
+	    (unsigned char)in->data[1] == 0x8b) {
+		struct ph_buf tmp = { (char *)in->data, in->len, 0, in->len };
+
+		rc = gunzip(&tmp, &in->owned, name);
+	} else if (in->len >= 4 && !memcmp(in->data, "\x28\xb5\x2f\xfd", 4)) {
+		struct ph_buf tmp = { (char *)in->data, in->len, 0, in->len };
+
+		rc = unzstd(&tmp, &in->owned, name);
+	} else if (!in->map) {
+		in->owned = raw; /* plain text read from a pipe */
+		ph_buf_init(&raw, PH_BUF_NO_CAP);
+	} else {
+		goto out;
+	}
+	if (in->map) {
+		munmap(in->map, in->len);
+		in->map = NULL;
+	}
+	in->data = in->owned.buf;
+	in->len = in->owned.len;
+out:
+	ph_buf_release(&raw);
+	return rc;
+}
+
+int ph_iot_read_file(const char *path, struct ph_buf *out)
+{
+	struct input in;
+	int rc = load(&in, path);
+
+	if (!rc && in.map && ph_buf_add(&in.owned, in.data, in.len))
+		rc = PH_ENOMEM;
+	if (!rc) {
+		ph_buf_release(out);
+		*out = in.owned;
+		ph_buf_init(&in.owned, PH_BUF_NO_CAP);
+	}
+	if (in.map)
+		munmap(in.map, in.len);
+	ph_buf_release(&in.owned);
+	return rc;
+}
+
+static void unload(struct input *in)
+{
+	if (in->map)
+		munmap(in->map, in->len);
+	ph_buf_release(&in->owned);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void report(FILE *f, const struct ph_iot_parse_opts *o,
+		   const struct ph_iot_session *s, const struct ph_iot_csv *ds)
+{
+	const struct ph_iot_parse_stats *st = &s->st;
+	const struct ph_iot_pair_stats *p = &s->pair.st;
+	uint64_t inflight = ph_iot_pairer_inflight(&s->pair), lost;
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(f, "read       %zu %s, %s lines, %s bytes\n", o->n_inputs,
+		plural(o->n_inputs, "file", "files"), ph_iot_num(st->lines, a),
+		ph_iot_num(st->bytes, b));
+	fprintf(f, "events     %s block_rq_issue, %s block_rq_complete",
+		ph_iot_num(st->block[PH_IOT_EV_ISSUE], a),
+		ph_iot_num(st->block[PH_IOT_EV_COMPLETE], b));
+	if (st->block[PH_IOT_EV_INSERT])
+		fprintf(f, ", %s block_rq_insert",
+			ph_iot_num(st->block[PH_IOT_EV_INSERT], a));
+	fprintf(f, "\n");
+	fprintf(f,
+		"requests   %s paired (%s %s included), %s %s with no issue, "
+		"%s %s still in flight at the end\n",
+		ph_iot_num(p->paired, a), ph_iot_num(p->paired_flushes, b),
+		plural(p->paired_flushes, "flush", "flushes"),
+		ph_iot_num(p->unmatched, c),
+		plural(p->unmatched, "completion", "completions"),
+		ph_iot_num(inflight, d), plural(inflight, "issue", "issues"));
+	if (p->reissued_inflight)
+		fprintf(f, "           %s re-issued while in flight\n",
+			ph_iot_num(p->reissued_inflight, a));
+	if (p->errors)
+		fprintf(f, "           %s completed with an error\n",
+			ph_iot_num(p->errors, a));
+	fprintf(f, "malformed  %s %s", ph_iot_num(st->malformed, a),
+		plural(st->malformed, "line", "lines"));
+	for (int i = 0; i < PH_IOT_BAD_COUNT; i++)
+		if (st->bad[i])
+			fprintf(f, ", %s %s", ph_iot_num(st->bad[i], a),
+				ph_iot_bad_name(i));
+	fprintf(f, "\n");
+	lost = st->lost_events;
+	if (st->header_written > st->header_in_buffer)
+		lost += (uint64_t)(st->header_written - st->header_in_buffer);
+	if (lost)
+		fprintf(f, "lost       ftrace reports %s lost events\n",
+			ph_iot_num(lost, a));
+	fprintf(f, "wrote      %s: %s ds rows in %s %s, manifest.json\n",
+		o->out_dir, ph_iot_num(ds->rows, a), ph_iot_num(ds->files, b),
+		plural(ds->files, "file", "files"));
+}
+
+int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
+{
+	struct input *in = calloc(o->n_inputs ? o->n_inputs : 1, sizeof(*in));
+	struct ph_iot_session s;
+	struct ph_iot_clock clock;
+	struct ph_iot_csv ds;
+	struct ph_iot_ds_sink sink = { &clock, &ds, NULL, NULL };
+	struct ph_iot_manifest m = { 0 };
+	const char *source = "option --mono-to-real-offset-ns";
+	char dir[PATH_MAX + 8];
+	int64_t offset = o->offset_ns;
+	size_t loaded = 0;
+	int rc = 0, rc2;
+
+	if (!in)
+		return PH_ENOMEM;
+	ph_iot_session_init(&s, ph_iot_ds_emit, &sink);
+	memset(&ds, 0, sizeof(ds));
+	ds.fd = -1;
+	for (; loaded < o->n_inputs; loaded++) {
+		rc = load(&in[loaded], o->inputs[loaded]);
+		if (rc) {
+			loaded++;
+			goto out;
+		}
+	}
+	if (!o->have_offset) {
+		source = NULL;
+		for (size_t i = 0; i < o->n_inputs && !source; i++)
+			if (ph_iot_find_clock_sync(in[i].data, in[i].len,
+						   &offset))
+				source = "systrace trace_event_clock_sync "
+					 "marker";
+		if (!source) {
+			offset = ph_clock_mono_to_real_offset_ns();
+			source = "this machine at conversion time (right for "
+				 "a trace recorded here since boot)";
+		}
+	}
+	ph_iot_clock_init(&clock, offset);
+	if ((rc = ph_iot_mkdirs(o->out_dir)))
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/ds", o->out_dir);
+	if ((rc = ph_iot_csv_init(&ds, dir, "ds", ph_iot_ds_header, &clock,
+				  o->compression, o->rotate_bytes)))
+		goto out;
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		rc = ph_iot_session_feed(&s, in[i].data, in[i].len);
+		if (!rc)
+			rc = ph_iot_session_end_input(&s);
+		if (rc)
+			goto out;
+	}
+	if ((rc = ph_iot_csv_close_file(&ds)))
+		goto out;
+
+	m.mode = "offline";
+	m.collector = "porthole iotrace parse (ftrace text)";
+	m.offset_ns = offset;
+	m.offset_source = source;
+	m.start_mono_ns = s.st.first_ns;
+	m.end_mono_ns = s.st.last_ns;
+	m.compression = o->compression;
+	m.ds = &ds;
+	m.session = &s;
+	m.inputs = o->inputs;
+	m.n_inputs = o->n_inputs;
+	m.self_cpu_ns = -1;
+	if ((rc = ph_iot_manifest_write(o->out_dir, &m)))
+		goto out;
+	if (o->report)
+		report(o->report, o, &s, &ds);
+out:
+	rc2 = ph_iot_csv_release(&ds);
+	if (!rc)
+		rc = rc2;
+	ph_iot_session_release(&s);
+	for (size_t i = 0; i < loaded; i++)
+		unload(&in[i]);
+	free(in);
+	return rc;
+}

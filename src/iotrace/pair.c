@@ -1,0 +1,301 @@
+/*
+ * pair.c: the in-flight tables and the pairing rules of pair.h.
+ *
+ * Linear probing with backward-shift deletion: every entry of a key lies
+ * in the run of occupied slots that starts at the key's home slot, so the
+ * oldest entry of a key is found by walking that run, and deleting never
+ * leaves a tombstone.  The runs stay short: the table is at most half full.
+ */
+#include "ph_common.h"
+#include "ph_error.h"
+#include "iotrace/pair.h"
+
+struct ph_iot_slot {
+	uint64_t key;	  /* dev << 2 | flush << 1 | 1; 0 marks a free slot */
+	uint64_t sector;  /* with key, what is paired on */
+	uint64_t seq;	  /* FIFO order; the request_id of an issue */
+	int64_t ts_ns;	  /* when it was issued (inserted) */
+	int64_t queue_ns; /* issue: insert -> issue, or -1 */
+	uint32_t bytes;
+	uint32_t nr_sector;
+	int32_t pid;
+	int32_t tgid;
+	uint8_t op;
+	uint8_t flags;
+	uint8_t comm_len;
+	char comm[PH_IOT_COMM_MAX];
+};
+
+#define TABLE_MIN 256u
+#define SWEEP_MIN 65536u
+
+static inline uint32_t home(const struct ph_iot_table *t, uint64_t key,
+			    uint64_t sector)
+{
+	uint64_t h = (sector ^ (key * 0x9e3779b97f4a7c15ull)) *
+		     0xd6e8feb86659fd93ull;
+
+	return (uint32_t)(h >> 32) & t->mask;
+}
+
+static void table_release(struct ph_iot_table *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The free slot a new entry of (key, sector) goes to; counts it. */
+static struct ph_iot_slot *claim(struct ph_iot_table *t, uint64_t key,
+				 uint64_t sector, bool *dup)
+{
+	uint32_t i = home(t, key, sector);
+
+	while (t->slots[i].key) {
+		if (t->slots[i].key == key && t->slots[i].sector == sector)
+			*dup = true;
+		i = (i + 1) & t->mask;
+	}
+	t->count++;
+	return &t->slots[i];
+}
+
+/* Moves every entry not older than `keep_after` into a table of n slots. */
+static int rebuild(struct ph_iot_table *t, uint32_t n, int64_t keep_after,
+		   uint64_t *expired)
+{
+	struct ph_iot_slot *old = t->slots;
+	uint32_t old_n = t->slots ? t->mask + 1 : 0;
+	bool dup;
+
+	t->slots = calloc(n, sizeof(*t->slots));
+	if (!t->slots) {
+		t->slots = old;
+		return PH_ENOMEM;
+	}
+	t->mask = n - 1;
+	t->count = 0;
+	for (uint32_t i = 0; i < old_n; i++) {
+		if (!old[i].key)
+			continue;
+		if (old[i].ts_ns < keep_after) {
+			(*expired)++;
+			continue;
+		}
+		*claim(t, old[i].key, old[i].sector, &dup) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Room for one more entry: grow, or drop what is stale, or refuse. */
+static int make_room(struct ph_iot_table *t, int64_t now, uint64_t *expired)
+{
+	uint32_t n = t->slots ? t->mask + 1 : TABLE_MIN;
+
+	if (!t->slots)
+		return rebuild(t, n, INT64_MIN, expired);
+	if (t->count + 1 >= t->sweep_at) {
+		int rc = rebuild(t, n, now - PH_IOT_STALE_NS, expired);
+
+		if (rc)
+			return rc;
+		t->sweep_at = t->count * 2 > SWEEP_MIN ? t->count * 2 :
+							 SWEEP_MIN;
+	}
+	if (t->count + 1 > PH_IOT_INFLIGHT_MAX)
+		return PH_ETOOBIG;
+	if ((t->count + 1) * 2 > n)
+		return rebuild(t, n * 2, INT64_MIN, expired);
+	return 0;
+}
+
+/* The oldest entry of (key, sector), or NULL. */
+static struct ph_iot_slot *oldest(const struct ph_iot_table *t, uint64_t key,
+				  uint64_t sector)
+{
+	struct ph_iot_slot *best = NULL;
+	uint32_t i;
+
+	if (!t->count)
+		return NULL;
+	for (i = home(t, key, sector); t->slots[i].key; i = (i + 1) & t->mask) {
+		struct ph_iot_slot *s = &t->slots[i];
+
+		if (s->key == key && s->sector == sector &&
+		    (!best || s->seq < best->seq))
+			best = s;
+	}
+	return best;
+}
+
+static void remove_slot(struct ph_iot_table *t, struct ph_iot_slot *s)
+{
+	uint32_t i = (uint32_t)(s - t->slots), j = i;
+
+	for (;;) {
+		uint32_t h;
+
+		j = (j + 1) & t->mask;
+		if (!t->slots[j].key)
+			break;
+		h = home(t, t->slots[j].key, t->slots[j].sector);
+		/* Move j back to i unless its home lies in (i, j]. */
+		if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
+			t->slots[i] = t->slots[j];
+			i = j;
+		}
+	}
+	t->slots[i].key = 0;
+	t->count--;
+}
+
+void ph_iot_pairer_init(struct ph_iot_pairer *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->issued.sweep_at = SWEEP_MIN;
+	p->inserted.sweep_at = SWEEP_MIN;
+}
+
+void ph_iot_pairer_release(struct ph_iot_pairer *p)
+{
+	table_release(&p->issued);
+	table_release(&p->inserted);
+}
+
+static inline bool is_flush(const struct ph_iot_rec *r)
+{
+	return r->nr_sector == 0 &&
+	       (r->op == PH_IOT_OP_FLUSH || (r->flags & PH_IOT_F_PREFLUSH));
+}
+
+static inline uint64_t key_of(const struct ph_iot_rec *r)
+{
+	return (uint64_t)r->dev << 2 | (uint64_t)is_flush(r) << 1 | 1;
+}
+
+/* A flush's sector means nothing: all of a device's flushes share one. */
+static inline uint64_t sector_of(const struct ph_iot_rec *r)
+{
+	return is_flush(r) ? 0 : r->sector;
+}
+
+static void count_error(struct ph_iot_pair_stats *st, int32_t code)
+{
+	st->errors++;
+	for (size_t i = 0; i < PH_ARRAY_SIZE(st->error_codes); i++) {
+		if (st->error_codes[i].count == 0)
+			st->error_codes[i].code = code;
+		if (st->error_codes[i].code == code) {
+			st->error_codes[i].count++;
+			return;
+		}
+	}
+	st->error_other++;
+}
+
+static int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
+		const struct ph_iot_rec *r, int64_t queue_ns, uint64_t *expired)
+{
+	struct ph_iot_slot *s;
+	bool dup = false;
+	int rc = make_room(t, r->ts_ns, expired);
+	uint64_t key = key_of(r), sector = sector_of(r);
+
+	if (rc) {
+		p->st.dropped_full++;
+		return rc == PH_ENOMEM ? rc : 0;
+	}
+	s = claim(t, key, sector, &dup);
+	s->key = key;
+	s->sector = sector;
+	s->seq = ++t->seq;
+	s->ts_ns = r->ts_ns;
+	s->queue_ns = queue_ns;
+	s->bytes = r->bytes;
+	s->nr_sector = r->nr_sector;
+	s->pid = r->pid;
+	s->tgid = r->tgid;
+	s->op = r->op;
+	s->flags = r->flags;
+	s->comm_len = r->comm_len;
+	memcpy(s->comm, r->comm, sizeof(s->comm));
+	/* several flushes in flight is normal; a sector twice is not */
+	if (dup && t == &p->issued && !(s->key & 2))
+		p->st.reissued_inflight++;
+	return 0;
+}
+
+int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
+		       struct ph_iot_row *row)
+{
+	struct ph_iot_slot *s;
+	int64_t queue_ns = -1;
+	uint64_t key = key_of(r);
+
+	switch (r->event) {
+	case PH_IOT_EV_INSERT:
+		return keep(p, &p->inserted, r, -1, &p->st.expired_inserts);
+	case PH_IOT_EV_ISSUE:
+		s = oldest(&p->inserted, key, sector_of(r));
+		if (s) {
+			if (r->ts_ns >= s->ts_ns) {
+				queue_ns = r->ts_ns - s->ts_ns;
+				p->st.queue_paired++;
+			}
+			remove_slot(&p->inserted, s);
+		}
+		return keep(p, &p->issued, r, queue_ns, &p->st.expired_issues);
+	case PH_IOT_EV_COMPLETE: break;
+	default: return 0;
+	}
+
+	row->mono_ns = r->ts_ns;
+	row->ppid = -1;
+	row->error = r->has_error ? r->error : 0;
+	row->cpu = r->cpu;
+	row->dev = r->dev;
+	if (row->error)
+		count_error(&p->st, row->error);
+	s = oldest(&p->issued, key, sector_of(r));
+	if (!s) {
+		p->st.unmatched++;
+		row->latency_ns = -1;
+		row->queue_ns = -1;
+		row->sector = r->sector;
+		row->sector_known = r->sector != UINT64_MAX;
+		row->size = (uint64_t)r->nr_sector * 512;
+		row->request_id = 0;
+		row->pid = row->tid = -1;
+		row->op = r->op;
+		row->flags = r->flags;
+		row->comm_len = 0;
+		return 1;
+	}
+	p->st.paired++;
+	if (key & 2)
+		p->st.paired_flushes++;
+	row->latency_ns = r->ts_ns - s->ts_ns;
+	if (row->latency_ns < 0) {
+		p->st.negative_latency++;
+		row->latency_ns = -1;
+	}
+	row->queue_ns = s->queue_ns;
+	row->sector = s->sector;
+	row->sector_known = 1;
+	row->size = s->bytes || !s->nr_sector ? s->bytes :
+						(uint64_t)s->nr_sector * 512;
+	row->request_id = s->seq;
+	if (s->tgid >= 0) {
+		row->pid = s->tgid;
+		row->tid = s->pid;
+	} else {
+		row->pid = s->pid;
+		row->tid = -1;
+	}
+	row->op = s->op;
+	row->flags = s->flags;
+	row->comm_len = s->comm_len;
+	memcpy(row->comm, s->comm, sizeof(row->comm));
+	remove_slot(&p->issued, s);
+	return 1;
+}
