@@ -258,6 +258,9 @@ static int bench_live(const char *bindir)
 	if (fd < 0)
 		return fail_live("the load file's filesystem refuses O_DIRECT");
 
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", out);
+	if (system(cmd)) /* a killed run's, which record would refuse */
+		return fail_live("cannot remove an old recording");
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);

@@ -301,7 +301,7 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 		}
 	}
 	ph_iot_clock_init(&clock, offset);
-	if ((rc = ph_iot_mkdirs(o->out_dir)))
+	if ((rc = ph_iot_new_recording_dir(o->out_dir)))
 		goto out;
 	snprintf(dir, sizeof(dir), "%s/ds", o->out_dir);
 	if ((rc = ph_iot_csv_init(&ds, dir, "ds", ph_iot_ds_header, &clock,

@@ -322,6 +322,19 @@ int ph_iot_mkdirs(const char *path)
 	return 0;
 }
 
+int ph_iot_new_recording_dir(const char *path)
+{
+	char m[PATH_MAX + 16];
+
+	snprintf(m, sizeof(m), "%s/manifest.json", path);
+	if (!access(m, F_OK))
+		return ph_error(PH_EINVAL,
+				"%s already holds a recording; give another "
+				"--out, or remove it first",
+				path);
+	return ph_iot_mkdirs(path);
+}
+
 int ph_iot_csv_init(struct ph_iot_csv *c, const char *dir, const char *prefix,
 		    const char *header, const struct ph_iot_clock *clock,
 		    enum ph_iot_compression compression, uint64_t rotate_bytes)

@@ -113,7 +113,14 @@ int ph_iot_csv_close_file(struct ph_iot_csv *c) PH_WUR;
 /* Completes the open file and frees everything (the counts stay). */
 int ph_iot_csv_release(struct ph_iot_csv *c);
 
-/* mkdir -p for one or two levels; 0 or PH_EIO (logged). */
+/* mkdir -p; 0 or PH_EIO (logged). */
 int ph_iot_mkdirs(const char *path) PH_WUR;
+
+/*
+ * mkdir -p for a recording's directory, refusing one that already holds a
+ * recording (a manifest.json): new files beside old ones would be read as
+ * one recording.  0, or PH_EINVAL / PH_EIO (logged).
+ */
+int ph_iot_new_recording_dir(const char *path) PH_WUR;
 
 #endif

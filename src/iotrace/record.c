@@ -511,7 +511,7 @@ int ph_iot_record(const struct ph_iot_record_opts *o)
 	r->pipe_fd = -1;
 	stop_signal = 0;
 	install_signals(r, old);
-	if ((rc = ph_iot_mkdirs(o->out_dir)))
+	if ((rc = ph_iot_new_recording_dir(o->out_dir)))
 		goto done;
 	ph_iot_clock_init(&r->clock, ph_clock_mono_to_real_offset_ns());
 	ph_iot_session_init(&r->sess, ph_iot_ds_emit, &r->sink);

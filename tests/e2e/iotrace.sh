@@ -122,5 +122,9 @@ check "command line: mistakes exit 2 and say why" sh -c "
 	'$P' iotrace record --seconds soon 2>&1 | grep -q 'not a duration' || exit 1
 	'$P' iotrace parse /no/such/file --out '$T/n' 2>&1 | grep -q 'No such file' || exit 1
 	'$P' iotrace frobnicate 2>&1 | grep -q \"no subcommand 'frobnicate'\""
+check "parse: refuses to mix into an existing recording" sh -c "
+	'$P' iotrace parse '$FX' --out '$T/x' > /dev/null 2> '$T/again.txt'
+	[ \$? -eq 2 ] && grep -q 'already holds a recording' '$T/again.txt' &&
+	[ \$(ls '$T/x/ds' | wc -l) -eq 1 ]"
 check "help lists iotrace" sh -c "'$P' help | grep -q '^  iotrace '"
 finish
