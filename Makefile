@@ -4,7 +4,7 @@
 #   make            build everything (after `make deps`)
 #   make test       everything, plain and sanitized, and the one summary line
 #   make test SAN=1 only the ASan+UBSan pass
-#   make demo       the README's first command
+#   make demo       the README's first command (UI=1: the live timeline)
 #   make bench [GROUP=json|agent|host|mcp|ui|trace|heap|iotrace]
 #   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
 
@@ -23,7 +23,7 @@ CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	-fno-strict-aliasing -pthread -MMD -MP
 LDFLAGS += -pthread
 # Every library the host and tests link; all from Debian (make deps).
-LDLIBS := -lm -lz -lzstd -lsqlite3 -lyaml
+LDLIBS := -lm -lz -lzstd -lsqlite3 -lyaml -lcivetweb
 
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -65,7 +65,12 @@ TEST_BIN := $(O)/tests/unit-tests
 .PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
 	format-check check-clang help
 all: $(PROGRAMS) $(LIBPORTHOLE)
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) $(O)/tests/ph-record
+# The emit probe interposes malloc: plain builds only (a sanitizer brings
+# its own allocator); tests/e2e/agent_emit.sh always runs the plain one.
+ifeq ($(SAN)$(TSAN)$(FUZZ),)
+tests: $(O)/tests/emit-probe
+endif
 
 # V=1 shows the full commands.
 ifneq ($(V),1)
@@ -81,6 +86,14 @@ $(O)/obj/%.o: %.c
 $(LIBPH): $(call obj,$(CORE_SRC) $(WIRE_SRC) $(ENGINE_SRC))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The UI's page (src/ui/assets/) is compiled into libph as byte arrays, so
+# `porthole ui` needs no files at run time (scripts/embed.sh, od only).
+UI_ASSETS := $(sort $(wildcard src/ui/assets/*))
+$(O)/gen/ui_assets.c: $(UI_ASSETS) scripts/embed.sh
+	@mkdir -p $(@D)
+	$(Q)scripts/embed.sh $@ $(UI_ASSETS)
+$(LIBPH): $(call obj,$(O)/gen/ui_assets.c)
 
 $(O)/lib/libporthole.a: $(AGENT_OBJ)
 	@mkdir -p $(@D)
@@ -122,6 +135,20 @@ $(TEST_BIN): $(call obj,$(UNIT_SRC)) $(TEST_LIB) $(O)/gen/unit-tests.c \
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
 		$(AGENT_LIBS) -ljansson
+
+# Test tools: a recording client, and the emit probe (which interposes
+# malloc itself, so it never gets a sanitizer).
+$(O)/tests/ph-record: $(call obj,tests/agent/record.c tests/lib/ph_client.c) \
+		$(LIBPH)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/tests/emit-probe: tests/agent/emit_probe.c $(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -DPORTHOLE_DEBUG_BUILD \
+		-Iinclude -o $@ $< $(O)/lib/libporthole.a $(AGENT_LIBS)
 
 # --- set-up ----------------------------------------------------------------
 # `make deps` installs what is missing; every entry point below runs it
@@ -197,6 +224,14 @@ bench: deps
 	$(MAKE) --no-print-directory OPT="-O2 -g -DNDEBUG" all $(BENCH_BIN)
 	@bench/run.sh $(O) $(GROUP)
 
+# The agent's bench links the agent, as an app does.
+$(O)/bin/bench-agent: bench/bench_agent.c $(call obj,tests/lib/ph_client.c) \
+		$(LIBPH) $(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
+		$(AGENT_LIBS)
+
 $(O)/bin/bench-%: bench/bench_%.c $(LIBPH)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -204,7 +239,7 @@ $(O)/bin/bench-%: bench/bench_%.c $(LIBPH)
 
 demo: deps
 	$(MAKE) --no-print-directory all
-	@scripts/demo.sh $(O)
+	@UI=$(UI) scripts/demo.sh $(O)
 
 clean:
 	rm -rf build

@@ -102,6 +102,8 @@ enum action {
 	FULLY_DRAWN,
 	QUIET_LOG,
 	BG_QUERY,
+	MARKS,
+	BURST,
 	END,
 };
 
@@ -119,6 +121,30 @@ static const struct step checkout_script[] = {
 	{ 5000, SLOW_CALL },	{ 5500, ANIMATE_ON },
 	{ 7000, ANIMATE_OFF },	{ 7200, DB_ERROR },
 	{ 7300, MORE_CALLS },	{ 7500, NAV_BACK },
+	{ INT64_MAX, END },
+};
+
+/* Everything, once: every lane, every event kind the C agent sends. */
+static const struct step all_script[] = {
+	{ 300, FULLY_DRAWN },
+	{ 400, MARKS },
+	{ 500, NAV_CART },
+	{ 600, FETCH_CART },
+	{ 1000, MAIN_THREAD_QUERY },
+	{ 1500, START_JOB },
+	{ 2000, LAYOUT_ON },
+	{ 2400, TAP_CHECKOUT },
+	{ 3000, LAYOUT_OFF },
+	{ 3500, LOGS },
+	{ 4000, STALL },
+	{ 5000, SLOW_CALL },
+	{ 5500, ANIMATE_ON },
+	{ 6500, SCOPED_ON },
+	{ 7000, ANIMATE_OFF },
+	{ 7200, DB_ERROR },
+	{ 7300, MORE_CALLS },
+	{ 7500, NAV_BACK },
+	{ 8000, BURST },
 	{ INT64_MAX, END },
 };
 
@@ -197,6 +223,21 @@ static void run(enum action a)
 		if (!pthread_create(&t, NULL, bg_query, NULL))
 			pthread_join(t, NULL);
 		break;
+	case MARKS: {
+		uint64_t span = porthole_span_begin("checkout-flow");
+
+		porthole_mark("scenario", "all lanes");
+		porthole_span_end(span);
+		break;
+	}
+	case BURST:
+		/*
+		 * More events at once than the agent's queue holds: the
+		 * overflow is dropped and counted, never waited for.
+		 */
+		for (int i = 0; i < 50000; i++)
+			porthole_mark("burst", NULL);
+		break;
 	case END: break;
 	}
 }
@@ -227,7 +268,18 @@ static void key(int c)
 	case 'm': run(MAIN_THREAD_QUERY); break;
 	case 'h': run(FETCH_CART); break;
 	case 'e': run(LOGS); break;
-	case 'x': *(volatile int *)0 = 1; break; /* the crash on demand */
+	case 'x':
+		/*
+		 * The crash on demand: a field read through a NULL struct
+		 * pointer, as real code does it (address 8, which also keeps
+		 * UBSan's null check from ending the process before the fault).
+		 */
+		{
+			volatile int *volatile field = (volatile int *)8;
+
+			*field = 1;
+		}
+		break;
 	case 'q': quit = 1; break;
 	default: usage(stdout); break;
 	}
@@ -278,7 +330,7 @@ int main(int argc, char **argv)
 	}
 	if (scenario) {
 		script = !strcmp(scenario, "checkout") ? checkout_script :
-			 !strcmp(scenario, "all")      ? checkout_script :
+			 !strcmp(scenario, "all")      ? all_script :
 			 !strcmp(scenario, "scroll")   ? scroll_script :
 			 !strcmp(scenario, "startup")  ? startup_script :
 			 !strcmp(scenario, "clean")    ? clean_script :

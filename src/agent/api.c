@@ -165,6 +165,19 @@ PORTHOLE_API void porthole_nav(enum porthole_nav_op op, const char *route,
 	ph_emit_commit(pos);
 }
 
+/* "work-<workId>-<attempt>", workId and attempt: the v1 span ids. */
+static void work_ids(struct ph_rec *r, const char *work_id, int attempt)
+{
+	char id[CAP_NAME + 32];
+	int n;
+
+	work_id = work_id ? work_id : "";
+	n = snprintf(id, sizeof(id), "work-%.64s-%d", work_id, attempt);
+	ph_rec_strn(r, PH_KEY_ID, PH_F_STR, id, (size_t)n, sizeof(id));
+	ph_rec_str(r, PH_KEY_WORK_ID, work_id, CAP_NAME);
+	ph_rec_qint(r, PH_KEY_ATTEMPT, attempt);
+}
+
 PORTHOLE_API void porthole_work_start(const char *work_id, const char *name,
 				      int attempt, const char *tags)
 {
@@ -173,8 +186,7 @@ PORTHOLE_API void porthole_work_start(const char *work_id, const char *name,
 
 	if (!r)
 		return;
-	ph_rec_str(r, PH_KEY_WORK_ID, work_id ? work_id : "", CAP_NAME);
-	ph_rec_qint(r, PH_KEY_ATTEMPT, attempt);
+	work_ids(r, work_id, attempt);
 	ph_rec_str(r, PH_KEY_NAME, name ? name : "", CAP_NAME);
 	ph_rec_str(r, PH_KEY_STATE, "RUNNING", 16);
 	if (tags)
@@ -193,8 +205,8 @@ PORTHOLE_API void porthole_work_end(const char *work_id, int attempt,
 
 	if (!r)
 		return;
-	ph_rec_str(r, PH_KEY_WORK_ID, work_id ? work_id : "", CAP_NAME);
-	ph_rec_qint(r, PH_KEY_ATTEMPT, attempt);
+	/* elapsedMs is added by the writer, from the matching start */
+	work_ids(r, work_id, attempt);
 	ph_rec_str(r, PH_KEY_STATE,
 		   (unsigned)state < PH_ARRAY_SIZE(states) ? states[state] :
 							     "UNKNOWN",
@@ -218,7 +230,7 @@ PORTHOLE_API void porthole_input(enum porthole_input_action action, float x,
 	struct ph_rec *r = ph_emit_begin(PH_KIND_INPUT, &pos);
 
 	if (!r) {
-		ph_frames_note_input(action, event_uptime_ms);
+		ph_frames_note_input(action, event_uptime_ms, x, y);
 		return;
 	}
 	handled = r->t_ms;
@@ -234,7 +246,7 @@ PORTHOLE_API void porthole_input(enum porthole_input_action action, float x,
 		ph_rec_str(r, PH_KEY_TARGET, target, CAP_NAME);
 	ph_rec_str(r, PH_KEY_SOURCE, "touch", 8);
 	ph_emit_commit(pos);
-	ph_frames_note_input(action, event_uptime_ms);
+	ph_frames_note_input(action, event_uptime_ms, x, y);
 }
 
 PORTHOLE_API void porthole_device_rotation(int degrees)

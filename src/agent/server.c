@@ -234,6 +234,28 @@ static size_t drain(struct ph_server *s, size_t max)
 	return n;
 }
 
+static void read_client(struct ph_server *s, struct ph_client *c);
+
+/*
+ * Frees the slots of clients that hung up but whose hang-up this loop has
+ * not read yet (a burst of short connections can fill every slot): reads
+ * what each client sent, which closes those at end of file.
+ */
+static bool reap_closed(struct ph_server *s)
+{
+	bool freed = false;
+
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		read_client(s, c);
+		freed |= c->fd < 0;
+	}
+	return freed;
+}
+
 static void accept_clients(struct ph_server *s, int lfd)
 {
 	for (;;) {
@@ -243,9 +265,13 @@ static void accept_clients(struct ph_server *s, int lfd)
 
 		if (fd < 0)
 			return;
-		for (int i = 0; i < PH_MAX_CLIENTS && !c; i++)
-			if (s->clients[i].fd < 0)
-				c = &s->clients[i];
+		for (int pass = 0; pass < 2 && !c; pass++) {
+			for (int i = 0; i < PH_MAX_CLIENTS && !c; i++)
+				if (s->clients[i].fd < 0)
+					c = &s->clients[i];
+			if (!c && (pass || !reap_closed(s)))
+				break;
+		}
 		if (!c) {
 			static const char full[] =
 				"{\"id\":-1,\"ok\":false,\"error\":\"too many "

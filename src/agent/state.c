@@ -124,6 +124,22 @@ static void apply_recompose(struct ph_state *st, struct ph_rec *r)
 		if (st->writes[k].t > r->t_ms ||
 		    r->t_ms - st->writes[k].t > ATTRIBUTION_MS)
 			continue;
+		/* a key written twice in the window is one trigger */
+		{
+			bool dup = false;
+
+			for (unsigned j = 0; j < i && !dup; j++) {
+				unsigned q = (st->w_next + 63 - j) % 64;
+
+				dup = st->writes[q].t <= r->t_ms &&
+				      r->t_ms - st->writes[q].t <=
+					      ATTRIBUTION_MS &&
+				      !strcmp(st->writes[q].key,
+					      st->writes[k].key);
+			}
+			if (dup)
+				continue;
+		}
 		ph_rec_arr_str(r, PH_KEY_TRIGGERED_BY, st->writes[k].key,
 			       PH_NAME_MAX);
 		if (n)
@@ -313,7 +329,7 @@ static void apply_db(struct ph_state *st, struct ph_rec *r, const char *thread)
 	}
 }
 
-static void apply_work(struct ph_state *st, const struct ph_rec *r)
+static void apply_work(struct ph_state *st, struct ph_rec *r)
 {
 	char wid[PH_NAME_MAX];
 	struct ph_job *j = NULL;
@@ -331,8 +347,13 @@ static void apply_work(struct ph_state *st, const struct ph_rec *r)
 		memset(j, 0, sizeof(*j));
 		copy(j->work_id, sizeof(j->work_id), wid);
 	}
-	if (r->kind == PH_KIND_WORK_START)
+	if (r->kind == PH_KIND_WORK_START) {
 		ph_rec_get_str(r, PH_KEY_NAME, j->name, sizeof(j->name));
+		j->started_at = r->t_ms;
+	} else {
+		ph_rec_qint(r, PH_KEY_ELAPSED_MS,
+			    j->started_at ? r->t_ms - j->started_at : 0);
+	}
 	ph_rec_get_str(r, PH_KEY_STATE, j->state, sizeof(j->state));
 	j->attempt = (int)ph_rec_get_int(r, PH_KEY_ATTEMPT, 1);
 }

@@ -53,6 +53,7 @@ struct ph_query {
 struct ph_job {
 	char work_id[PH_NAME_MAX], name[PH_NAME_MAX], state[16];
 	int attempt;
+	int64_t started_at; /* the current attempt's start */
 };
 
 struct ph_stall {

@@ -13,6 +13,7 @@ static const struct {
 	{ "compare", ph_trace_cli_compare },
 	{ "record", ph_trace_cli_record },
 	{ "doctor", ph_trace_cli_doctor },
+	{ "ask", ph_trace_cli_ask },
 };
 
 extern const struct ph_cmd ph_cmd_trace;
@@ -34,12 +35,17 @@ const struct ph_cmd ph_cmd_trace = {
 	.name = "trace",
 	.summary = "read Perfetto and ftrace traces; run SQL and detectors",
 	.usage =
-		"porthole trace stats|query|analyze|compare|record|doctor ...\n"
+		"porthole trace stats|query|analyze|ask|compare|record|doctor ...\n"
 		"  stats TRACE [--json]\n"
 		"  query TRACE SQL [--csv|--json]\n"
 		"  analyze TRACE [--process NAME] [--from NS --to NS] "
-		"[--set k=v] [--out DIR] [--detectors DIR]\n"
-		"  compare BASE.json NEW.json\n"
+		"[--start NAME --end NAME] [--set k=v] [--out DIR] "
+		"[--detectors DIR]\n"
+		"  analyze TRACE1 TRACE2 ...  (repeats: rows folded, medians)\n"
+		"  ask TRACE [--process NAME] [--from NS --to NS] "
+		"[--question Q]... [--json]\n"
+		"  compare BASE.json NEW.json [--floor-ms MS] [--floor-pct P] "
+		"[--json]\n"
 		"  record --seconds N --out FILE [--application-id ID]\n"
 		"  doctor\n",
 	.flags = PH_CMD_QUIET_SIGPIPE,

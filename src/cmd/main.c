@@ -13,6 +13,15 @@ extern const struct ph_cmd ph_cmd_version;
 extern const struct ph_cmd ph_cmd_trace;
 extern const struct ph_cmd ph_cmd_heap;
 extern const struct ph_cmd ph_cmd_iotrace;
+extern const struct ph_cmd ph_cmd_report;
+extern const struct ph_cmd ph_cmd_capture;
+extern const struct ph_cmd ph_cmd_compare;
+extern const struct ph_cmd ph_cmd_save;
+extern const struct ph_cmd ph_cmd_sessions;
+extern const struct ph_cmd ph_cmd_watch;
+extern const struct ph_cmd ph_cmd_status;
+extern const struct ph_cmd ph_cmd_mcp;
+extern const struct ph_cmd ph_cmd_ui;
 
 /* One line per command, in `porthole help` order. */
 /* clang-format off */
@@ -22,6 +31,15 @@ const struct ph_cmd *const ph_cmds[] = {
 	&ph_cmd_trace,
 	&ph_cmd_heap,
 	&ph_cmd_iotrace,
+	&ph_cmd_capture,
+	&ph_cmd_report,
+	&ph_cmd_compare,
+	&ph_cmd_save,
+	&ph_cmd_sessions,
+	&ph_cmd_watch,
+	&ph_cmd_status,
+	&ph_cmd_mcp,
+	&ph_cmd_ui,
 	NULL,
 };
 /* clang-format on */

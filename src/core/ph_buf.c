@@ -72,7 +72,7 @@ void ph_buf_consume(struct ph_buf *b, size_t n)
 	ph_buf_setlen(b, b->len - n);
 }
 
-int ph_buf_add(struct ph_buf *b, const void *data, size_t n)
+int ph_buf_add_slow(struct ph_buf *b, const void *data, size_t n)
 {
 	int rc;
 
@@ -89,13 +89,6 @@ int ph_buf_add(struct ph_buf *b, const void *data, size_t n)
 int ph_buf_addstr(struct ph_buf *b, const char *s)
 {
 	return ph_buf_add(b, s, strlen(s));
-}
-
-int ph_buf_addch(struct ph_buf *b, int c)
-{
-	char ch = (char)c;
-
-	return ph_buf_add(b, &ch, 1);
 }
 
 int ph_buf_vaddf(struct ph_buf *b, const char *fmt, va_list ap)

@@ -52,9 +52,36 @@ void ph_buf_setlen(struct ph_buf *b, size_t len);
 /* Removes the first n bytes (n <= len). */
 void ph_buf_consume(struct ph_buf *b, size_t n);
 
-int ph_buf_add(struct ph_buf *b, const void *data, size_t n) PH_WUR;
+int ph_buf_add_slow(struct ph_buf *b, const void *data, size_t n) PH_WUR;
+
+/*
+ * The common case, inline: the bytes fit in what is already allocated (and
+ * under the cap).  Writers of JSON and CSV append a few bytes at a time,
+ * so this path is most of their cost.
+ */
+static inline PH_WUR int ph_buf_add(struct ph_buf *b, const void *data,
+				    size_t n)
+{
+	if (!n)
+		return 0; /* data may be NULL then: memcpy must not see it */
+	if (PH_LIKELY(b->alloc && n < b->alloc - b->len &&
+		      n <= b->cap - b->len)) {
+		memcpy(b->buf + b->len, data, n);
+		b->len += n;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
+	return ph_buf_add_slow(b, data, n);
+}
+
+static inline PH_WUR int ph_buf_addch(struct ph_buf *b, int c)
+{
+	char ch = (char)c;
+
+	return ph_buf_add(b, &ch, 1);
+}
+
 int ph_buf_addstr(struct ph_buf *b, const char *s) PH_WUR;
-int ph_buf_addch(struct ph_buf *b, int c) PH_WUR;
 int ph_buf_addf(struct ph_buf *b, const char *fmt, ...) PH_PRINTF(2, 3) PH_WUR;
 int ph_buf_vaddf(struct ph_buf *b, const char *fmt, va_list ap)
 	PH_PRINTF(2, 0) PH_WUR;

@@ -47,7 +47,22 @@ static int utf8_seq(const unsigned char *p, const unsigned char *end)
 int ph_json_escape(struct ph_buf *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t clean = 0;
 	int rc;
+
+	/* Most strings need no escape at all: one copy, quotes around it. */
+	while (clean < n && !needs_escape[p[clean]])
+		clean++;
+	if (clean == n) {
+		rc = ph_buf_grow(out, n + 2);
+		if (rc)
+			return rc;
+		out->buf[out->len] = '"';
+		memcpy(out->buf + out->len + 1, s, n);
+		out->buf[out->len + 1 + n] = '"';
+		ph_buf_setlen(out, out->len + n + 2);
+		return 0;
+	}
 
 	/* Worst case grows 6x (\u00XX); reserve the common case up front. */
 	rc = ph_buf_grow(out, n + 2);

@@ -253,6 +253,16 @@ int ph_trace_finish(struct ph_trace *t);
 
 /* --- helpers for decoders ------------------------------------------------ */
 uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n);
+/* The string table's hash of s[0..n) (also used for lookups in SQL). */
+uint64_t ph_trace_strhash(const char *s, size_t n);
+/*
+ * Asks for transparent huge pages on a big block (a no-op for small ones):
+ * the event array, the sort buffers and the columns are touched once each,
+ * so with 4 KB pages the page faults alone cost a quarter of the ingest.
+ */
+void ph_trace_hugepages(void *p, size_t n);
+/* Reserves room for n more events (a guess from the input's size). */
+int ph_trace_reserve(struct ph_trace *t, size_t n);
 static inline const char *ph_trace_str(const struct ph_trace *t, uint32_t id)
 {
 	return id < t->strs.n ? t->strs.strs[id] : NULL;

@@ -17,6 +17,10 @@ int ph_trace_cli_analyze(int argc, char **argv);
 int ph_trace_cli_compare(int argc, char **argv);
 int ph_trace_cli_record(int argc, char **argv);
 int ph_trace_cli_doctor(int argc, char **argv);
+int ph_trace_cli_ask(int argc, char **argv);
+
+/* The doctor's built-in fixture (a Perfetto protobuf trace), into out. */
+int ph_trace_doctor_fixture(struct ph_buf *out) PH_WUR;
 
 /* Loads path into t (initialised here): 0, 1 partial (warned), 2 failed. */
 int ph_trace_cli_load(struct ph_trace *t, const char *path);

@@ -58,20 +58,28 @@ static char *param_text(const char *v, size_t n)
 	return dupn(v, n);
 }
 
+/* The query sections after the rows query, in any order. */
+static const char *const section_names[] = { "intervals", "samples",
+					     "ruled_out", "unanswered" };
+
 int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 		      const char *path, char *err, size_t errlen)
 {
 	const char *p = text, *end = text + n, *body = NULL;
-	const char *iv = NULL, *sm = NULL, *bend = end, *ivend = end;
+	const char *sec_start[4] = { NULL }, *sec_end[4] = { NULL };
+	const char **open_end = NULL; /* where the current section ends */
+	const char *bend = end;
 	int line = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->path = strdup(path);
+	open_end = &bend;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t kn, vn;
 		const char *k, *v;
+		int sec = -1;
 
 		line++;
 		if (le - p >= 4 && !memcmp(p, "-- @", 4)) {
@@ -83,22 +91,22 @@ int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 			if (v < le && *v == ':')
 				v++;
 			v = trim(v, le, &vn);
-			if (kn == 9 && !memcmp(k, "intervals", 9)) {
-				if (!body) {
-					snprintf(err, errlen,
-						 "%s:%d: @intervals before the "
-						 "query",
-						 path, line);
+			for (int i = 0; i < 4; i++)
+				if (kn == strlen(section_names[i]) &&
+				    !memcmp(k, section_names[i], kn))
+					sec = i;
+			if (sec >= 0) {
+				if (!body || sec_start[sec]) {
+					snprintf(err, errlen, "%s:%d: @%s %s",
+						 path, line, section_names[sec],
+						 body ? "given twice" :
+							"before the query");
 					return PH_ECORRUPT;
 				}
-				bend = p;
-				iv = nl ? nl + 1 : end;
-			} else if (kn == 7 && !memcmp(k, "samples", 7)) {
-				if (iv)
-					ivend = p;
-				else
-					bend = p;
-				sm = nl ? nl + 1 : end;
+				*open_end = p;
+				sec_start[sec] = nl ? nl + 1 : end;
+				sec_end[sec] = end;
+				open_end = &sec_end[sec];
 			} else if (!body) {
 				char **slot = NULL;
 
@@ -112,6 +120,10 @@ int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 					slot = &d->identity;
 				else if (kn == 6 && !memcmp(k, "module", 6))
 					slot = &d->module;
+				else if (kn == 8 && !memcmp(k, "question", 8))
+					slot = &d->question;
+				else if (kn == 6 && !memcmp(k, "doctor", 6))
+					slot = &d->doctor;
 				if (slot) {
 					free(*slot);
 					*slot = dupn(v, vn);
@@ -177,10 +189,16 @@ int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 	if (!d->title)
 		d->title = strdup(d->id);
 	d->sql = dupn(body, (size_t)(bend - body));
-	if (iv)
-		d->intervals = dupn(iv, (size_t)((sm ? ivend : end) - iv));
-	if (sm)
-		d->samples = dupn(sm, (size_t)(end - sm));
+	{
+		char **slots[4] = { &d->intervals, &d->samples, &d->ruled_out,
+				    &d->unanswered };
+
+		for (int i = 0; i < 4; i++)
+			if (sec_start[i])
+				*slots[i] = dupn(
+					sec_start[i],
+					(size_t)(sec_end[i] - sec_start[i]));
+	}
 	return 0;
 }
 
@@ -200,6 +218,10 @@ static void det_release(struct ph_detector *d)
 	free(d->sql);
 	free(d->intervals);
 	free(d->samples);
+	free(d->ruled_out);
+	free(d->unanswered);
+	free(d->question);
+	free(d->doctor);
 }
 
 void ph_detset_release(struct ph_detset *s)

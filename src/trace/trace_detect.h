@@ -9,6 +9,19 @@
  * (ts, dur) stretches the rows stand for, run with the rows in table
  * `_rows`; optionally `-- @samples` and a query.
  *
+ * Question detectors (`@question: jank`, the fixed questions of the MCP
+ * tool ask_system_trace, run by ph_trace_ask and not by analyze) add
+ * columns severity (error|warning|note), confidence (observed|
+ * correlated), title, from_ts and to_ts (NULL: spanning) to their rows,
+ * and two sections: `-- @unanswered`, a query returning one row with a
+ * column reason when the trace cannot answer the question (then the rows
+ * are not run), and `-- @ruled_out`, a query returning a column cause per
+ * cause it looked at and found quiet.
+ *
+ * `@doctor: why` names why the doctor's built-in fixture cannot hold the
+ * problem a detector looks for (the doctor then reports it silent with
+ * that reason instead of failing).
+ *
  * Parameters: `{{name}}` in the SQL is replaced by the value's text.  A
  * default's type (number, bool, string) is the parameter's type; overrides
  * (porthole-trace.yml, --set) must have the same type, and a key no
@@ -39,6 +52,10 @@ struct ph_detector {
 	struct ph_param *params;
 	size_t nparams;
 	char *sql, *intervals, *samples; /* NULL when absent */
+	char *ruled_out;  /* @ruled_out query: causes looked at, quiet */
+	char *unanswered; /* @unanswered query: a row = cannot answer */
+	char *question;	  /* @question: one of ask_system_trace's eight */
+	char *doctor;	  /* @doctor: why the doctor fixture cannot fire it */
 };
 
 struct ph_detset {

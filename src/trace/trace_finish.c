@@ -23,29 +23,97 @@ struct skey {
 	uint32_t idx;
 };
 
-/* Stable LSD radix sort on 11-bit digits, only over the digits in use. */
+/*
+ * Stable LSD radix sort on 11-bit digits, only over the digits in use.
+ * When the time span and the event count fit in 64 bits together (a
+ * trace of minutes and millions of events does), the key is packed as
+ * (ts - min) << idx_bits | idx in one word, which halves the memory the
+ * passes move; otherwise 16-byte (key, idx) pairs.  The radix passes skip
+ * the low idx bits: equal timestamps keep the index order (stable).
+ */
+static int sort_packed(struct ph_trace *t, int64_t min, uint64_t span,
+		       int idx_bits, uint32_t *order)
+{
+	size_t n = t->nev;
+	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return PH_ENOMEM;
+	}
+	ph_trace_hugepages(a, n * sizeof(*a));
+	ph_trace_hugepages(b, n * sizeof(*b));
+	for (size_t i = 0; i < n; i++)
+		a[i] = ((uint64_t)t->ev[i].ts - (uint64_t)min) << idx_bits | i;
+	for (int shift = idx_bits; shift < 64 && (span >> (shift - idx_bits));
+	     shift += 11) {
+		size_t count[2048] = { 0 };
+		size_t pos = 0;
+		uint64_t *tmp;
+
+		for (size_t i = 0; i < n; i++)
+			count[(a[i] >> shift) & 2047]++;
+		if (count[(a[0] >> shift) & 2047] == n)
+			continue; /* one digit value: nothing to move */
+		for (int d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 2047]++] = a[i];
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)(a[i] & mask);
+	free(a);
+	free(b);
+	return 0;
+}
+
 static int sort_events(struct ph_trace *t, uint32_t **order_out)
 {
 	size_t n = t->nev;
 	struct skey *a, *b;
 	uint32_t *order;
-	int64_t min = INT64_MAX;
+	int64_t min = INT64_MAX, max_ts = INT64_MIN;
 	uint64_t max = 0;
 	bool sorted = true;
+	int idx_bits = 1;
 
 	*order_out = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (t->ev[i].ts < min)
 			min = t->ev[i].ts;
+		if (t->ev[i].ts > max_ts)
+			max_ts = t->ev[i].ts;
 		if (i && t->ev[i].ts < t->ev[i - 1].ts)
 			sorted = false;
 	}
 	if (sorted)
 		return 0;
+	order = malloc(n * sizeof(*order));
+	if (!order)
+		return PH_ENOMEM;
+	while (idx_bits < 40 && ((size_t)1 << idx_bits) < n)
+		idx_bits++;
+	max = (uint64_t)max_ts - (uint64_t)min;
+	if (max < ((uint64_t)1 << (64 - idx_bits)) - 1) {
+		if (sort_packed(t, min, max, idx_bits, order)) {
+			free(order);
+			return PH_ENOMEM;
+		}
+		*order_out = order;
+		return 0;
+	}
 	a = malloc(n * sizeof(*a));
 	b = malloc(n * sizeof(*b));
-	order = malloc(n * sizeof(*order));
-	if (!a || !b || !order) {
+	if (!a || !b) {
 		free(a);
 		free(b);
 		free(order);
@@ -54,8 +122,6 @@ static int sort_events(struct ph_trace *t, uint32_t **order_out)
 	for (size_t i = 0; i < n; i++) {
 		a[i].key = (uint64_t)t->ev[i].ts - (uint64_t)min;
 		a[i].idx = (uint32_t)i;
-		if (a[i].key > max)
-			max = a[i].key;
 	}
 	for (int shift = 0; shift < 64 && (max >> shift); shift += 11) {
 		size_t count[2048] = { 0 };

@@ -606,6 +606,8 @@ static int load_any(struct ph_trace *t, const uint8_t *p, size_t n, int depth)
 			ph_buf_release(&b);
 			return rc;
 		}
+		/* ~36 bytes of protobuf per event in real traces */
+		(void)ph_trace_reserve(t, n / 40);
 		return ph_trace_parse_proto(t, p, n);
 	}
 	if (looks_text(p, n)) {
@@ -617,6 +619,7 @@ static int load_any(struct ph_trace *t, const uint8_t *p, size_t n, int depth)
 							    n);
 		return ph_trace_parse_ftrace(t, (const char *)p, n);
 	}
+	(void)ph_trace_reserve(t, n / 40);
 	return ph_trace_parse_proto(t, p, n);
 }
 

@@ -11,6 +11,8 @@
 #include "trace/trace.h"
 #include "trace/trace_int.h"
 
+#include <sys/mman.h>
+
 /* --- schema -------------------------------------------------------------- */
 
 static const struct ph_colspec process_cols[] = {
@@ -139,10 +141,36 @@ static size_t col_size(int type)
 	}
 }
 
+/* Fills rows [from, to) of every column with its NULL. */
+static void fill_null(struct ph_table *tb, size_t from, size_t to)
+{
+	for (uint32_t c = 0; c < tb->ncols; c++) {
+		switch (tb->spec[c].type) {
+		case PH_COL_I64:
+			for (size_t r = from; r < to; r++)
+				((int64_t *)tb->data[c])[r] = PH_NULL_I64;
+			break;
+		case PH_COL_I32:
+			for (size_t r = from; r < to; r++)
+				((int32_t *)tb->data[c])[r] = PH_NULL_I32;
+			break;
+		case PH_COL_F64:
+		case PH_COL_STR:
+			memset((char *)tb->data[c] +
+				       from * col_size(tb->spec[c].type),
+			       0, (to - from) * col_size(tb->spec[c].type));
+			break;
+		default: break;
+		}
+	}
+}
+
+/*
+ * Rows past tb->rows are kept NULL-filled (at growth, in bulk), so adding
+ * one is a bounds check and an increment.
+ */
 int64_t ph_table_add(struct ph_table *tb)
 {
-	size_t r;
-
 	if (tb->rows == tb->cap) {
 		size_t cap = tb->cap ? tb->cap * 2 : 256;
 
@@ -156,24 +184,12 @@ int64_t ph_table_add(struct ph_table *tb)
 			if (!p)
 				return -1;
 			tb->data[c] = p;
+			ph_trace_hugepages(p, cap * sz);
 		}
+		fill_null(tb, tb->cap, cap);
 		tb->cap = cap;
 	}
-	r = tb->rows++;
-	for (uint32_t c = 0; c < tb->ncols; c++) {
-		switch (tb->spec[c].type) {
-		case PH_COL_I64:
-			((int64_t *)tb->data[c])[r] = PH_NULL_I64;
-			break;
-		case PH_COL_I32:
-			((int32_t *)tb->data[c])[r] = PH_NULL_I32;
-			break;
-		case PH_COL_F64: ((double *)tb->data[c])[r] = 0; break;
-		case PH_COL_STR: ((uint32_t *)tb->data[c])[r] = 0; break;
-		default: break;
-		}
-	}
-	return (int64_t)r;
+	return (int64_t)tb->rows++;
 }
 
 /* --- int64 -> uint32 map ------------------------------------------------- */
@@ -285,15 +301,43 @@ void ph_intmap_del(struct ph_intmap *m, uint64_t key)
 
 /* --- strings ------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
+/*
+ * A word-at-a-time hash: comm and slice names are 8-30 bytes, and this
+ * runs twice per sched_switch, so byte-wise FNV showed in profiles.
+ */
+uint64_t ph_trace_strhash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
+	while (n >= 8) {
+		uint64_t w;
+
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+		s += 8;
+		n -= 8;
 	}
-	return h;
+	if (n) {
+		uint64_t w = 0;
+
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+	}
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+#define hash_bytes ph_trace_strhash
+
+void ph_trace_hugepages(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+
+	if (n >= (4u << 20) && e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
 static int strtab_rehash(struct ph_strtab *st)
@@ -444,17 +488,29 @@ void ph_trace_free(struct ph_trace *t)
 	free(t);
 }
 
+static int ev_grow(struct ph_trace *t, size_t cap)
+{
+	struct ph_tev *e = realloc(t->ev, cap * sizeof(*e));
+
+	if (!e)
+		return PH_ENOMEM;
+	ph_trace_hugepages(e, cap * sizeof(*e));
+	t->ev = e;
+	t->evcap = cap;
+	return 0;
+}
+
+int ph_trace_reserve(struct ph_trace *t, size_t n)
+{
+	if (t->nev + n <= t->evcap)
+		return 0;
+	return ev_grow(t, t->nev + n);
+}
+
 struct ph_tev *ph_trace_push(struct ph_trace *t)
 {
-	if (t->nev == t->evcap) {
-		size_t cap = t->evcap ? t->evcap * 2 : 4096;
-		struct ph_tev *e = realloc(t->ev, cap * sizeof(*e));
-
-		if (!e)
-			return NULL;
-		t->ev = e;
-		t->evcap = cap;
-	}
+	if (t->nev == t->evcap && ev_grow(t, t->evcap ? t->evcap * 2 : 4096))
+		return NULL;
 	return memset(&t->ev[t->nev++], 0, sizeof(struct ph_tev));
 }
 

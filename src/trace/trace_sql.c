@@ -229,12 +229,8 @@ static bool arg_key(struct vt_aux *aux, int col, sqlite3_value *v, int64_t *key)
 		/* look up without adding: a linear probe of the table */
 		{
 			size_t n = strlen(s);
-			uint64_t h = 0xcbf29ce484222325ull;
+			uint64_t h = ph_trace_strhash(s, n);
 
-			for (size_t i = 0; i < n; i++) {
-				h ^= (unsigned char)s[i];
-				h *= 0x100000001b3ull;
-			}
 			if (!st->nslots)
 				return false;
 			for (uint32_t i = h & (st->nslots - 1); st->slots[i];
@@ -551,7 +547,7 @@ int ph_trace_sql_open(struct ph_trace *t, sqlite3 **out)
 	sqlite3_create_function(db, "to_monotonic", 1,
 				SQLITE_UTF8 | SQLITE_DETERMINISTIC, t,
 				fn_to_mono, NULL, NULL);
-	if (ph_trace_spanjoin_register(db) ||
+	if (ph_trace_spanjoin_register(db, t->last_ts) ||
 	    sqlite3_exec(db, views, NULL, NULL, &err) != SQLITE_OK) {
 		ph_error(PH_EINVAL, "trace views: %s", err ? err : "?");
 		sqlite3_free(err);

@@ -20,7 +20,10 @@
 
 /* Opens an in-memory database over t; 0 or PH_E*.  *db on success. */
 int ph_trace_sql_open(struct ph_trace *t, sqlite3 **db);
-/* Registers the SPAN_JOIN module on db (trace_spanjoin.c). */
-int ph_trace_spanjoin_register(sqlite3 *db);
+/*
+ * Registers the SPAN_JOIN module on db (trace_spanjoin.c); a row with
+ * dur -1 (still open) ends at open_end, the trace end.  0 or PH_ENOMEM.
+ */
+int ph_trace_spanjoin_register(sqlite3 *db, int64_t open_end);
 
 #endif

@@ -15,4 +15,30 @@ check analyze-frame-jank sh -c "$BIN/porthole trace analyze '$A12' --process com
 check analyze-twice sh -c "$BIN/porthole trace analyze '$A12' --process com.android.systemui --out '$E2E_TMP/rep2' >/dev/null"
 check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/dev/null; [ \$? -eq 2 ]"
 check analyze-bad-type sh -c "$BIN/porthole trace analyze '$A12' --set main_thread_block.min_ms=abc 2>/dev/null; [ \$? -eq 2 ]"
+
+# doctor: every detector fires on its planted problem
+check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^21 fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
+check doctor-json sh -c "$BIN/porthole trace doctor --json --write '$E2E_TMP/doc.pftrace' | grep -q '\"healthy\":true' && [ -s '$E2E_TMP/doc.pftrace' ]"
+mkdir -p "$E2E_TMP/det"
+cp detectors/*.sql "$E2E_TMP/det/"
+printf -- '-- @id never_fires\nSELECT 1 AS location, 1 AS count, 0 AS self_ms, 0 AS total_ms, 0 AS max_ms, 0 AS covered_ms, 0 AS detail WHERE 0\n' > "$E2E_TMP/det/never_fires.sql"
+check doctor-unhealthy sh -c "$BIN/porthole trace doctor --detectors '$E2E_TMP/det' > '$E2E_TMP/doc2.out'; [ \$? -eq 1 ] && grep -q '^missed *never_fires *silent, and the detector names no reason' '$E2E_TMP/doc2.out'"
+DOC=$E2E_TMP/doc.pftrace
+# ask: the eight questions
+check ask-json sh -c "$BIN/porthole trace ask '$DOC' --process com.example.doctor --json > '$E2E_TMP/ask.json' && grep -q '\"asked\":\\[\"jank\",\"thread_states\",\"binder\",\"render\",\"slices\",\"startup\",\"monitor_contention\",\"cpu\"\\]' '$E2E_TMP/ask.json'"
+check ask-text sh -c "$BIN/porthole trace ask '$DOC' --process com.example.doctor --question binder | grep -q '^warning observed *binder *Binder call on the main thread'"
+check ask-unanswered sh -c "$BIN/porthole trace ask '$SYS' --question jank --json | grep -q '\"unanswered\":\\[{\"question\":\"jank\"'"
+# anchors, repeats, compare
+check analyze-anchors sh -c "$BIN/porthole trace analyze '$DOC' --process com.example.doctor --start loadConfig --end never --out '$E2E_TMP/anc' > /dev/null && grep -q \"end anchor 'never' never closed\" '$E2E_TMP/anc/report.md' && grep -q '\"end_unclosed\":true' '$E2E_TMP/anc/report.json'"
+check analyze-repeats sh -c "$BIN/porthole trace analyze '$DOC' '$DOC' '$DOC' --process com.example.doctor --out '$E2E_TMP/rep3' > /dev/null && grep -q '\"repeats\":3' '$E2E_TMP/rep3/report.json' && grep -q '\"seen_in\":3' '$E2E_TMP/rep3/report.json'"
+$BIN/porthole trace analyze "$DOC" --process com.example.doctor --out "$E2E_TMP/base" > /dev/null
+$BIN/porthole trace analyze "$DOC" --process com.example.doctor --set main_thread_block.min_ms=45 --out "$E2E_TMP/fewer" > /dev/null
+check compare-same sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/base/report.json' | grep -q '^0 worse, 0 new'"
+check compare-better-exit-0 sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/fewer/report.json' > '$E2E_TMP/cmp.out'; [ \$? -eq 0 ] && grep -q '^gone *main_thread_block *Application.onCreate' '$E2E_TMP/cmp.out'"
+check compare-worse-exit-1 sh -c "$BIN/porthole trace compare '$E2E_TMP/fewer/report.json' '$E2E_TMP/base/report.json' --json > '$E2E_TMP/cmp.json'; [ \$? -eq 1 ] && grep -q '\"status\":\"new\"' '$E2E_TMP/cmp.json'"
+sed 's/"location":"loadConfig","count":1,"self_ms":50\.0/"location":"loadConfig","count":1,"self_ms":51.5/' "$E2E_TMP/base/report.json" > "$E2E_TMP/noise.json"
+sed 's/"location":"loadConfig","count":1,"self_ms":50\.0/"location":"loadConfig","count":1,"self_ms":80/' "$E2E_TMP/base/report.json" > "$E2E_TMP/slow.json"
+check compare-under-noise-floor sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/noise.json' | grep -q '^0 worse'"
+check compare-worse sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/slow.json' > '$E2E_TMP/cmp3.out'; [ \$? -eq 1 ] && grep -q '^worse *main_thread_block *loadConfig *50.000 -> *80.000 ms' '$E2E_TMP/cmp3.out'"
+check compare-bad-input sh -c "$BIN/porthole trace compare /nonexistent '$E2E_TMP/base/report.json' 2>/dev/null; [ \$? -eq 2 ]"
 finish

@@ -17,6 +17,7 @@ int ph_client_connect(struct ph_client_conn *c, const char *name, int wait_ms)
 	int64_t deadline = ph_clock_uptime_ms() + wait_ms;
 
 	c->fd = -1;
+	c->off = 0;
 	ph_buf_init(&c->in, 64 << 20);
 	if (n + 1 > sizeof(sa.sun_path))
 		return -1;
@@ -65,20 +66,23 @@ int ph_client_line(struct ph_client_conn *c, struct ph_buf *line,
 	int64_t deadline = ph_clock_uptime_ms() + timeout_ms;
 
 	for (;;) {
-		char *nl = memchr(c->in.buf, '\n', c->in.len);
+		char *nl = memchr(c->in.buf + c->off, '\n', c->in.len - c->off);
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
 		int64_t left;
 		ssize_t n;
 
 		if (nl) {
-			size_t len = (size_t)(nl - c->in.buf);
+			size_t len = (size_t)(nl - (c->in.buf + c->off));
 
 			ph_buf_reset(line);
-			if (ph_buf_add(line, c->in.buf, len))
+			if (ph_buf_add(line, c->in.buf + c->off, len))
 				return -1;
-			ph_buf_consume(&c->in, len + 1);
+			c->off += len + 1;
 			return 1;
 		}
+		/* Only a partial line is left: move it to the front. */
+		ph_buf_consume(&c->in, c->off);
+		c->off = 0;
 		left = deadline - ph_clock_uptime_ms();
 		if (left <= 0)
 			return 0;

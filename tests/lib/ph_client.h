@@ -10,7 +10,8 @@
 
 struct ph_client_conn {
 	int fd;
-	struct ph_buf in; /* bytes read, not yet returned as lines */
+	struct ph_buf in; /* bytes read; in.buf[off..] not yet returned */
+	size_t off;
 };
 
 /* Connects to the abstract socket `name`; retries for up to wait_ms. */

@@ -457,3 +457,157 @@ void test_agent__mt_shapes_match_the_published_runtime(void)
 	ph_buf_release(&ours);
 	ph_buf_release(&line);
 }
+
+/* Collects events of one kind from the client until `want` arrived. */
+static int collect(struct ph_client_conn *c, const char *kind, int want,
+		   struct ph_buf *out)
+{
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	char needle[64];
+	int n = 0;
+
+	snprintf(needle, sizeof(needle), "{\"event\":\"%s\"", kind);
+	while (n < want && ph_client_line(c, &line, 3000) == 1) {
+		if (strncmp(line.buf, needle, strlen(needle)))
+			continue;
+		if (ph_buf_add(out, line.buf, line.len) ||
+		    ph_buf_addch(out, '\n'))
+			break;
+		n++;
+	}
+	ph_buf_release(&line);
+	return n;
+}
+
+static void frame(void)
+{
+	porthole_frame_begin();
+	porthole_frame_phase(PORTHOLE_PHASE_DRAW);
+	porthole_frame_end();
+}
+
+/* docs/protocol.md section 6, launch by launch. */
+void test_agent__mt_startup_classification(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	CHECK_INT(ph_client_call(&c, 1, "hello", NULL, &line, NULL, 2000), 1);
+	porthole_main_loop_register();
+	/* first screen made from saved state before the loop ran: lukewarm */
+	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "Home", true);
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	porthole_main_loop_ping();
+	frame();
+	porthole_report_fully_drawn();
+	/* back from the background with the same screen: hot */
+	porthole_lifecycle(PORTHOLE_SCREEN_HIDDEN, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	frame();
+	porthole_report_fully_drawn();
+	/* the screen was destroyed and made again: warm */
+	porthole_lifecycle(PORTHOLE_SCREEN_HIDDEN, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_DESTROYED, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	frame();
+	porthole_report_fully_drawn();
+	CHECK_INT(collect(&c, "startup", 3, &ev), 3);
+	CHECK(strstr(ev.buf, "\"classification\":\"lukewarm\""));
+	CHECK(strstr(ev.buf, "\"classification\":\"hot\""));
+	CHECK(strstr(ev.buf, "\"classification\":\"warm\""));
+	CHECK(strstr(ev.buf, "\"originKind\":\"fork\""));
+	CHECK(strstr(ev.buf, "\"originKind\":\"activity\""));
+	CHECK(strstr(ev.buf, "\"restoredState\":true"));
+	CHECK(strstr(ev.buf, "\"launchIndex\":2"));
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+}
+
+/* A frame over budget is sent with its phases; one on time is not. */
+void test_agent__mt_late_frames_and_taps(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	int64_t t0;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	CHECK_INT(ph_client_call(&c, 1, "hello", NULL, &line, NULL, 2000), 1);
+	porthole_main_loop_register();
+	frame(); /* on time: not sent */
+	t0 = ph_clock_uptime_ms();
+	porthole_input(PORTHOLE_INPUT_DOWN, 10, 10, t0, "button");
+	porthole_input(PORTHOLE_INPUT_UP, 10, 10, t0, "button");
+	porthole_frame_begin();
+	porthole_frame_phase(PORTHOLE_PHASE_LAYOUT);
+	usleep(60 * 1000); /* 60 ms: over the 16.7 ms budget */
+	porthole_frame_phase(PORTHOLE_PHASE_DRAW);
+	porthole_frame_end();
+	CHECK_INT(collect(&c, "frame", 1, &ev), 1);
+	CHECK(strstr(ev.buf, "\"worstPhase\":\"layoutMeasure\""));
+	CHECK(strstr(ev.buf, "\"missedFrames\":3")); /* 60 / 16.7 */
+	CHECK(strstr(ev.buf, "\"phases\":{\"layoutMeasure\":"));
+	CHECK(strstr(ev.buf, "\"budgetMs\":16.666"));
+	ph_buf_reset(&ev);
+	CHECK_INT(ph_client_call(&c, 2, "timeline",
+				 "{\"kinds\":[\"input\"],\"sinceSeq\":0}",
+				 &line, NULL, 2000),
+		  1);
+	CHECK(strstr(line.buf, "\"action\":\"tap\""));
+	CHECK(strstr(line.buf, "\"worstPhase\":\"layoutMeasure\""));
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+}
+
+/*
+ * Hostile clients: half-written lines, clients that disconnect mid-line or
+ * never read, a thousand connect/disconnect cycles.  The app never blocks
+ * and the next client is served (ASan/LSan watch for leaks in the
+ * sanitized pass).
+ */
+void test_agent__mt_survives_hostile_clients(void)
+{
+	struct ph_client_conn c, idle;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	char big[70000];
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&idle, sock_name, 2000), 0);
+	for (int i = 0; i < 1000; i++) {
+		CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+		if (i % 3 == 0)
+			ph_client_send(&c, "{\"id\":1,\"method\":\"hel");
+		if (i % 3 == 1)
+			ph_client_send(&c, "{\"id\":2,\"method\":\"stats\"}\n");
+		ph_client_close(&c);
+		porthole_mark("still emitting", NULL);
+	}
+	/* a line of garbage longer than a socket read, then a real request */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	CHECK_INT(ph_client_send(&c, big), 0);
+	CHECK_INT(ph_client_send(&c, "\n{\"id\":3,\"method\":\"stats\"}\n"), 0);
+	CHECK_INT(ph_client_call(&c, 4, "hello", NULL, &line, NULL, 5000), 1);
+	CHECK(strstr(line.buf, "\"ok\":true"));
+	ph_client_close(&c);
+	ph_client_close(&idle);
+	porthole_stop();
+	ph_buf_release(&line);
+}

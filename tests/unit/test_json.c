@@ -17,7 +17,7 @@ static const struct ph_json *parse(const char *s, struct ph_err *err)
 {
 	struct ph_json *v;
 
-	ph_arena_release(&arena);
+	ph_arena_release(&arena); /* what an earlier test left */
 	ph_arena_init(&arena, 0, SIZE_MAX);
 	memset(err, 0, sizeof(*err));
 	if (ph_json_parse(&arena, s, strlen(s), &v, err))
@@ -241,6 +241,7 @@ void test_json__strings_are_borrowed_unless_escaped(void)
 	struct ph_json *v;
 	struct ph_err err;
 
+	ph_arena_release(&arena); /* what an earlier test left */
 	ph_arena_init(&arena, 0, SIZE_MAX);
 	CHECK_INT(ph_json_parse(&arena, text, strlen(text), &v, &err), 0);
 	CHECK(v->u.items[0].u.s == text + 2);
@@ -420,6 +421,7 @@ void test_json__round_trip(void)
 		CHECK(strtod(tmp, NULL) == doubles[i]);
 	}
 	CHECK(write_doc(&b));
+	ph_arena_release(&arena); /* what an earlier test left */
 	ph_arena_init(&arena, 0, SIZE_MAX);
 	ph_arena_init(&a2, 0, SIZE_MAX);
 	CHECK_INT(ph_json_parse(&arena, b.buf, b.len, &v, &err), 0);
@@ -446,6 +448,7 @@ void test_json__reads_recorded_wire_stream(void)
 
 	CHECK_INT(ph_buf_read_file(&file, path), 0);
 	ph_json_reader_init(&r);
+	ph_arena_release(&arena); /* what an earlier test left */
 	ph_arena_init(&arena, 0, SIZE_MAX);
 	for (char *p = file.buf; *p;) {
 		char *nl = strchr(p, '\n');

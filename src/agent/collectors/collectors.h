@@ -39,7 +39,8 @@ void ph_stdio_capture_stop(void);
 
 /* frames.c */
 uint64_t ph_collectors_frames_total(void);
-void ph_frames_note_input(enum porthole_input_action action, int64_t t);
+void ph_frames_note_input(enum porthole_input_action action, int64_t t, float x,
+			  float y);
 /* lifecycle.c: the startup collector's view of the main loop. */
 void ph_startup_main_loop_registered(void);
 void ph_startup_on_ping(void);

@@ -35,6 +35,7 @@ static _Atomic uint64_t frames_total;
 static _Atomic int64_t pending_up_t = -1;
 static _Atomic int64_t pending_down_t = -1;
 static _Atomic int64_t last_down_t = -1;
+static _Atomic float pending_x, pending_y; /* the up's position */
 
 uint64_t ph_collectors_frames_total(void)
 {
@@ -79,6 +80,8 @@ static void emit_tap(int64_t up_t, int64_t down_t, int64_t presented_ms,
 		return;
 	r->t_ms = up_t;
 	ph_rec_str(r, PH_KEY_ACTION, "tap", 8);
+	ph_rec_double(r, PH_KEY_X, atomic_load(&pending_x));
+	ph_rec_double(r, PH_KEY_Y, atomic_load(&pending_y));
 	if (down_t >= 0)
 		ph_rec_int(r, PH_KEY_DOWN_T, down_t);
 	ph_rec_int(r, PH_KEY_TAP_MS, presented_ms - up_t);
@@ -133,11 +136,14 @@ PORTHOLE_API void porthole_frame_end(void)
 }
 
 /* Called by porthole_input (api.c) for down and up. */
-void ph_frames_note_input(enum porthole_input_action action, int64_t t)
+void ph_frames_note_input(enum porthole_input_action action, int64_t t, float x,
+			  float y)
 {
 	if (action == PORTHOLE_INPUT_DOWN) {
 		atomic_store(&last_down_t, t);
 	} else if (action == PORTHOLE_INPUT_UP) {
+		atomic_store(&pending_x, x);
+		atomic_store(&pending_y, y);
 		atomic_store(&pending_down_t, atomic_load(&last_down_t));
 		atomic_store(&pending_up_t, t);
 	} else {

@@ -1,0 +1,126 @@
+/*
+ * porthole save [--session ID] [--scenario NAME]
+ *               [--since 10m|90s|2h|MS | --from T --to T] [--out FILE]
+ *
+ * Turns a window of a recorded session (the most recently active one by
+ * default) into a capture file, the same format `capture` writes, so
+ * `report` and `compare` work on it.  --since counts back from the
+ * session's last event; clippedMs says how much of the window came before
+ * the recording began.
+ */
+#include "ph_common.h"
+#include "cmd.h"
+#include "host/capture.h"
+#include "host/env.h"
+#include "host/findings.h"
+#include "host/ingest.h"
+#include "host/session.h"
+
+extern const struct ph_cmd ph_cmd_save;
+
+static int save_exec(int argc, char **argv)
+{
+	const char *session = NULL, *scenario = "saved",
+		   *out = "porthole-trace.json";
+	int64_t since = -1, from = INT64_MIN, to = INT64_MAX;
+	struct ph_session_info *v = NULL;
+	struct ph_capture_info info = { .driver = "porthole save" };
+	struct ph_ingest in;
+	struct ph_analysis *a;
+	char dir[4200], path[8400];
+	size_t n, pick = 0;
+	int rc, status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val)
+			return ph_cmd_usage_error(&ph_cmd_save,
+						  "%s needs a value", argv[i]);
+		if (!strcmp(argv[i], "--session"))
+			session = argv[++i];
+		else if (!strcmp(argv[i], "--scenario"))
+			scenario = argv[++i];
+		else if (!strcmp(argv[i], "--out"))
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--since") &&
+			 (since = ph_parse_duration_ms(argv[++i])) >= 0)
+			;
+		else if (!strcmp(argv[i], "--from"))
+			from = strtoll(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--to"))
+			to = strtoll(argv[++i], NULL, 10);
+		else
+			return ph_cmd_usage_error(&ph_cmd_save, "bad option %s",
+						  argv[i]);
+	}
+	if (since >= 0 && (from != INT64_MIN || to != INT64_MAX))
+		return ph_cmd_usage_error(&ph_cmd_save,
+					  "--since or --from/--to, not both");
+	ph_env_sessions_dir(dir, sizeof(dir));
+	if (ph_sessions_list(dir, &v, &n) || !n) {
+		fprintf(stderr, "porthole save: no recorded sessions in %s\n",
+			dir);
+		free(v);
+		return 2;
+	}
+	if (session) {
+		for (pick = 0; pick < n && strcmp(v[pick].id, session); pick++)
+			;
+		if (pick == n) {
+			fprintf(stderr, "porthole save: no session '%s'\n",
+				session);
+			free(v);
+			return 2;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/events.ndjson", v[pick].path);
+	if (since >= 0) {
+		/* The session's end: from a pass over the file, not meta.json,
+		 * which may lag the file by a flush or be corrupt. */
+		ph_ingest_init(&in, NULL, NULL);
+		rc = ph_ingest_file(&in, path);
+		to = in.last_t;
+		from = in.last_t - since;
+		ph_ingest_release(&in);
+		if (rc) {
+			fprintf(stderr, "porthole save: cannot read %s\n",
+				path);
+			free(v);
+			return 2;
+		}
+	}
+	a = ph_analyze_file(path, (struct ph_window){ from, to }, &rc);
+	if (!a) {
+		fprintf(stderr, "porthole save: cannot read %s\n", path);
+		free(v);
+		return 2;
+	}
+	ph_analysis_resolve_where(a, ph_env_project_root());
+	info.scenario = scenario;
+	if (ph_capture_save(a, &info, out)) {
+		fprintf(stderr, "porthole save: cannot write %s\n", out);
+		status = 2;
+	} else {
+		printf("saved %s [%" PRId64 "..%" PRId64 "] to %s", v[pick].id,
+		       from == INT64_MIN ? a->first_t : from,
+		       to == INT64_MAX ? a->last_t : to, out);
+		if (a->clipped_ms > 0)
+			printf(" (%" PRId64 " ms before the recording began)",
+			       a->clipped_ms);
+		printf("\n");
+	}
+	ph_analysis_free(a);
+	free(v);
+	return status;
+}
+
+const struct ph_cmd ph_cmd_save = {
+	.name = "save",
+	.summary = "turn a window of a recorded session into a capture file",
+	.usage = "porthole save [--session ID] [--scenario NAME]\n"
+		 "              [--since 10m|90s|2h|MS | --from T --to T] "
+		 "[--out FILE]\n"
+		 "  default: the most recently active session, all of it",
+	.exec = save_exec,
+};

@@ -1,0 +1,237 @@
+/*
+ * porthole watch [--until-first] [--json] [--timeout SECONDS]
+ *                [--severity error|warning|note] [--application-id ID]
+ *
+ * One line per finding occurrence on stdout, as events arrive; diagnostics
+ * only on stderr.  Exit: 0 stopped by SIGINT/SIGTERM (or a timeout after
+ * something was reported), 1 --until-first found one, 2 bad arguments or
+ * an internal error, 3 timeout with nothing to report.
+ */
+#include "ph_common.h"
+#include "cmd.h"
+#include "ph_clock.h"
+#include "ph_log.h"
+#include "host/env.h"
+#include "host/findings.h"
+#include "host/live.h"
+#include "host/session.h"
+#include "host/where.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+/* Episodes that go on (jank, hot recomposition) reprint at most this often. */
+#define REPRINT_MS 10000
+
+extern const struct ph_cmd ph_cmd_watch;
+static volatile sig_atomic_t stopped;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
+
+struct seen {
+	char *key;
+	int64_t count;
+	int64_t printed_at;
+};
+
+struct watch {
+	struct seen *v;
+	size_t n, alloc;
+	bool json;
+	int min_sev;
+	struct ph_where_index *ix;
+	struct ph_watermark wm;
+	bool wm_loaded;
+	char session_dir[4200];
+};
+
+static struct seen *find(struct watch *w, const char *key)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].key, key))
+			return &w->v[i];
+	if (w->n == w->alloc) {
+		size_t na = w->alloc ? w->alloc * 2 : 32;
+		struct seen *p = realloc(w->v, na * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		w->v = p;
+		w->alloc = na;
+	}
+	w->v[w->n] = (struct seen){ .key = strdup(key) };
+	return w->v[w->n].key ? &w->v[w->n++] : NULL;
+}
+
+static void print(struct watch *w, struct ph_finding *f)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	char sh[512] = "";
+
+	if (w->ix) {
+		struct ph_buf j = PH_BUF_INIT(1 << 16);
+
+		ph_where_resolve(w->ix, &f->hint, &j, sh, sizeof(sh));
+		ph_buf_release(&j);
+	}
+	if (w->json) {
+		struct ph_jw jw;
+
+		ph_jw_init(&jw, &b);
+		ph_finding_write(f, &jw);
+		if (!ph_jw_finish(&jw))
+			printf("%s\n", b.buf);
+	} else {
+		printf("%s %s t=%" PRId64 "..%" PRId64 "%s%s%s%s\n",
+		       ph_severity_name(f->severity), f->title, f->last_from,
+		       f->last_to, f->ndetail ? " " : "",
+		       f->ndetail ? f->detail[0] : "", sh[0] ? " where=" : "",
+		       sh);
+	}
+	fflush(stdout);
+	ph_buf_release(&b);
+}
+
+/* Prints new occurrences; returns how many lines were printed. */
+static int scan(struct watch *w, struct ph_live *lv)
+{
+	struct ph_analysis *a = ph_analyze_store(&lv->store, PH_WINDOW_ALL);
+	int64_t now = ph_clock_uptime_ms();
+	int printed = 0;
+
+	if (!a)
+		return 0;
+	if (!w->wm_loaded && lv->session_open) {
+		snprintf(w->session_dir, sizeof(w->session_dir), "%s",
+			 lv->session.dir);
+		ph_watermark_load(&w->wm, w->session_dir);
+		w->wm_loaded = true;
+	}
+	for (size_t i = 0; i < a->nf; i++) {
+		struct ph_finding *f = &a->f[i];
+		struct seen *s;
+		bool episode = !strcmp(f->id, "frames-dropped") ||
+			       !strcmp(f->id, "recompose-hotspot");
+
+		if (f->severity > w->min_sev || !(s = find(w, f->key)))
+			continue;
+		if (f->count <= s->count)
+			continue;
+		if (episode && s->count && now - s->printed_at < REPRINT_MS)
+			continue;
+		if (!s->count && f->severity == PH_SEV_ERROR &&
+		    ph_watermark_reported(&w->wm, f->key)) {
+			s->count = f->count; /* the MCP server already said it
+					      */
+			continue;
+		}
+		s->count = f->count;
+		s->printed_at = now;
+		print(w, f);
+		printed++;
+		if (f->severity == PH_SEV_ERROR && w->session_dir[0])
+			ph_watermark_add_reported(w->session_dir, f->key);
+	}
+	ph_analysis_free(a);
+	return printed;
+}
+
+static int watch_exec(int argc, char **argv)
+{
+	struct watch w = { .min_sev = PH_SEV_NOTE };
+	bool until_first = false;
+	double timeout = -1;
+	const char *app_id = NULL;
+	struct ph_live lv;
+	uint64_t version = 0;
+	int64_t end, printed = 0;
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--until-first"))
+			until_first = true;
+		else if (!strcmp(argv[i], "--json"))
+			w.json = true;
+		else if (!strcmp(argv[i], "--timeout") && v &&
+			 (timeout = strtod(argv[++i], NULL)) > 0)
+			;
+		else if (!strcmp(argv[i], "--severity") && v &&
+			 (w.min_sev = ph_severity_parse(argv[++i])) >= 0)
+			;
+		else if (!strcmp(argv[i], "--application-id") && v)
+			app_id = argv[++i];
+		else
+			return ph_cmd_usage_error(&ph_cmd_watch,
+						  "bad option %s", argv[i]);
+	}
+	if (ph_live_init(&lv))
+		return 2;
+	if (app_id)
+		lv.link.app_id = app_id;
+	ph_watermark_init(&w.wm);
+	w.ix = ph_where_index_new(ph_env_project_root());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (ph_live_start(&lv)) {
+		status = 2;
+		goto out;
+	}
+	end = timeout > 0 ? ph_clock_uptime_ms() + (int64_t)(timeout * 1000) :
+			    INT64_MAX;
+	while (!stopped) {
+		uint64_t v2;
+		bool refused;
+
+		pthread_mutex_lock(&lv.store.lock);
+		v2 = lv.store.version;
+		pthread_mutex_unlock(&lv.store.lock);
+		if (v2 != version) {
+			version = v2;
+			printed += scan(&w, &lv);
+			if (until_first && printed) {
+				status = 1;
+				break;
+			}
+		}
+		pthread_mutex_lock(&lv.link.mu);
+		refused = lv.link.state == PH_LINK_REFUSED;
+		pthread_mutex_unlock(&lv.link.mu);
+		if (refused) {
+			fprintf(stderr, "porthole watch: %s\n", lv.link.error);
+			status = 2;
+			break;
+		}
+		if (ph_clock_uptime_ms() >= end) {
+			status = printed ? 0 : 3;
+			break;
+		}
+		usleep(2000);
+	}
+out:
+	ph_live_stop(&lv);
+	ph_live_release(&lv);
+	ph_where_index_free(w.ix);
+	ph_watermark_release(&w.wm);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i].key);
+	free(w.v);
+	return status;
+}
+
+const struct ph_cmd ph_cmd_watch = {
+	.name = "watch",
+	.summary = "print findings as they happen, one line each",
+	.usage =
+		"porthole watch [--until-first] [--json] [--timeout SECONDS]\n"
+		"               [--severity error|warning|note] "
+		"[--application-id ID]\n"
+		"  exit 0 stopped by a signal, 1 --until-first found one,\n"
+		"  2 bad arguments or internal error, 3 timeout, nothing found",
+	.exec = watch_exec,
+};

@@ -1,0 +1,266 @@
+/* compare.c: per-metric diff with noise floors (see compare.h). */
+#include "ph_common.h"
+#include "compare.h"
+#include "ph_error.h"
+
+#include <math.h>
+
+/*
+ * The floors.  rel is a share of the base value, abs a minimum step; a
+ * change must pass both.  info metrics are shown, never judged.
+ * docs/cli.md lists this table; keep them in step.
+ */
+static const struct floor {
+	const char *name;
+	double rel, abs;
+	bool info;
+} floors[] = {
+	{ "durationMs", 0, 0, true },
+	{ "events", 0, 0, true },
+	{ "frames.janky", 0.5, 5, false },
+	{ "frames.missedRefreshes", 0.5, 10, false },
+	{ "frames.worstMs", 0.5, 50, false },
+	{ "main.stalls", 0.5, 1, false },
+	{ "main.stallMs", 0.5, 150, false },
+	{ "main.worstStallMs", 0.5, 150, false },
+	{ "db.queries", 0.2, 2, false },
+	{ "db.mainThread", 0.2, 1, false },
+	{ "db.errors", 0.2, 1, false },
+	{ "db.worstMs", 0.5, 20, false },
+	{ "http.calls", 0.2, 2, false },
+	{ "http.failed", 0.2, 1, false },
+	{ "http.slow", 0.2, 1, false },
+	{ "http.worstMs", 0.3, 500, false },
+	{ "http.open", 0, 1, false },
+	{ "recompositions", 0.25, 50, false },
+	{ "startup.coldMs", 0.2, 200, false },
+	{ "taps.worstMs", 0.5, 50, false },
+	{ "logs.errors", 0.2, 2, false },
+	{ "work.retries", 0, 1, false },
+	{ "memory.peakRssMb", 0.2, 20, false },
+};
+
+enum verdict { SAME, NOISE, WORSE, BETTER, INFO };
+
+static const char *verdict_name(enum verdict v)
+{
+	static const char *const n[] = { "same", "within noise", "REGRESSION",
+					 "improved", "" };
+
+	return n[v];
+}
+
+static enum verdict judge(const struct floor *f, double a, double b, bool has_a,
+			  bool has_b)
+{
+	double d = b - a;
+
+	if (f->info)
+		return INFO;
+	if (!has_a && !has_b)
+		return SAME;
+	if (d == 0)
+		return SAME;
+	/* Zero to non-zero is always news, whatever the floors say. */
+	if (a == 0 && b > 0)
+		return WORSE;
+	if (b == 0 && a > 0)
+		return BETTER;
+	if (fabs(d) < f->abs || fabs(d) < f->rel * fabs(a))
+		return NOISE;
+	return d > 0 ? WORSE : BETTER;
+}
+
+static const struct ph_json *get2(const struct ph_json *o, const char *a,
+				  const char *b)
+{
+	return ph_json_get(ph_json_get(o, a), b);
+}
+
+static bool same_str(const struct ph_json *a, const struct ph_json *b)
+{
+	if (!a || !b)
+		return a == b;
+	return ph_json_equal(a, b);
+}
+
+static int refuse(const struct ph_json *base, const struct ph_json *cur,
+		  struct ph_compare_result *r)
+{
+	const struct ph_json *a, *b;
+	double x = 0, y = 0;
+
+	a = ph_json_get(base, "scenario");
+	b = ph_json_get(cur, "scenario");
+	if (!same_str(a, b)) {
+		snprintf(r->refusal, sizeof(r->refusal),
+			 "not comparable: scenario '%.*s' vs '%.*s'",
+			 (int)(a ? a->n : 0), a ? a->u.s : "",
+			 (int)(b ? b->n : 0), b ? b->u.s : "");
+		return PH_EINVAL;
+	}
+	ph_json_as_double(get2(base, "device", "refreshHz"), &x);
+	ph_json_as_double(get2(cur, "device", "refreshHz"), &y);
+	if (x != y) {
+		snprintf(r->refusal, sizeof(r->refusal),
+			 "not comparable: refresh rate %g Hz vs %g Hz", x, y);
+		return PH_EINVAL;
+	}
+	x = y = 0;
+	ph_json_as_double(get2(base, "device", "cores"), &x);
+	ph_json_as_double(get2(cur, "device", "cores"), &y);
+	if (x != y) {
+		snprintf(r->refusal, sizeof(r->refusal),
+			 "not comparable: %g cores vs %g cores", x, y);
+		return PH_EINVAL;
+	}
+	a = ph_json_get(base, "driver");
+	b = ph_json_get(cur, "driver");
+	if (!same_str(a, b))
+		snprintf(r->warning, sizeof(r->warning),
+			 "drivers differ ('%.*s' vs '%.*s'): timing may not "
+			 "be comparable",
+			 (int)(a ? a->n : 0), a ? a->u.s : "",
+			 (int)(b ? b->n : 0), b ? b->u.s : "");
+	return 0;
+}
+
+/* Finding keys present in cur but not in base, errors and warnings only. */
+static bool new_finding(const struct ph_json *base, const struct ph_json *f)
+{
+	const struct ph_json *bf = ph_json_get(base, "findings");
+	const struct ph_json *key = ph_json_get(f, "key");
+
+	if (ph_json_streq(ph_json_get(f, "severity"), "note"))
+		return false;
+	for (size_t i = 0; ph_json_is(bf, PH_JSON_ARRAY) && i < bf->n; i++)
+		if (ph_json_equal(ph_json_get(&bf->u.items[i], "key"), key))
+			return false;
+	return true;
+}
+
+struct row {
+	const struct floor *f;
+	double a, b;
+	bool has_a, has_b;
+	enum verdict v;
+};
+
+static void rows(const struct ph_json *base, const struct ph_json *cur,
+		 struct row *out, struct ph_compare_result *r)
+{
+	for (size_t i = 0; i < PH_ARRAY_SIZE(floors); i++) {
+		struct row *x = &out[i];
+
+		x->f = &floors[i];
+		x->a = x->b = 0;
+		x->has_a = ph_json_as_double(
+			get2(base, "metrics", floors[i].name), &x->a);
+		x->has_b = ph_json_as_double(
+			get2(cur, "metrics", floors[i].name), &x->b);
+		x->v = judge(x->f, x->a, x->b, x->has_a, x->has_b);
+		r->regressions += x->v == WORSE;
+		r->improvements += x->v == BETTER;
+	}
+}
+
+int ph_compare(const struct ph_json *base, const struct ph_json *cur,
+	       struct ph_buf *out, struct ph_compare_result *r)
+{
+	struct row t[PH_ARRAY_SIZE(floors)];
+	const struct ph_json *cf = ph_json_get(cur, "findings");
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (refuse(base, cur, r))
+		return PH_EINVAL;
+	rows(base, cur, t, r);
+	rc = ph_buf_addf(out, "%-24s %10s %10s  %-18s %s\n", "metric", "base",
+			 "new", "change", "verdict");
+	for (size_t i = 0; !rc && i < PH_ARRAY_SIZE(floors); i++) {
+		char ch[48];
+		double d = t[i].b - t[i].a;
+
+		if (!t[i].has_a && !t[i].has_b)
+			continue;
+		if (t[i].a != 0)
+			snprintf(ch, sizeof(ch), "%+g (%+.0f%%)", d,
+				 100.0 * d / fabs(t[i].a));
+		else
+			snprintf(ch, sizeof(ch), "%+g", d);
+		rc = ph_buf_addf(out, "%-24s %10g %10g  %-18s %s\n",
+				 t[i].f->name, t[i].a, t[i].b, ch,
+				 verdict_name(t[i].v));
+	}
+	for (size_t i = 0; !rc && ph_json_is(cf, PH_JSON_ARRAY) && i < cf->n;
+	     i++) {
+		const struct ph_json *f = &cf->u.items[i];
+		const struct ph_json *title = ph_json_get(f, "title");
+
+		if (!new_finding(base, f))
+			continue;
+		r->regressions++;
+		rc = ph_buf_addf(out, "new finding: %.*s: %.*s\n",
+				 (int)ph_json_get(f, "id")->n,
+				 ph_json_get(f, "id")->u.s,
+				 (int)(title ? title->n : 0),
+				 title ? title->u.s : "");
+	}
+	return rc ? rc :
+		    ph_buf_addf(out, "%d regression%s, %d improvement%s\n",
+				r->regressions, r->regressions == 1 ? "" : "s",
+				r->improvements,
+				r->improvements == 1 ? "" : "s");
+}
+
+int ph_compare_json(const struct ph_json *base, const struct ph_json *cur,
+		    struct ph_buf *out, struct ph_compare_result *r)
+{
+	struct row t[PH_ARRAY_SIZE(floors)];
+	const struct ph_json *cf = ph_json_get(cur, "findings");
+	struct ph_jw jw;
+
+	memset(r, 0, sizeof(*r));
+	if (refuse(base, cur, r))
+		return PH_EINVAL;
+	rows(base, cur, t, r);
+	ph_jw_init(&jw, out);
+	ph_jw_obj_begin(&jw);
+	ph_jw_key(&jw, "metrics");
+	ph_jw_arr_begin(&jw);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(floors); i++) {
+		if (!t[i].has_a && !t[i].has_b)
+			continue;
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_str(&jw, "name", t[i].f->name);
+		ph_jw_kv_double(&jw, "base", t[i].a);
+		ph_jw_kv_double(&jw, "new", t[i].b);
+		ph_jw_kv_double(&jw, "relFloor", t[i].f->rel);
+		ph_jw_kv_double(&jw, "absFloor", t[i].f->abs);
+		ph_jw_kv_str(&jw, "verdict",
+			     t[i].v == WORSE  ? "regression" :
+			     t[i].v == BETTER ? "improved" :
+			     t[i].v == NOISE  ? "noise" :
+			     t[i].v == INFO   ? "info" :
+						"same");
+		ph_jw_obj_end(&jw);
+	}
+	ph_jw_arr_end(&jw);
+	ph_jw_key(&jw, "newFindings");
+	ph_jw_arr_begin(&jw);
+	for (size_t i = 0; ph_json_is(cf, PH_JSON_ARRAY) && i < cf->n; i++) {
+		if (!new_finding(base, &cf->u.items[i]))
+			continue;
+		r->regressions++;
+		ph_jw_value(&jw, ph_json_get(&cf->u.items[i], "key"));
+	}
+	ph_jw_arr_end(&jw);
+	ph_jw_kv_int(&jw, "regressions", r->regressions);
+	ph_jw_kv_int(&jw, "improvements", r->improvements);
+	if (r->warning[0])
+		ph_jw_kv_str(&jw, "warning", r->warning);
+	ph_jw_obj_end(&jw);
+	if (ph_jw_finish(&jw))
+		return PH_ENOMEM;
+	return ph_buf_addch(out, '\n');
+}

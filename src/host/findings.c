@@ -1,0 +1,1388 @@
+/*
+ * findings.c: the engine core: the family table, windowing, the summary
+ * every report footer and compare reads, and the answer's JSON shape.
+ */
+#include "ph_common.h"
+#include "findings.h"
+#include "findings/family.h"
+#include "ph_error.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <unistd.h>
+
+/*
+ * The families, in the order they run.  Order matters only where a family
+ * reads earlier findings: startup reads db and stall findings, so it is
+ * last.
+ */
+static const struct ph_family *const families[] = {
+	&ph_family_db_main,   &ph_family_stall,	  &ph_family_http_failed,
+	&ph_family_http_slow, &ph_family_frames,  &ph_family_recompose,
+	&ph_family_db_error,  &ph_family_tap,	  &ph_family_work,
+	&ph_family_exit,      &ph_family_thermal, &ph_family_memory,
+	&ph_family_strict,    &ph_family_gc,	  &ph_family_leak,
+	&ph_family_startup,
+};
+#define NFAM PH_ARRAY_SIZE(families)
+
+/* Items per lane kept for the HTML timeline; the rest are counted. */
+#define LANE_CAP 4000
+
+static const char *const metric_names[] = {
+#define X(id, name) name,
+	PH_METRICS(X)
+#undef X
+};
+
+const char *ph_metric_name(int m)
+{
+	return m >= 0 && m < PH_M_COUNT ? metric_names[m] : "unknown";
+}
+
+int ph_metric_find(const char *name, size_t n)
+{
+	for (int i = 0; i < PH_M_COUNT; i++)
+		if (strlen(metric_names[i]) == n &&
+		    !memcmp(metric_names[i], name, n))
+			return i;
+	return -1;
+}
+
+const char *ph_lane_name(int lane)
+{
+	static const char *const names[] = { "main", "frames", "http",	"db",
+					     "work", "nav",    "input", "log" };
+
+	return lane >= 0 && lane < PH_LANE_COUNT ? names[lane] : "other";
+}
+
+const char *ph_severity_name(int sev)
+{
+	return sev == PH_SEV_ERROR   ? "error" :
+	       sev == PH_SEV_WARNING ? "warning" :
+				       "note";
+}
+
+int ph_severity_parse(const char *s)
+{
+	if (!strcmp(s, "error"))
+		return PH_SEV_ERROR;
+	if (!strcmp(s, "warning"))
+		return PH_SEV_WARNING;
+	if (!strcmp(s, "note"))
+		return PH_SEV_NOTE;
+	return -1;
+}
+
+const char *ph_status_name(int st)
+{
+	return st == PH_STATUS_NEW	? "new" :
+	       st == PH_STATUS_ONGOING	? "ongoing" :
+	       st == PH_STATUS_RESOLVED ? "resolved" :
+					  NULL;
+}
+
+/* --- the summary: metrics, lanes, marks, exits ----------------------------
+ */
+
+struct summary {
+	int64_t first_t, last_t;
+	uint64_t counts[PH_KIND_COUNT];
+	double m[PH_M_COUNT];
+	bool set[PH_M_COUNT];
+	struct ph_lane_item *lanes;
+	size_t nlanes, alanes, lane_n[PH_LANE_COUNT];
+	struct ph_mark *marks;
+	size_t nmarks, amarks;
+	struct ph_exit_note *exits;
+	size_t nexits, aexits;
+	struct ph_smap open_http; /* id -> open flag */
+	int64_t http_open;
+};
+
+struct ph_engine {
+	struct ph_window w;
+	const struct ph_ingest *src;
+	struct ph_arena keep;
+	struct ph_fctx ctx;
+	void *state[NFAM];
+	struct summary sum;
+	struct ph_profile no_profile;
+	struct ph_ident no_ident;
+};
+
+static void *grow(void *p, size_t *alloc, size_t n, size_t size)
+{
+	size_t na;
+	void *q;
+
+	if (n < *alloc)
+		return p;
+	na = *alloc ? *alloc * 2 : 64;
+	q = realloc(p, na * size);
+	if (q)
+		*alloc = na;
+	return q;
+}
+
+static void lane_add(struct ph_engine *e, int lane, int64_t from, int64_t to,
+		     int level, const char *fmt, ...) PH_PRINTF(6, 7);
+
+static void lane_add(struct ph_engine *e, int lane, int64_t from, int64_t to,
+		     int level, const char *fmt, ...)
+{
+	struct summary *s = &e->sum;
+	struct ph_lane_item *p;
+	char label[160];
+	va_list ap;
+
+	if (s->lane_n[lane]++ >= LANE_CAP)
+		return;
+	p = grow(s->lanes, &s->alanes, s->nlanes, sizeof(*p));
+	if (!p)
+		return;
+	s->lanes = p;
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof(label), fmt, ap);
+	va_end(ap);
+	s->lanes[s->nlanes++] = (struct ph_lane_item){
+		.lane = lane,
+		.from = from,
+		.to = to,
+		.label = ph_keep(&e->ctx, label, strlen(label)),
+		.level = level,
+	};
+}
+
+static void set_max(struct summary *s, int m, double v)
+{
+	if (!s->set[m] || v > s->m[m])
+		s->m[m] = v;
+	s->set[m] = true;
+}
+
+static void add(struct summary *s, int m, double v)
+{
+	s->m[m] += v;
+	s->set[m] = true;
+}
+
+static void summarize(struct ph_engine *e, const struct ph_event *ev)
+{
+	struct summary *s = &e->sum;
+	int64_t from, to, v;
+	char a[96], b[96];
+
+	ph_ev_span(ev, &from, &to);
+	switch (ev->kind) {
+	case PH_KIND_FRAME:
+		if (ph_ev_true(ev, "firstDraw"))
+			break;
+		add(s, PH_M_FRAMES_JANKY, 1);
+		if (ph_ev_int(ev, "totalMs", &v)) {
+			double budget = ph_profile_budget_ms(e->ctx.profile),
+			       fb;
+			int64_t missed = 1;
+
+			if (budget <= 0 && ph_ev_num(ev, "budgetMs", &fb))
+				budget = fb;
+			if (budget > 0)
+				missed = (int64_t)ceil((double)v / budget -
+						       1e-9) -
+					 1;
+			add(s, PH_M_FRAMES_MISSED,
+			    (double)(missed > 0 ? missed : 1));
+			set_max(s, PH_M_FRAMES_WORST_MS, (double)v);
+		}
+		lane_add(e, PH_LANE_FRAMES, from, to, v >= 100 ? 2 : 1,
+			 "late frame %" PRId64 " ms (%s)", v,
+			 ph_ev_strcpy(ev, "worstPhase", a, sizeof(a)));
+		break;
+	case PH_KIND_BLOCKED:
+		add(s, PH_M_STALLS, 1);
+		add(s, PH_M_STALL_MS, (double)(to - from));
+		set_max(s, PH_M_STALL_WORST_MS, (double)(to - from));
+		lane_add(e, PH_LANE_MAIN, from, to, 2,
+			 "stall %" PRId64 " ms: %s", to - from,
+			 ph_ev_strcpy(ev, "top", a, sizeof(a)));
+		break;
+	case PH_KIND_DB_END:
+		add(s, PH_M_DB_QUERIES, 1);
+		if (ph_ev_on_main(ev))
+			add(s, PH_M_DB_MAIN, 1);
+		if (ph_ev_get(ev, "error"))
+			add(s, PH_M_DB_ERRORS, 1);
+		set_max(s, PH_M_DB_WORST_MS, (double)(to - from));
+		lane_add(e, ph_ev_on_main(ev) ? PH_LANE_MAIN : PH_LANE_DB, from,
+			 to,
+			 ph_ev_get(ev, "error") ? 2 :
+			 ph_ev_on_main(ev)	? 1 :
+						  0,
+			 "%s", ph_ev_strcpy(ev, "sql", a, sizeof(a)));
+		break;
+	case PH_KIND_HTTP_START: {
+		const char *id;
+		size_t n;
+		bool created;
+		int64_t *st;
+
+		if (!ph_ev_str(ev, "id", &id, &n))
+			break;
+		st = ph_smap_get(&e->ctx, &s->open_http, id, n, sizeof(*st),
+				 &created);
+		if (st && created) {
+			*st = 1;
+			s->http_open++;
+		}
+		break;
+	}
+	case PH_KIND_HTTP_END: {
+		const char *id;
+		size_t n;
+		bool created;
+		int64_t *st, status = 0;
+		bool failed = ph_ev_streq(ev, "phase", "failed");
+
+		add(s, PH_M_HTTP_CALLS, 1);
+		if (ph_ev_int(ev, "status", &status) && status >= 400)
+			failed = true;
+		if (failed)
+			add(s, PH_M_HTTP_FAILED, 1);
+		if (to - from >= 3000)
+			add(s, PH_M_HTTP_SLOW, 1);
+		set_max(s, PH_M_HTTP_WORST_MS, (double)(to - from));
+		if (ph_ev_str(ev, "id", &id, &n)) {
+			st = ph_smap_get(&e->ctx, &s->open_http, id, n,
+					 sizeof(*st), &created);
+			if (st && *st == 1) {
+				*st = 2;
+				s->http_open--;
+			} else if (st) {
+				*st = 2;
+			}
+		}
+		lane_add(e, PH_LANE_HTTP, from, to, failed ? 2 : 0,
+			 "%s %s %" PRId64,
+			 ph_ev_strcpy(ev, "method", a, sizeof(a)),
+			 ph_ev_strcpy(ev, "url", b, sizeof(b)), status);
+		break;
+	}
+	case PH_KIND_RECOMPOSE: add(s, PH_M_RECOMPOSITIONS, 1); break;
+	case PH_KIND_STARTUP:
+		if ((ph_ev_streq(ev, "classification", "cold") ||
+		     ph_ev_streq(ev, "classification", "lukewarm")) &&
+		    ph_ev_int(ev, "totalMs", &v))
+			set_max(s, PH_M_STARTUP_MS, (double)v);
+		break;
+	case PH_KIND_INPUT:
+		if (ph_ev_streq(ev, "action", "tap") &&
+		    ph_ev_int(ev, "tapMs", &v)) {
+			set_max(s, PH_M_TAP_WORST_MS, (double)v);
+			lane_add(e, PH_LANE_INPUT, ev->t, ev->t + v,
+				 v > 500 ? 2 :
+				 v > 100 ? 1 :
+					   0,
+				 "tap %" PRId64 " ms", v);
+		}
+		break;
+	case PH_KIND_LOG:
+		if (ph_ev_streq(ev, "level", "E") ||
+		    ph_ev_streq(ev, "level", "F")) {
+			add(s, PH_M_LOG_ERRORS, 1);
+			lane_add(e, PH_LANE_LOG, ev->t, ev->t, 2, "%s: %s",
+				 ph_ev_strcpy(ev, "tag", a, sizeof(a)),
+				 ph_ev_strcpy(ev, "message", b, sizeof(b)));
+		}
+		break;
+	case PH_KIND_WORK_END:
+		if (ph_ev_true(ev, "retrying") ||
+		    ph_ev_streq(ev, "state", "ENQUEUED"))
+			add(s, PH_M_WORK_RETRIES, 1);
+		lane_add(e, PH_LANE_WORK, from, to,
+			 ph_ev_streq(ev, "state", "SUCCEEDED") ? 0 : 1, "%s %s",
+			 ph_ev_strcpy(ev, "workId", a, sizeof(a)),
+			 ph_ev_strcpy(ev, "state", b, sizeof(b)));
+		break;
+	case PH_KIND_MEMORY:
+		if (ph_ev_int(ev, "rssMb", &v) ||
+		    ph_ev_int(ev, "totalRamMb", &v))
+			set_max(s, PH_M_RSS_PEAK_MB, (double)v);
+		break;
+	case PH_KIND_NAV:
+		lane_add(e, PH_LANE_NAV, ev->t, ev->t, 0, "nav %s",
+			 ph_ev_strcpy(ev, "route", a, sizeof(a)));
+		break;
+	case PH_KIND_MARK: {
+		struct ph_mark *p =
+			grow(s->marks, &s->amarks, s->nmarks, sizeof(*p));
+
+		if (!p)
+			break;
+		s->marks = p;
+		s->marks[s->nmarks++] = (struct ph_mark){
+			.t = ev->t,
+			.label = ph_keep_field(&e->ctx, ev, "label"),
+			.detail = ph_keep_field(&e->ctx, ev, "detail"),
+		};
+		lane_add(e, PH_LANE_NAV, ev->t, ev->t, 0, "mark %s",
+			 ph_ev_strcpy(ev, "label", a, sizeof(a)));
+		break;
+	}
+	case PH_KIND_EXIT: {
+		struct ph_exit_note *p =
+			grow(s->exits, &s->aexits, s->nexits, sizeof(*p));
+
+		if (!p)
+			break;
+		s->exits = p;
+		s->exits[s->nexits++] = (struct ph_exit_note){
+			.t = ev->t,
+			.reason = ph_keep_field(&e->ctx, ev, "reason"),
+			.description =
+				ph_keep_field(&e->ctx, ev, "description"),
+		};
+		break;
+	}
+	default: break;
+	}
+}
+
+/* --- the engine -----------------------------------------------------------
+ */
+
+struct ph_engine *ph_engine_new(struct ph_window w, const struct ph_ingest *src)
+{
+	struct ph_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->w = w;
+	e->src = src;
+	ph_arena_init(&e->keep, (size_t)256 << 10, (size_t)1 << 30);
+	e->ctx.keep = &e->keep;
+	e->ctx.w = w;
+	e->ctx.profile = src ? &src->profile : &e->no_profile;
+	e->ctx.ident = src ? &src->ident : &e->no_ident;
+	ph_buf_init(&e->ctx.scratch, (size_t)16 << 20);
+	for (size_t i = 0; i < NFAM; i++) {
+		e->state[i] = calloc(1, families[i]->state_size);
+		if (!e->state[i]) {
+			ph_engine_free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+void ph_engine_free(struct ph_engine *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < NFAM; i++) {
+		if (e->state[i] && families[i]->release)
+			families[i]->release(e->state[i]);
+		free(e->state[i]);
+	}
+	ph_smap_release(&e->sum.open_http);
+	free(e->sum.lanes);
+	free(e->sum.marks);
+	free(e->sum.exits);
+	ph_buf_release(&e->ctx.scratch);
+	ph_arena_release(&e->keep);
+	free(e);
+}
+
+int ph_engine_feed(struct ph_engine *e, const struct ph_event *ev)
+{
+	int64_t from, to;
+
+	ph_ev_span(ev, &from, &to);
+	/* http_start/db_start carry no length: an open span overlaps all. */
+	if (to < e->w.from || from > e->w.to)
+		return 0;
+	e->sum.counts[ev->kind]++;
+	if (!e->sum.first_t || ev->t < e->sum.first_t)
+		e->sum.first_t = ev->t;
+	if (ev->t > e->sum.last_t)
+		e->sum.last_t = ev->t;
+	summarize(e, ev);
+	for (size_t i = 0; i < NFAM; i++)
+		families[i]->event(&e->ctx, e->state[i], ev);
+	return 0;
+}
+
+int ph_engine_feed_cb(void *engine, const struct ph_event *ev)
+{
+	return ph_engine_feed(engine, ev);
+}
+
+static int rank(const void *pa, const void *pb)
+{
+	const struct ph_finding *a = pa, *b = pb;
+
+	if (a->severity != b->severity)
+		return a->severity - b->severity;
+	if (a->spanning != b->spanning)
+		return a->spanning ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+static void *copy_array(struct ph_arena *ar, const void *p, size_t n,
+			size_t size)
+{
+	void *q;
+
+	if (!n)
+		return NULL;
+	q = ph_arena_alloc(ar, n * size);
+	if (q)
+		memcpy(q, p, n * size);
+	return q;
+}
+
+static const char *keep_dup(struct ph_analysis *a, const char *s)
+{
+	return s ? ph_arena_strndup(&a->arena, s, strlen(s)) : NULL;
+}
+
+struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
+{
+	struct ph_analysis *a = calloc(1, sizeof(*a));
+	struct summary *s = &e->sum;
+	size_t i, j;
+
+	if (!a)
+		return NULL;
+	ph_arena_init(&a->arena, (size_t)64 << 10, (size_t)1 << 30);
+	a->window = e->w;
+	if (e->src) {
+		a->ident = e->src->ident;
+		a->profile = e->src->profile;
+		a->malformed = e->src->malformed;
+		a->dropped = e->src->dropped;
+		a->gaps = e->src->gaps;
+	}
+	a->first_t = s->first_t;
+	a->last_t = s->last_t;
+	memcpy(a->counts, s->counts, sizeof(a->counts));
+	memcpy(a->metric, s->m, sizeof(a->metric));
+	memcpy(a->metric_set, s->set, sizeof(a->metric_set));
+	for (i = 0; i < PH_KIND_COUNT; i++)
+		a->metric[PH_M_EVENTS] += (double)s->counts[i];
+	a->metric_set[PH_M_EVENTS] = true;
+	{
+		int64_t from = e->w.from != INT64_MIN ? e->w.from : s->first_t;
+		int64_t to = e->w.to != INT64_MAX ? e->w.to : s->last_t;
+
+		a->metric[PH_M_DURATION_MS] = to > from ? (double)(to - from) :
+							  0;
+		a->metric_set[PH_M_DURATION_MS] = true;
+	}
+	a->metric[PH_M_HTTP_OPEN] = (double)s->http_open;
+	a->metric_set[PH_M_HTTP_OPEN] = true;
+	a->device_events = s->counts[PH_KIND_DEVICE];
+	a->memory_events = s->counts[PH_KIND_MEMORY];
+	a->gc_events = s->counts[PH_KIND_GC];
+	a->lanes =
+		copy_array(&a->arena, s->lanes, s->nlanes, sizeof(*s->lanes));
+	a->nlanes = a->lanes ? s->nlanes : 0;
+	a->marks =
+		copy_array(&a->arena, s->marks, s->nmarks, sizeof(*s->marks));
+	a->nmarks = a->marks ? s->nmarks : 0;
+	a->exits =
+		copy_array(&a->arena, s->exits, s->nexits, sizeof(*s->exits));
+	a->nexits = a->exits ? s->nexits : 0;
+
+	/* Their strings live in the engine: the analysis outlives it. */
+	for (i = 0; i < a->nlanes; i++)
+		a->lanes[i].label = keep_dup(a, a->lanes[i].label);
+	for (i = 0; i < a->nmarks; i++) {
+		a->marks[i].label = keep_dup(a, a->marks[i].label);
+		a->marks[i].detail = keep_dup(a, a->marks[i].detail);
+	}
+	for (i = 0; i < a->nexits; i++) {
+		a->exits[i].reason = keep_dup(a, a->exits[i].reason);
+		a->exits[i].description = keep_dup(a, a->exits[i].description);
+	}
+	e->ctx.a = a;
+	for (i = 0; i < NFAM; i++) {
+		size_t before = a->nf;
+
+		families[i]->emit(&e->ctx, e->state[i]);
+		/* Quiet: every id of a family that emitted none of them. */
+		for (j = 0; families[i]->ids[j] && a->nquiet < 48; j++) {
+			bool seen = false;
+
+			for (size_t k = before; k < a->nf; k++)
+				seen |= !strcmp(a->f[k].id,
+						families[i]->ids[j]);
+			if (!seen)
+				a->quiet[a->nquiet++] = families[i]->ids[j];
+		}
+	}
+	e->ctx.a = NULL;
+	if (a->nf)
+		qsort(a->f, a->nf, sizeof(*a->f), rank);
+	if (!a->profile.refresh_hz && s->counts[PH_KIND_FRAME])
+		ph_analysis_note(a, "no device profile in this session: frame "
+				    "budgets come from the frames themselves");
+	if (a->malformed)
+		ph_analysis_note(a, "%" PRIu64 " malformed lines skipped",
+				 a->malformed);
+	if (a->dropped || a->gaps)
+		ph_analysis_note(a,
+				 "the runtime dropped %" PRIu64
+				 " events (%" PRIu64 " seqs missing)",
+				 a->dropped, a->gaps);
+	return a;
+}
+
+struct ph_finding *ph_analysis_add(struct ph_analysis *a)
+{
+	struct ph_finding *f = grow(a->f, &a->af, a->nf, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	a->f = f;
+	f = &a->f[a->nf++];
+	*f = (struct ph_finding){ .source = "porthole",
+				  .title = "",
+				  .count = 1,
+				  .evidence = "{}",
+				  .key = "" };
+	return f;
+}
+
+void ph_analysis_rank(struct ph_analysis *a)
+{
+	if (a->nf)
+		qsort(a->f, a->nf, sizeof(*a->f), rank);
+}
+
+void ph_analysis_free(struct ph_analysis *a)
+{
+	if (!a)
+		return;
+	ph_arena_release(&a->arena);
+	free(a->f);
+	free(a);
+}
+
+void ph_analysis_note(struct ph_analysis *a, const char *fmt, ...)
+{
+	char buf[300];
+	va_list ap;
+
+	if (a->nnotes >= PH_ARRAY_SIZE(a->notes))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	a->notes[a->nnotes] = ph_arena_strndup(&a->arena, buf, strlen(buf));
+	if (a->notes[a->nnotes])
+		a->nnotes++;
+}
+
+static int store_feed(void *ctx, const struct ph_event *ev)
+{
+	return ph_engine_feed(ctx, ev);
+}
+
+struct ph_analysis *ph_analyze_store(struct ph_store *s, struct ph_window w)
+{
+	struct ph_engine *e = ph_engine_new(w, &s->in);
+	struct ph_analysis *a;
+
+	if (!e)
+		return NULL;
+	ph_store_each(s, w, 0, store_feed, e);
+	pthread_mutex_lock(&s->lock);
+	a = ph_engine_analyze(e);
+	if (a && s->covered_from != INT64_MIN && w.from < s->covered_from) {
+		a->clipped_ms = w.from == INT64_MIN ? 0 :
+						      s->covered_from - w.from;
+		if (w.from == INT64_MIN)
+			ph_analysis_note(a,
+					 "the live buffer starts at t=%" PRId64
+					 "; older events are only on disk",
+					 s->covered_from);
+		else
+			ph_analysis_note(a,
+					 "the live buffer starts at t=%" PRId64
+					 "; %" PRId64 " ms of the window "
+					 "before it were clipped",
+					 s->covered_from, a->clipped_ms);
+	}
+	pthread_mutex_unlock(&s->lock);
+	ph_engine_free(e);
+	return a;
+}
+
+/*
+ * A file is analyzed on two threads: one reads and parses (the bigger
+ * half of the work), the other feeds the engine, one batch behind.  Each
+ * batch owns its text, the trees parsed from it and the events, and a
+ * snapshot of the ingest's state (identity, profile, counters) as of its
+ * end, which the engine reads through its own copy: the two threads
+ * share nothing but the batches.
+ */
+#define PIPE_BATCH ((size_t)4 << 20)
+
+struct batch {
+	struct ph_buf text;
+	struct ph_arena arena;
+	struct ph_event *ev;
+	size_t n, alloc;
+	struct ph_ingest snap;
+	bool full;
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct batch b[2];
+	int fd, rc;
+	bool done;
+	struct ph_ingest in;
+	struct batch *cur; /* being filled by the parser */
+};
+
+static int collect(void *ctx, const struct ph_event *ev)
+{
+	struct batch *b = ((struct pipe *)ctx)->cur;
+
+	if (b->n == b->alloc) {
+		size_t na = b->alloc ? b->alloc * 2 : 4096;
+		struct ph_event *p = realloc(b->ev, na * sizeof(*p));
+
+		if (!p)
+			return PH_ENOMEM;
+		b->ev = p;
+		b->alloc = na;
+	}
+	b->ev[b->n++] = *ev;
+	return 0;
+}
+
+/* Parses every line of b->text (whole lines, the last may be torn). */
+static int parse_batch(struct pipe *p, struct batch *b)
+{
+	size_t start = 0;
+	int rc = 0;
+
+	while (start < b->text.len && !rc) {
+		const char *l = b->text.buf + start;
+		const char *nl = memchr(l, '\n', b->text.len - start);
+		size_t n = nl ? (size_t)(nl - l) : b->text.len - start;
+
+		rc = ph_ingest_line(&p->in, &b->arena, l, n);
+		if (rc == PH_ETOOBIG || rc == PH_ENOMEM) {
+			ph_ingest_malformed(&p->in, "line too big");
+			rc = 0;
+		}
+		start += n + 1;
+	}
+	return rc;
+}
+
+static void *parse_file(void *arg)
+{
+	struct pipe *p = arg;
+	struct ph_buf carry = PH_BUF_INIT(PH_BUF_NO_CAP);
+	int rc = 0;
+	bool eof = false;
+
+	for (int k = 0; !eof && !rc; k++) {
+		struct batch *b = &p->b[k & 1];
+		char *last;
+
+		pthread_mutex_lock(&p->mu);
+		while (b->full)
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		ph_buf_reset(&b->text);
+		ph_arena_reset(&b->arena);
+		b->n = 0;
+		if (ph_buf_add(&b->text, carry.buf, carry.len)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		ph_buf_reset(&carry);
+		/* A batch: at least PIPE_BATCH bytes, ending at a newline. */
+		while (!eof && (b->text.len < PIPE_BATCH ||
+				!memchr(b->text.buf, '\n', b->text.len))) {
+			ssize_t n;
+
+			if (ph_buf_grow(&b->text, PIPE_BATCH)) {
+				rc = PH_ENOMEM;
+				break;
+			}
+			n = read(p->fd, b->text.buf + b->text.len, PIPE_BATCH);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				rc = ph_error(PH_EIO, "read: %s",
+					      strerror(errno));
+				break;
+			}
+			ph_buf_setlen(&b->text, b->text.len + (size_t)n);
+			eof = n == 0;
+		}
+		if (rc)
+			break;
+		last = memrchr(b->text.buf, '\n', b->text.len);
+		if (!eof && last) {
+			size_t keep = (size_t)(last + 1 - b->text.buf);
+
+			if (ph_buf_add(&carry, last + 1, b->text.len - keep)) {
+				rc = PH_ENOMEM;
+				break;
+			}
+			ph_buf_setlen(&b->text, keep);
+		}
+		p->cur = b;
+		rc = parse_batch(p, b);
+		b->snap = p->in;
+		pthread_mutex_lock(&p->mu);
+		b->full = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_lock(&p->mu);
+	p->rc = rc;
+	p->done = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	ph_buf_release(&carry);
+	return NULL;
+}
+
+struct ph_analysis *ph_analyze_file(const char *path, struct ph_window w,
+				    int *rc)
+{
+	struct pipe p = { .rc = 0 };
+	struct ph_ingest shadow;
+	struct ph_engine *e;
+	struct ph_analysis *a = NULL;
+	pthread_t th;
+
+	*rc = 0;
+	p.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p.fd < 0) {
+		*rc = errno == ENOENT ? PH_ENOENT : PH_EIO;
+		return NULL;
+	}
+	ph_ingest_init(&p.in, collect, &p);
+	memset(&shadow, 0, sizeof(shadow));
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	for (int i = 0; i < 2; i++) {
+		ph_buf_init(&p.b[i].text, PH_BUF_NO_CAP);
+		ph_arena_init(&p.b[i].arena, (size_t)1 << 20,
+			      (size_t)512 << 20);
+	}
+	e = ph_engine_new(w, &shadow);
+	if (!e || pthread_create(&th, NULL, parse_file, &p)) {
+		*rc = PH_ENOMEM;
+		goto out;
+	}
+	for (int k = 0;; k++) {
+		struct batch *b = &p.b[k & 1];
+
+		pthread_mutex_lock(&p.mu);
+		while (!b->full && !p.done)
+			pthread_cond_wait(&p.cv, &p.mu);
+		if (!b->full) {
+			pthread_mutex_unlock(&p.mu);
+			break;
+		}
+		pthread_mutex_unlock(&p.mu);
+		/* The state as of the batch's end: identity and profile for
+		 * the families, counters for the notes.  Only the parser
+		 * owns the bitmap and the reader behind these pointers. */
+		shadow = b->snap;
+		for (size_t i = 0; i < b->n; i++)
+			ph_engine_feed(e, &b->ev[i]);
+		pthread_mutex_lock(&p.mu);
+		b->full = false;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+	}
+	pthread_join(th, NULL);
+	*rc = p.rc;
+	if (!*rc) {
+		a = ph_engine_analyze(e);
+		if (a && w.from != INT64_MIN && shadow.first_t &&
+		    w.from < shadow.first_t)
+			a->clipped_ms = shadow.first_t - w.from;
+	}
+out:
+	ph_engine_free(e);
+	for (int i = 0; i < 2; i++) {
+		ph_buf_release(&p.b[i].text);
+		ph_arena_release(&p.b[i].arena);
+		free(p.b[i].ev);
+	}
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+	ph_ingest_release(&p.in);
+	close(p.fd);
+	return a;
+}
+
+struct fallback {
+	struct ph_engine *e;
+	int64_t file_max_seq;
+	int64_t min_seq; /* the oldest store event fed, INT64_MAX: none */
+	int64_t min_t;	 /* and its t */
+};
+
+static int feed_newer(void *ctx, const struct ph_event *ev)
+{
+	struct fallback *fb = ctx;
+
+	if (ev->seq >= 0 && ev->seq <= fb->file_max_seq)
+		return 0; /* the file has it */
+	if (ev->seq >= 0 && ev->seq < fb->min_seq) {
+		fb->min_seq = ev->seq;
+		fb->min_t = ev->t;
+	}
+	return ph_engine_feed(fb->e, ev);
+}
+
+struct ph_analysis *ph_analyze_window(struct ph_store *s,
+				      const char *session_path,
+				      struct ph_window w)
+{
+	struct fallback fb = { .min_seq = INT64_MAX };
+	struct ph_ingest in;
+	struct ph_analysis *a = NULL;
+	int64_t covered_from, from;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	covered_from = s->covered_from;
+	pthread_mutex_unlock(&s->lock);
+	if (covered_from == INT64_MIN || w.from >= covered_from ||
+	    !session_path)
+		return ph_analyze_store(s, w);
+
+	ph_ingest_init(&in, NULL, NULL);
+	fb.e = ph_engine_new(w, &in);
+	if (!fb.e)
+		goto out;
+	in.on_event = ph_engine_feed_cb;
+	in.ctx = fb.e;
+	rc = ph_ingest_file(&in, session_path);
+	if (rc || !in.events) {
+		/* An unreadable or empty file: what the store has, clipped. */
+		ph_engine_free(fb.e);
+		ph_ingest_release(&in);
+		return ph_analyze_store(s, w);
+	}
+	/* The file's events are in; now the store's newer ones. */
+	fb.file_max_seq = in.max_seq;
+	pthread_mutex_lock(&s->lock);
+	if (!in.profile.have)
+		in.profile = s->in.profile;
+	pthread_mutex_unlock(&s->lock);
+	ph_store_each(s, w, 0, feed_newer, &fb);
+	a = ph_engine_analyze(fb.e);
+	if (!a)
+		goto out;
+	/* What neither holds: before the recording, and a hole between the
+	 * file's end and the store's oldest event when writing stopped. */
+	from = w.from == INT64_MIN ? in.first_t : w.from;
+	if (from < in.first_t)
+		a->clipped_ms += in.first_t - from;
+	if (fb.min_seq != INT64_MAX && fb.min_seq > fb.file_max_seq + 1 &&
+	    fb.min_t > in.last_t) {
+		a->clipped_ms += fb.min_t - in.last_t;
+		ph_analysis_note(a,
+				 "events between t=%" PRId64 " and t=%" PRId64
+				 " are neither on disk nor in the live "
+				 "buffer (seq %" PRId64 "..%" PRId64 ")",
+				 in.last_t, fb.min_t, fb.file_max_seq + 1,
+				 fb.min_seq - 1);
+	}
+	ph_analysis_note(a,
+			 "the live buffer starts at t=%" PRId64
+			 "; the window before it was read from the session "
+			 "on disk; %" PRId64 " ms clipped",
+			 covered_from, a->clipped_ms);
+out:
+	ph_engine_free(fb.e);
+	ph_ingest_release(&in);
+	return a;
+}
+
+/* --- helpers for families -------------------------------------------------
+ */
+
+const char *ph_keep(struct ph_fctx *c, const char *s, size_t n)
+{
+	char *p = ph_arena_strndup(c->keep, s, n);
+
+	return p ? p : "";
+}
+
+const char *ph_keep_field(struct ph_fctx *c, const struct ph_event *ev,
+			  const char *key)
+{
+	const char *s;
+	size_t n;
+
+	return ph_ev_str(ev, key, &s, &n) ? ph_keep(c, s, n) : NULL;
+}
+
+struct ph_finding *ph_fnd_new(struct ph_fctx *c, const char *id, int sev,
+			      int conf, int64_t from, int64_t to)
+{
+	struct ph_analysis *a = c->a;
+	struct ph_finding *f = grow(a->f, &a->af, a->nf, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	a->f = f;
+	f = &a->f[a->nf++];
+	*f = (struct ph_finding){
+		.id = id,
+		.severity = sev,
+		.confidence = conf,
+		.source = "porthole",
+		.title = "",
+		.from = from,
+		.to = to,
+		.last_from = from,
+		.last_to = to,
+		.count = 1,
+		.evidence = "{}",
+		.key = id,
+	};
+	return f;
+}
+
+static const char *vfmt(struct ph_fctx *c, const char *fmt, va_list ap)
+	PH_PRINTF(2, 0);
+
+static const char *vfmt(struct ph_fctx *c, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	char *p, *w;
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* One line each: runs of whitespace (a JSON body's newlines) to one
+	 * space. */
+	for (p = w = buf; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t' || *p == ' ') {
+			if (w > buf && w[-1] != ' ')
+				*w++ = ' ';
+			continue;
+		}
+		*w++ = *p;
+	}
+	while (w > buf && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	p = ph_arena_strndup(&c->a->arena, buf, strlen(buf));
+	return p ? p : "";
+}
+
+void ph_fnd_title(struct ph_fctx *c, struct ph_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	f->title = vfmt(c, fmt, ap);
+	va_end(ap);
+}
+
+void ph_fnd_detail(struct ph_fctx *c, struct ph_finding *f, const char *fmt,
+		   ...)
+{
+	va_list ap;
+
+	if (f->ndetail >= (int)PH_ARRAY_SIZE(f->detail))
+		return;
+	va_start(ap, fmt);
+	f->detail[f->ndetail++] = vfmt(c, fmt, ap);
+	va_end(ap);
+}
+
+void ph_fnd_key(struct ph_fctx *c, struct ph_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	f->key = vfmt(c, fmt, ap);
+	va_end(ap);
+}
+
+const char *ph_fnd_str(struct ph_fctx *c, const char *s)
+{
+	char *p = s ? ph_arena_strndup(&c->a->arena, s, strlen(s)) : NULL;
+
+	return p;
+}
+
+struct ph_jw *ph_fnd_evidence_begin(struct ph_fctx *c)
+{
+	ph_buf_reset(&c->scratch);
+	ph_jw_init(&c->jw, &c->scratch);
+	ph_jw_obj_begin(&c->jw);
+	return &c->jw;
+}
+
+void ph_fnd_evidence_end(struct ph_fctx *c, struct ph_finding *f)
+{
+	char *p;
+
+	ph_jw_obj_end(&c->jw);
+	if (ph_jw_finish(&c->jw))
+		return;
+	p = ph_arena_strndup(&c->a->arena, c->scratch.buf, c->scratch.len);
+	if (p)
+		f->evidence = p;
+}
+
+static uint32_t hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
+		  size_t vsize, bool *created)
+{
+	size_t i;
+
+	*created = false;
+	if (m->nslots) {
+		for (i = hash(k, n) & (m->nslots - 1); m->slots[i];
+		     i = (i + 1) & (m->nslots - 1)) {
+			const char *key = m->keys[m->slots[i] - 1];
+
+			if (!strncmp(key, k, n) && !key[n])
+				return m->vals[m->slots[i] - 1];
+		}
+	}
+	if ((m->n + 1) * 2 > m->nslots) {
+		size_t ns = m->nslots ? m->nslots * 2 : 64;
+		uint32_t *slots = calloc(ns, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (size_t e = 0; e < m->n; e++) {
+			const char *key = m->keys[e];
+
+			for (i = hash(key, strlen(key)) & (ns - 1); slots[i];
+			     i = (i + 1) & (ns - 1))
+				;
+			slots[i] = (uint32_t)e + 1;
+		}
+		free(m->slots);
+		m->slots = slots;
+		m->nslots = ns;
+	}
+	if (m->n == m->alloc) {
+		size_t na = m->alloc ? m->alloc * 2 : 32;
+		const char **keys = realloc(m->keys, na * sizeof(*keys));
+		void **vals;
+
+		if (!keys)
+			return NULL;
+		m->keys = keys;
+		vals = realloc(m->vals, na * sizeof(*vals));
+		if (!vals)
+			return NULL;
+		m->vals = vals;
+		m->alloc = na;
+	}
+	{
+		void *v = ph_arena_alloc(c->keep, vsize ? vsize : 1);
+
+		if (!v)
+			return NULL;
+		memset(v, 0, vsize);
+		m->keys[m->n] = ph_keep(c, k, n);
+		m->vals[m->n] = v;
+		for (i = hash(k, n) & (m->nslots - 1); m->slots[i];
+		     i = (i + 1) & (m->nslots - 1))
+			;
+		m->slots[i] = (uint32_t)++m->n;
+		*created = true;
+		return v;
+	}
+}
+
+void ph_smap_release(struct ph_smap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+void ph_parse_frame(struct ph_fctx *c, const char *s, size_t n,
+		    struct ph_where_hint *h)
+{
+	const char *open = memchr(s, '(', n);
+	const char *colon, *close;
+
+	memset(h, 0, sizeof(*h));
+	if (!open) {
+		h->fn = ph_keep(c, s, n);
+		return;
+	}
+	h->fn = ph_keep(c, s, (size_t)(open - s));
+	close = memchr(open, ')', n - (size_t)(open - s));
+	if (!close)
+		return;
+	colon = memrchr(open, ':', (size_t)(close - open));
+	if (colon) {
+		char num[24];
+		size_t nl = (size_t)(close - colon - 1);
+
+		if (nl < sizeof(num)) {
+			memcpy(num, colon + 1, nl);
+			num[nl] = '\0';
+			h->line = strtoll(num, NULL, 10);
+			if (h->line < 0)
+				h->line = 0;
+		}
+		if (colon - open - 1 > 0 &&
+		    !(colon - open == 2 && open[1] == '?'))
+			h->file = ph_keep(c, open + 1,
+					  (size_t)(colon - open - 1));
+	}
+}
+
+const char *ph_url_path(struct ph_fctx *c, const char *url)
+{
+	const char *p = strstr(url, "://");
+	size_t n;
+
+	p = p ? strchr(p + 3, '/') : url;
+	if (!p)
+		return "/";
+	n = strcspn(p, "?#");
+	return ph_keep(c, p, n);
+}
+
+/* --- answers ----------------------------------------------------------------
+ */
+
+void ph_finding_write(const struct ph_finding *f, struct ph_jw *jw)
+{
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "id", f->id);
+	ph_jw_kv_str(jw, "severity", ph_severity_name(f->severity));
+	ph_jw_kv_str(jw, "confidence",
+		     f->confidence == PH_CONF_CORRELATED ? "correlated" :
+							   "observed");
+	ph_jw_kv_str(jw, "source", f->source);
+	ph_jw_kv_str(jw, "title", f->title);
+	ph_jw_key(jw, "detail");
+	ph_jw_arr_begin(jw);
+	for (int i = 0; i < f->ndetail; i++)
+		ph_jw_str(jw, f->detail[i]);
+	ph_jw_arr_end(jw);
+	if (f->spanning) {
+		ph_jw_kv_bool(jw, "spanning", true);
+	} else {
+		ph_jw_key(jw, "window");
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "from", f->from);
+		ph_jw_kv_int(jw, "to", f->to);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_kv_int(jw, "count", f->count);
+	ph_jw_key(jw, "evidence");
+	ph_jw_raw(jw, f->evidence, strlen(f->evidence));
+	if (f->where) {
+		ph_jw_key(jw, "where");
+		ph_jw_raw(jw, f->where, strlen(f->where));
+	}
+	if (ph_status_name(f->status))
+		ph_jw_kv_str(jw, "status", ph_status_name(f->status));
+	if (f->status == PH_STATUS_ONGOING)
+		ph_jw_kv_int(jw, "delta", f->delta);
+	ph_jw_kv_str(jw, "key", f->key);
+	ph_jw_obj_end(jw);
+}
+
+void ph_analysis_write_findings(const struct ph_analysis *a, struct ph_jw *jw)
+{
+	ph_jw_key(jw, "findings");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < a->nf; i++)
+		ph_finding_write(&a->f[i], jw);
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "quiet");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < a->nquiet; i++)
+		ph_jw_str(jw, a->quiet[i]);
+	ph_jw_arr_end(jw);
+	if (a->nexits || a->device_events || a->memory_events || a->gc_events) {
+		ph_jw_key(jw, "alsoInWindow");
+		ph_jw_obj_begin(jw);
+		if (a->nexits) {
+			ph_jw_key(jw, "exits");
+			ph_jw_arr_begin(jw);
+			for (size_t i = 0; i < a->nexits; i++) {
+				ph_jw_obj_begin(jw);
+				ph_jw_kv_int(jw, "t", a->exits[i].t);
+				ph_jw_kv_str(jw, "reason", a->exits[i].reason);
+				if (a->exits[i].description)
+					ph_jw_kv_str(jw, "description",
+						     a->exits[i].description);
+				ph_jw_obj_end(jw);
+			}
+			ph_jw_arr_end(jw);
+		}
+		if (a->device_events)
+			ph_jw_kv_int(jw, "device", (int64_t)a->device_events);
+		if (a->memory_events)
+			ph_jw_kv_int(jw, "memory", (int64_t)a->memory_events);
+		if (a->gc_events)
+			ph_jw_kv_int(jw, "gc", (int64_t)a->gc_events);
+		ph_jw_obj_end(jw);
+	}
+	if (a->nnotes) {
+		ph_jw_key(jw, "notes");
+		ph_jw_arr_begin(jw);
+		for (size_t i = 0; i < a->nnotes; i++)
+			ph_jw_str(jw, a->notes[i]);
+		ph_jw_arr_end(jw);
+	}
+	if (a->status_note)
+		ph_jw_kv_str(jw, "statusNote", a->status_note);
+}
+
+static bool comparable(struct ph_window a, struct ph_window b)
+{
+	int64_t lo, hi, shorter;
+
+	if (a.from == INT64_MIN || b.from == INT64_MIN || a.to == INT64_MAX ||
+	    b.to == INT64_MAX)
+		return false;
+	if (b.from >= a.to && b.from - a.to <= 1000)
+		return true; /* chained: this call starts where that ended */
+	lo = a.from > b.from ? a.from : b.from;
+	hi = a.to < b.to ? a.to : b.to;
+	shorter = (a.to - a.from) < (b.to - b.from) ? a.to - a.from :
+						      b.to - b.from;
+	return hi > lo && (hi - lo) * 2 >= shorter;
+}
+
+void ph_analysis_classify(struct ph_analysis *a, const struct ph_prev_call *p)
+{
+	size_t i, j, n = a->nf;
+
+	if (!p || !p->have) {
+		a->status_note = "no previous call on this session";
+		return;
+	}
+	if (!comparable(p->w, a->window)) {
+		a->status_note = "the previous call's window neither chains to "
+				 "nor overlaps this one by half; status not "
+				 "classified";
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct ph_finding *f = &a->f[i];
+
+		f->status = PH_STATUS_NEW;
+		for (j = 0; j < p->n; j++) {
+			if (!strcmp(p->keys[j], f->key)) {
+				f->status = PH_STATUS_ONGOING;
+				f->delta = f->count - p->counts[j];
+				break;
+			}
+		}
+	}
+	for (j = 0; j < p->n; j++) {
+		bool found = false;
+		struct ph_finding *f;
+
+		for (i = 0; i < n && !found; i++)
+			found = !strcmp(p->keys[j], a->f[i].key);
+		if (found)
+			continue;
+		f = grow(a->f, &a->af, a->nf, sizeof(*f));
+		if (!f)
+			return;
+		a->f = f;
+		f = &a->f[a->nf++];
+		*f = (struct ph_finding){
+			.id = ph_arena_strndup(&a->arena, p->ids[j],
+					       strlen(p->ids[j])),
+			.severity = p->severities[j],
+			.source = "porthole",
+			.title = ph_arena_strndup(&a->arena, p->titles[j],
+						  strlen(p->titles[j])),
+			.from = a->window.from,
+			.to = a->window.to,
+			.count = 0,
+			.evidence = "{}",
+			.key = ph_arena_strndup(&a->arena, p->keys[j],
+						strlen(p->keys[j])),
+			.status = PH_STATUS_RESOLVED,
+			.delta = -p->counts[j],
+		};
+		if (!f->id || !f->title || !f->key)
+			a->nf--;
+	}
+}
+
+void ph_analysis_banner(const struct ph_analysis *a,
+			bool (*reported)(void *ctx, const char *key), void *ctx,
+			char *out, size_t size)
+{
+	const char *kinds[32];
+	size_t nk = 0, nerr = 0, len;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < a->nf; i++) {
+		const struct ph_finding *f = &a->f[i];
+		bool dup = false;
+
+		if (f->severity != PH_SEV_ERROR ||
+		    f->status == PH_STATUS_RESOLVED ||
+		    (reported && reported(ctx, f->key)))
+			continue;
+		nerr++;
+		for (size_t k = 0; k < nk; k++)
+			dup |= !strcmp(kinds[k], f->id);
+		if (!dup && nk < PH_ARRAY_SIZE(kinds))
+			kinds[nk++] = f->id;
+	}
+	if (!nerr || size < 64)
+		return;
+	snprintf(out, size, "%zu unreported error%s: ", nerr,
+		 nerr == 1 ? "" : "s");
+	len = strlen(out);
+	for (size_t k = 0; k < nk; k++) {
+		char more[48];
+		size_t need = strlen(kinds[k]) + 2;
+
+		snprintf(more, sizeof(more), " …and %zu more kind%s", nk - k,
+			 nk - k == 1 ? "" : "s");
+		/* Leave room for the "…and N more kinds" tail. */
+		if (len + need + (k + 1 < nk ? strlen(more) : 0) > 240 ||
+		    len + need + strlen(more) >= size) {
+			snprintf(out + len, size - len, "%s", more + (k == 0));
+			return;
+		}
+		snprintf(out + len, size - len, "%s%s", k ? ", " : "",
+			 kinds[k]);
+		len = strlen(out);
+	}
+}

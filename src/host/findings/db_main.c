@@ -1,0 +1,168 @@
+/*
+ * db_main.c: db-on-main-thread.  A query that ran on the main thread is an
+ * error: the frame that had to wait for it is late whatever the query
+ * costs on this device.  One finding per window: the worst query, with its
+ * SQL, and how many ran there.
+ *
+ * Queries that finished before a cold launch drew its first frame are the
+ * launch's own work (opening and migrating the database): they are judged
+ * by the launch's time (startup-slow names them), not here, so an app that
+ * sets up its database while launching is not flagged on every run.
+ */
+#include "ph_common.h"
+#include "family.h"
+
+struct query {
+	int64_t from, to;
+	const char *sql, *args, *thread;
+};
+
+struct launch {
+	int64_t origin, first_frame;
+};
+
+struct st {
+	struct query *q;
+	size_t n, alloc;
+	struct launch l[8];
+	size_t nl;
+};
+
+static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
+{
+	struct st *s = p;
+	int64_t o, ff;
+	struct query *x;
+
+	if (ev->kind == PH_KIND_STARTUP && s->nl < PH_ARRAY_SIZE(s->l) &&
+	    (ph_ev_streq(ev, "classification", "cold") ||
+	     ph_ev_streq(ev, "classification", "lukewarm")) &&
+	    ph_ev_int(ev, "originMs", &o) &&
+	    ph_ev_int(ev, "firstFrameMs", &ff)) {
+		s->l[s->nl++] = (struct launch){ o, ff };
+		return;
+	}
+	if (ev->kind != PH_KIND_DB_END || !ph_ev_on_main(ev))
+		return;
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? s->alloc * 2 : 32;
+		struct query *v = realloc(s->q, na * sizeof(*v));
+
+		if (!v)
+			return;
+		s->q = v;
+		s->alloc = na;
+	}
+	x = &s->q[s->n++];
+	ph_ev_span(ev, &x->from, &x->to);
+	x->sql = ph_keep_field(c, ev, "sql");
+	if (!x->sql)
+		x->sql = "?";
+	x->args = ph_keep_field(c, ev, "args");
+	x->thread = ph_keep_field(c, ev, "thread");
+}
+
+static bool in_launch(const struct st *s, const struct query *x)
+{
+	for (size_t i = 0; i < s->nl; i++)
+		if (x->to >= s->l[i].origin && x->to <= s->l[i].first_frame)
+			return true;
+	return false;
+}
+
+static void emit(struct ph_fctx *c, void *p)
+{
+	struct st *s = p;
+	const struct query *worst = NULL;
+	int64_t count = 0, from = 0, to = 0, launch = 0;
+	const char *distinct[10];
+	int64_t dcount[10];
+	size_t nd = 0, more = 0;
+	struct ph_finding *f;
+	struct ph_jw *jw;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct query *x = &s->q[i];
+		size_t k;
+
+		if (in_launch(s, x)) {
+			launch++;
+			continue;
+		}
+		if (!count++ || x->from < from)
+			from = x->from;
+		if (x->to > to)
+			to = x->to;
+		if (!worst || x->to - x->from > worst->to - worst->from)
+			worst = x;
+		for (k = 0; k < nd && strcmp(distinct[k], x->sql); k++)
+			;
+		if (k < nd)
+			dcount[k]++;
+		else if (nd < PH_ARRAY_SIZE(distinct))
+			distinct[nd] = x->sql, dcount[nd++] = 1;
+		else
+			more++;
+	}
+	if (!count)
+		return;
+	f = ph_fnd_new(c, "db-on-main-thread", PH_SEV_ERROR, PH_CONF_OBSERVED,
+		       from, to);
+	if (!f)
+		return;
+	f->count = count;
+	f->last_from = worst->from;
+	f->last_to = worst->to;
+	if (count == 1)
+		ph_fnd_title(c, f, "A database query ran on the main thread");
+	else
+		ph_fnd_title(c, f,
+			     "%" PRId64 " database queries ran on the main "
+			     "thread",
+			     count);
+	ph_fnd_detail(c, f, "worst: %" PRId64 " ms: %.200s",
+		      worst->to - worst->from, worst->sql);
+	if (nd > 1)
+		ph_fnd_detail(c, f, "%zu distinct statements", nd + more);
+	if (launch)
+		ph_fnd_detail(c, f,
+			      "%" PRId64 " more ran while the app launched "
+			      "(see startup)",
+			      launch);
+	f->hint.text = ph_fnd_str(c, worst->sql);
+	jw = ph_fnd_evidence_begin(c);
+	ph_jw_kv_int(jw, "count", count);
+	ph_jw_kv_int(jw, "worstMs", worst->to - worst->from);
+	ph_jw_kv_str(jw, "sql", worst->sql);
+	if (worst->args)
+		ph_jw_kv_str(jw, "args", worst->args);
+	if (worst->thread)
+		ph_jw_kv_str(jw, "thread", worst->thread);
+	ph_jw_kv_int(jw, "at", worst->from);
+	if (launch)
+		ph_jw_kv_int(jw, "duringLaunch", launch);
+	ph_jw_key(jw, "statements");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < nd; i++) {
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_str(jw, "sql", distinct[i]);
+		ph_jw_kv_int(jw, "count", dcount[i]);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_fnd_evidence_end(c, f);
+}
+
+static void release(void *p)
+{
+	free(((struct st *)p)->q);
+}
+
+const struct ph_family ph_family_db_main = {
+	.name = "db-on-main-thread",
+	.ids = { "db-on-main-thread" },
+	.state_size = sizeof(struct st),
+	.event = on_event,
+	.emit = emit,
+	.release = release,
+};

@@ -1,0 +1,255 @@
+/*
+ * stall.c: main-thread-stall.  The watchdog saw the main thread not answer
+ * for durationMs: an error, grouped by the top app frame (the code to look
+ * at).  A stall that lies inside a heap dump's pause (leak events carry
+ * heapDumpStartMs/heapDumpEndMs) was caused by the dump, not the app: it
+ * becomes a note that says so.
+ */
+#include "ph_common.h"
+#include "family.h"
+
+struct stall {
+	int64_t t, ms;
+	const char *top;   /* the top app frame's line */
+	const char *stack; /* first lines of the stack */
+	const char *module;
+};
+
+struct dump {
+	int64_t from, to;
+};
+
+struct st {
+	struct stall *v;
+	size_t n, alloc;
+	struct dump *d;
+	size_t nd, ad;
+};
+
+/* The top frame that is the app's own: frames[] when sent, else `top`. */
+static void top_app_frame(struct ph_fctx *c, const struct ph_event *ev,
+			  struct stall *x)
+{
+	const struct ph_json *fr = ph_ev_get(ev, "frames");
+	const char *s;
+	size_t n;
+
+	x->top = NULL;
+	for (size_t i = 0; ph_json_is(fr, PH_JSON_ARRAY) && i < fr->n; i++) {
+		const struct ph_json *f = &fr->u.items[i];
+		const struct ph_json *fn = ph_json_get(f, "fn");
+		const struct ph_json *file = ph_json_get(f, "file");
+		int64_t line = -1;
+		char buf[400];
+
+		if (!ph_json_is(ph_json_get(f, "app"), PH_JSON_TRUE) ||
+		    !ph_json_is(fn, PH_JSON_STRING))
+			continue;
+		ph_json_as_int(ph_json_get(f, "line"), &line);
+		snprintf(buf, sizeof(buf), "%.*s(%.*s:%" PRId64 ")", (int)fn->n,
+			 fn->u.s,
+			 ph_json_is(file, PH_JSON_STRING) ? (int)file->n : 1,
+			 ph_json_is(file, PH_JSON_STRING) ? file->u.s : "?",
+			 line);
+		x->top = ph_keep(c, buf, strlen(buf));
+		x->module = ph_keep_field(c, &(struct ph_event){ .data = f },
+					  "module");
+		return;
+	}
+	if (ph_ev_str(ev, "top", &s, &n))
+		x->top = ph_keep(c, s, n);
+	else if (ph_ev_str(ev, "stack", &s, &n))
+		x->top = ph_keep(c, s,
+				 strcspn(s, "\n") < n ? strcspn(s, "\n") : n);
+	else
+		x->top = "unknown";
+}
+
+static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
+{
+	struct st *s = p;
+	int64_t a, b;
+
+	if (ev->kind == PH_KIND_LEAK && ph_ev_int(ev, "heapDumpStartMs", &a) &&
+	    ph_ev_int(ev, "heapDumpEndMs", &b) && b >= a) {
+		if (s->nd == s->ad) {
+			size_t na = s->ad ? s->ad * 2 : 8;
+			struct dump *d = realloc(s->d, na * sizeof(*d));
+
+			if (!d)
+				return;
+			s->d = d;
+			s->ad = na;
+		}
+		s->d[s->nd++] = (struct dump){ a, b };
+		return;
+	}
+	if (ev->kind != PH_KIND_BLOCKED)
+		return;
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? s->alloc * 2 : 16;
+		struct stall *v = realloc(s->v, na * sizeof(*v));
+
+		if (!v)
+			return;
+		s->v = v;
+		s->alloc = na;
+	}
+	{
+		struct stall *x = &s->v[s->n++];
+		const char *stack;
+		size_t n, cut = 0;
+
+		memset(x, 0, sizeof(*x));
+		x->t = ev->t;
+		if (!ph_ev_int(ev, "durationMs", &x->ms))
+			x->ms = 0;
+		top_app_frame(c, ev, x);
+		if (ph_ev_str(ev, "stack", &stack, &n)) {
+			/* Keep the first four frames: enough to read. */
+			for (int l = 0; l < 4 && cut < n; l++) {
+				const char *nl =
+					memchr(stack + cut, '\n', n - cut);
+
+				cut = nl ? (size_t)(nl - stack) + 1 : n;
+			}
+			x->stack = ph_keep(
+				c, stack,
+				cut && stack[cut - 1] == '\n' ? cut - 1 : cut);
+		}
+	}
+}
+
+static bool in_dump(const struct st *s, const struct stall *x)
+{
+	for (size_t i = 0; i < s->nd; i++)
+		if (x->t >= s->d[i].from - 50 &&
+		    x->t + x->ms <= s->d[i].to + 50)
+			return true;
+	return false;
+}
+
+static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
+		       bool dump)
+{
+	const struct stall *x0 = &s->v[first], *worst = x0;
+	int64_t count = 0, total = 0, from = INT64_MAX, to = INT64_MIN;
+	const struct stall *last = x0;
+	struct ph_finding *f;
+	struct ph_jw *jw;
+
+	for (size_t i = first; i < s->n; i++) {
+		const struct stall *x = &s->v[i];
+
+		if (strcmp(x->top, x0->top) || in_dump(s, x) != dump)
+			continue;
+		count++;
+		total += x->ms;
+		if (x->t < from)
+			from = x->t;
+		if (x->t + x->ms > to)
+			to = x->t + x->ms;
+		if (x->ms > worst->ms)
+			worst = x;
+		if (x->t >= last->t)
+			last = x;
+	}
+	f = ph_fnd_new(c, "main-thread-stall",
+		       dump ? PH_SEV_NOTE : PH_SEV_ERROR, PH_CONF_OBSERVED,
+		       from, to);
+	if (!f)
+		return;
+	f->count = count;
+	f->last_from = last->t;
+	f->last_to = last->t + last->ms;
+	if (dump)
+		ph_fnd_title(c, f,
+			     "Main thread stalled %" PRId64
+			     " ms during a heap dump",
+			     worst->ms);
+	else
+		ph_fnd_title(c, f,
+			     "Main thread stalled %" PRId64 " ms in %.120s",
+			     worst->ms, worst->top);
+	if (dump)
+		ph_fnd_detail(c, f,
+			      "the heap dump paused the app; top frame "
+			      "%.160s",
+			      worst->top);
+	else if (count > 1)
+		ph_fnd_detail(c, f,
+			      "%" PRId64 " stalls, %" PRId64
+			      " ms in all; worst at t=%" PRId64,
+			      count, total, worst->t);
+	else
+		ph_fnd_detail(c, f, "at t=%" PRId64 " for %" PRId64 " ms",
+			      worst->t, worst->ms);
+	if (worst->stack) {
+		char line[300];
+		size_t k = 0;
+
+		/* The stack on one line: frames joined with " < ". */
+		for (const char *q = worst->stack; *q && k + 4 < sizeof(line);
+		     q++) {
+			if (*q == '\n') {
+				memcpy(line + k, " < ", 3);
+				k += 3;
+			} else {
+				line[k++] = *q;
+			}
+		}
+		line[k] = '\0';
+		ph_fnd_detail(c, f, "stack: %s", line);
+	}
+	ph_fnd_key(c, f, "main-thread-stall:%s%s", dump ? "dump:" : "",
+		   worst->top);
+	ph_parse_frame(c, worst->top, strlen(worst->top), &f->hint);
+	f->hint.fn = ph_fnd_str(c, f->hint.fn);
+	f->hint.file = ph_fnd_str(c, f->hint.file);
+	f->hint.app = true;
+	jw = ph_fnd_evidence_begin(c);
+	ph_jw_kv_int(jw, "durationMs", worst->ms);
+	ph_jw_kv_int(jw, "at", worst->t);
+	ph_jw_kv_int(jw, "count", count);
+	ph_jw_kv_int(jw, "totalMs", total);
+	ph_jw_kv_str(jw, "top", worst->top);
+	if (worst->stack)
+		ph_jw_kv_str(jw, "stack", worst->stack);
+	if (worst->module)
+		ph_jw_kv_str(jw, "module", worst->module);
+	if (dump)
+		ph_jw_kv_bool(jw, "duringHeapDump", true);
+	ph_fnd_evidence_end(c, f);
+}
+
+static void emit(struct ph_fctx *c, void *p)
+{
+	struct st *s = p;
+
+	for (size_t i = 0; i < s->n; i++) {
+		bool dump = in_dump(s, &s->v[i]), seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(s->v[j].top, s->v[i].top) &&
+			       in_dump(s, &s->v[j]) == dump;
+		if (!seen)
+			emit_group(c, s, i, dump);
+	}
+}
+
+static void release(void *p)
+{
+	struct st *s = p;
+
+	free(s->v);
+	free(s->d);
+}
+
+const struct ph_family ph_family_stall = {
+	.name = "main-thread-stall",
+	.ids = { "main-thread-stall" },
+	.state_size = sizeof(struct st),
+	.event = on_event,
+	.emit = emit,
+	.release = release,
+};

@@ -1,0 +1,306 @@
+/* ingest.c: wire lines to events (see ingest.h). */
+#include "ph_common.h"
+#include "ingest.h"
+#include "ph_error.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+/* Seqs past this are deduplicated by max only: the bitmap stays bounded. */
+#define SEEN_MAX_SEQ ((int64_t)1 << 32)
+
+void ph_ingest_init(struct ph_ingest *in,
+		    int (*on_event)(void *, const struct ph_event *), void *ctx)
+{
+	memset(in, 0, sizeof(*in));
+	ph_json_reader_init(&in->reader);
+	in->on_event = on_event;
+	in->ctx = ctx;
+	in->max_seq = -1;
+	snprintf(in->ident.device_id, sizeof(in->ident.device_id), "unknown");
+}
+
+void ph_ingest_release(struct ph_ingest *in)
+{
+	ph_json_reader_release(&in->reader);
+	free(in->seen);
+	in->seen = NULL;
+	in->seen_words = 0;
+}
+
+static void copy_str(char *dst, size_t size, const struct ph_json *v)
+{
+	size_t n;
+
+	if (!ph_json_is(v, PH_JSON_STRING))
+		return;
+	n = v->n < size - 1 ? v->n : size - 1;
+	memcpy(dst, v->u.s, n);
+	dst[n] = '\0';
+}
+
+void ph_ident_from_hello(struct ph_ident *id, const struct ph_json *r)
+{
+	int64_t v;
+
+	memset(id, 0, sizeof(*id));
+	id->have = true;
+	if (ph_json_as_int(ph_json_get(r, "protocol"), &v))
+		id->protocol = (int)v;
+	if (ph_json_as_int(ph_json_get(r, "startedAt"), &v))
+		id->started_at = v;
+	if (ph_json_as_int(ph_json_get(r, "pid"), &v) && v > 0)
+		id->pid = v;
+	copy_str(id->package, sizeof(id->package),
+		 ph_json_get(r, "packageName"));
+	copy_str(id->process, sizeof(id->process),
+		 ph_json_get(r, "processName"));
+	copy_str(id->device, sizeof(id->device), ph_json_get(r, "device"));
+	copy_str(id->version, sizeof(id->version),
+		 ph_json_get(r, "versionName"));
+	/* The published host's sentinel when deviceId is absent (§2 Hello). */
+	snprintf(id->device_id, sizeof(id->device_id), "unknown");
+	copy_str(id->device_id, sizeof(id->device_id),
+		 ph_json_get(r, "deviceId"));
+}
+
+void ph_profile_from_event(struct ph_profile *p, const struct ph_event *ev)
+{
+	double d;
+	int64_t v;
+
+	p->have = true;
+	if (ph_ev_num(ev, "refreshHz", &d) && d > 0 && d < 1000)
+		p->refresh_hz = d;
+	if (ph_ev_int(ev, "cores", &v) && v > 0 && v < 100000)
+		p->cores = (int)v;
+	ph_ev_strcpy(ev, "model", p->model, sizeof(p->model));
+	ph_ev_strcpy(ev, "os", p->os, sizeof(p->os));
+}
+
+/* true when seq is new; marks it seen and counts any gap it closes over. */
+static bool seq_is_new(struct ph_ingest *in, int64_t seq)
+{
+	size_t w;
+
+	if (seq < 0)
+		return true; /* host-made events are never device seqs */
+	if (seq >= SEEN_MAX_SEQ) {
+		if (seq <= in->max_seq)
+			return false;
+		in->max_seq = seq;
+		return true;
+	}
+	w = (size_t)(seq >> 6);
+	if (w >= in->seen_words) {
+		size_t nw = in->seen_words ? in->seen_words : 64;
+		uint64_t *p;
+
+		while (nw <= w)
+			nw *= 2;
+		p = realloc(in->seen, nw * sizeof(*p));
+		if (!p)
+			return seq > in->max_seq; /* degrade to max-only */
+		memset(p + in->seen_words, 0,
+		       (nw - in->seen_words) * sizeof(*p));
+		in->seen = p;
+		in->seen_words = nw;
+	}
+	if (in->seen[w] & ((uint64_t)1 << (seq & 63)))
+		return false;
+	in->seen[w] |= (uint64_t)1 << (seq & 63);
+	if (seq > in->max_seq) {
+		if (in->max_seq >= 0 && seq > in->max_seq + 1)
+			in->gaps += (uint64_t)(seq - in->max_seq - 1);
+		in->max_seq = seq;
+	} else if (in->gaps) {
+		in->gaps--; /* a backfill filled a hole */
+	}
+	return true;
+}
+
+static int take_event(struct ph_ingest *in, const struct ph_json *frame)
+{
+	const struct ph_json *name = ph_json_get(frame, "event");
+	const struct ph_json *data = ph_json_get(frame, "data");
+	static const struct ph_json empty = { .type = PH_JSON_OBJECT };
+	struct ph_event ev = { .frame = frame };
+
+	ev.kind = ph_wire_kind(name->u.s, name->n);
+	if (!ph_json_as_int(ph_json_get(frame, "t"), &ev.t))
+		ev.t = 0;
+	if (!ph_json_as_int(ph_json_get(frame, "seq"), &ev.seq))
+		ev.seq = -1;
+	ev.data = ph_json_is(data, PH_JSON_OBJECT) ? data : &empty;
+	if (ev.kind == PH_KIND_DROPPED) {
+		int64_t c;
+
+		/* Not an event: its t and seq are the next frame's (§1.6). */
+		if (ph_ev_int(&ev, "count", &c) && c > 0)
+			in->dropped += (uint64_t)c;
+		return 0;
+	}
+	if (!seq_is_new(in, ev.seq)) {
+		in->dups++;
+		return 0;
+	}
+	if (ev.kind == PH_KIND_DEVICE && ph_ev_streq(&ev, "kind", "profile"))
+		ph_profile_from_event(&in->profile, &ev);
+	in->events++;
+	in->counts[ev.kind]++;
+	if (!in->first_t || ev.t < in->first_t)
+		in->first_t = ev.t;
+	if (ev.t > in->last_t)
+		in->last_t = ev.t;
+	return in->on_event ? in->on_event(in->ctx, &ev) : 0;
+}
+
+void ph_ingest_malformed(struct ph_ingest *in, const char *why)
+{
+	if (!in->malformed++)
+		snprintf(in->first_error, sizeof(in->first_error),
+			 "line %" PRIu64 " (byte %" PRIu64 "): %s", in->lines,
+			 in->bytes, why);
+}
+
+int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
+		   const char *line, size_t len)
+{
+	struct ph_json *root = NULL;
+	const struct ph_json *res, *evs;
+	struct ph_err err;
+	char msg[160];
+	int rc;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	if (!len)
+		return 0;
+	in->lines++;
+	rc = ph_json_read(&in->reader, arena, line, len, &root, &err);
+	if (rc == PH_ENOMEM || rc == PH_ETOOBIG) {
+		/* The arena is full, not the line bad: the caller retries. */
+		in->lines--;
+		return rc;
+	}
+	in->bytes += len + 1;
+	if (rc) {
+		ph_ingest_malformed(in, ph_err_format(&err, msg, sizeof(msg)));
+		return 0;
+	}
+	if (!ph_json_is(root, PH_JSON_OBJECT)) {
+		ph_ingest_malformed(in, "not a JSON object");
+		return 0;
+	}
+	if (ph_json_is(ph_json_get(root, "event"), PH_JSON_STRING))
+		return take_event(in, root);
+	res = ph_json_get(root, "result");
+	if (!ph_json_get(root, "id") || !ph_json_is(res, PH_JSON_OBJECT))
+		return 0; /* an error answer, or neither: ignored (§1.3) */
+	if (ph_json_get(res, "protocol") && ph_json_get(res, "packageName")) {
+		struct ph_ident id;
+
+		ph_ident_from_hello(&id, res);
+		if (in->ident.have && id.started_at != in->ident.started_at) {
+			/* Another process: its seqs start again at 0, so
+			 * the seqs seen so far say nothing about its own. */
+			in->restarted = true;
+			if (in->seen)
+				memset(in->seen, 0,
+				       in->seen_words * sizeof(*in->seen));
+			in->max_seq = -1;
+			in->ident = id;
+		}
+		if (!in->ident.have)
+			in->ident = id;
+		in->hellos++;
+		return 0;
+	}
+	evs = ph_json_get(res, "events");
+	if (ph_json_is(evs, PH_JSON_ARRAY)) {
+		for (size_t i = 0; i < evs->n; i++) {
+			const struct ph_json *e = &evs->u.items[i];
+
+			if (!ph_json_is(ph_json_get(e, "event"),
+					PH_JSON_STRING))
+				continue;
+			rc = take_event(in, e);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int ph_ingest_fd(struct ph_ingest *in, int fd)
+{
+	struct ph_buf buf = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena arena;
+	size_t chunk = (size_t)4 << 20;
+	int rc = 0;
+
+	/* Per-batch arena: a line's tree is dead once its batch is done. */
+	ph_arena_init(&arena, (size_t)1 << 20, (size_t)256 << 20);
+	for (;;) {
+		ssize_t n;
+		size_t start = 0;
+		char *nl;
+
+		if (ph_buf_grow(&buf, chunk)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		n = read(fd, buf.buf + buf.len, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ph_error(PH_EIO, "read: %s", strerror(errno));
+			break;
+		}
+		ph_buf_setlen(&buf, buf.len + (size_t)n);
+		while ((nl = memchr(buf.buf + start, '\n', buf.len - start))) {
+			size_t len = (size_t)(nl - (buf.buf + start));
+
+			rc = ph_ingest_line(in, &arena, buf.buf + start, len);
+			if (rc == PH_ETOOBIG) {
+				ph_arena_reset(&arena);
+				rc = ph_ingest_line(in, &arena, buf.buf + start,
+						    len);
+				if (rc == PH_ETOOBIG) {
+					ph_ingest_malformed(in, "line too big");
+					rc = 0;
+				}
+			}
+			if (rc)
+				goto out;
+			start += len + 1;
+			if (arena.total > ((size_t)64 << 20))
+				ph_arena_reset(&arena);
+		}
+		ph_arena_reset(&arena);
+		ph_buf_consume(&buf, start);
+		if (n == 0) {
+			/* A torn last line: kept only if it is whole JSON. */
+			if (buf.len)
+				rc = ph_ingest_line(in, &arena, buf.buf,
+						    buf.len);
+			break;
+		}
+	}
+out:
+	ph_arena_release(&arena);
+	ph_buf_release(&buf);
+	return rc;
+}
+
+int ph_ingest_file(struct ph_ingest *in, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? PH_ENOENT : PH_EIO;
+	rc = ph_ingest_fd(in, fd);
+	close(fd);
+	return rc;
+}

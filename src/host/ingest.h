@@ -1,0 +1,86 @@
+/*
+ * ingest.h: wire lines in, events out.
+ *
+ * The one place that turns what a runtime sends into events, shared by the
+ * live store, the session scanner and replays of recorded files, so a
+ * session on disk reads exactly as it did live.  It takes every line a
+ * runtime sends, in order:
+ *
+ *  - an event frame becomes an event, unless its seq was already seen (the
+ *    `timeline` backfill and the stream overlap; seq is authoritative,
+ *    docs/protocol.md §1.6);
+ *  - a `dropped` control frame is counted, never stored, never deduplicated;
+ *  - a response that looks like `hello` sets the identity (a hello from
+ *    another process, a restart, starts its seqs afresh); one that carries
+ *    `events` (a timeline page) yields each event in it;
+ *  - anything else that is not JSON is counted as malformed and skipped,
+ *    with the byte offset of the first bad line kept for the diagnostics.
+ *
+ * Events and their trees go into the arena the caller passes per line; the
+ * line must outlive the tree (strings are borrowed, see ph_json.h).
+ */
+#ifndef PH_HOST_INGEST_H
+#define PH_HOST_INGEST_H
+
+#include "ph_common.h"
+#include "ph_arena.h"
+#include "ph_json.h"
+#include "event.h"
+
+struct ph_ingest {
+	struct ph_json_reader reader;
+	struct ph_ident ident;	   /* from the newest process's hello */
+	struct ph_profile profile; /* from the newest device:profile */
+	int (*on_event)(void *ctx, const struct ph_event *ev);
+	void *ctx;
+
+	uint64_t *seen;	    /* bitmap of seqs seen, bit per seq */
+	size_t seen_words;  /* length of seen in 64-bit words */
+	int64_t max_seq;    /* highest seq seen, -1 before any */
+	uint64_t lines;	    /* lines taken, blank ones excluded */
+	uint64_t bytes;	    /* bytes taken */
+	uint64_t events;    /* events passed to on_event */
+	uint64_t dups;	    /* events skipped as already seen */
+	uint64_t malformed; /* lines skipped as not a frame */
+	uint64_t dropped;   /* sum of `dropped` frames' count */
+	uint64_t gaps;	    /* seqs missing between seen ones */
+	uint64_t hellos;    /* hello answers seen */
+	bool restarted;	    /* a later hello named another process */
+	uint64_t counts[PH_KIND_COUNT]; /* events by kind */
+	int64_t first_t, last_t;	/* over all events; 0 before any */
+	char first_error[200];		/* the first malformed line, why */
+};
+
+/* on_event may be NULL; a non-zero return from it stops ph_ingest_line. */
+void ph_ingest_init(struct ph_ingest *in,
+		    int (*on_event)(void *, const struct ph_event *),
+		    void *ctx);
+void ph_ingest_release(struct ph_ingest *in);
+
+/*
+ * Takes one line (no '\n').  Returns 0 (also for skipped lines), the
+ * non-zero value on_event returned, or PH_ENOMEM / PH_ETOOBIG when the
+ * arena is full.
+ */
+int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
+		   const char *line, size_t len);
+
+/* Counts a line the caller could not take (e.g. too big for any arena). */
+void ph_ingest_malformed(struct ph_ingest *in, const char *why);
+
+/*
+ * Reads a whole NDJSON stream from fd through ph_ingest_line, in batches:
+ * the arena is reset between batches, so events are only valid inside
+ * on_event.  Bounded memory whatever the file's size.  Returns 0 or
+ * PH_EIO; a last line without '\n' (a host killed mid-write) is taken
+ * only when it parses.
+ */
+int ph_ingest_fd(struct ph_ingest *in, int fd);
+int ph_ingest_file(struct ph_ingest *in, const char *path);
+
+/* The identity's fields from a hello `result` object. */
+void ph_ident_from_hello(struct ph_ident *id, const struct ph_json *result);
+/* The profile's fields from a device:profile event. */
+void ph_profile_from_event(struct ph_profile *p, const struct ph_event *ev);
+
+#endif

@@ -1,0 +1,398 @@
+/* report.c: text, JSON and HTML renderings of a capture (see report.h). */
+#include "ph_common.h"
+#include "report.h"
+#include "ph_error.h"
+
+#include <math.h>
+
+static const struct ph_json *get(const struct ph_json *o, const char *path)
+{
+	char key[64];
+
+	/* "a.b": nested lookup, for the few fixed paths read here. */
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = ph_json_get(o, key);
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+static int64_t num(const struct ph_json *o, const char *path, int64_t def)
+{
+	int64_t v;
+
+	return ph_json_as_int(get(o, path), &v) ? v : def;
+}
+
+/* A metric: names hold dots, so no path lookup. */
+static int64_t mnum(const struct ph_json *m, const char *name)
+{
+	int64_t v;
+
+	return ph_json_as_int(ph_json_get(m, name), &v) ? v : 0;
+}
+
+static double dnum(const struct ph_json *o, const char *path, double def)
+{
+	double v;
+
+	return ph_json_as_double(get(o, path), &v) ? v : def;
+}
+
+/* A string value as "%.*s" arguments. */
+#define S(v)                                                 \
+	(int)(ph_json_is((v), PH_JSON_STRING) ? (v)->n : 0), \
+		(ph_json_is((v), PH_JSON_STRING) ? (v)->u.s : "")
+
+static int add(struct ph_buf *b, const char *fmt, ...) PH_PRINTF(2, 3);
+
+static int add(struct ph_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = ph_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int header(const struct ph_json *cap, struct ph_buf *b)
+{
+	double hz = dnum(cap, "device.refreshHz", 0);
+	int64_t cores = num(cap, "device.cores", 0);
+	const struct ph_json *ver = get(cap, "app.versionName");
+	char rate[64];
+
+	if (hz > 0 && cores > 0)
+		snprintf(rate, sizeof(rate), "%g Hz, %" PRId64 " cores", hz,
+			 cores);
+	else if (hz > 0)
+		snprintf(rate, sizeof(rate), "%g Hz", hz);
+	else
+		snprintf(rate, sizeof(rate), "refresh unknown");
+	return add(b, "%.*s · %.1f s · %.*s (%s) · %.*s%s%.*s\n",
+		   S(get(cap, "scenario")),
+		   (double)num(cap, "window.durationMs", 0) / 1000.0,
+		   S(get(cap, "app.device")), rate,
+		   S(get(cap, "app.packageName")),
+		   ph_json_is(ver, PH_JSON_STRING) ? " " : "", S(ver));
+}
+
+static int footer(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *m = get(cap, "metrics");
+	double hz = dnum(cap, "device.refreshHz", 0);
+	int64_t open = mnum(m, "http.open");
+	int rc;
+
+	if (hz > 0)
+		rc = add(b,
+			 "frame budget %.1f ms (%g Hz): %" PRId64
+			 " late frames, %" PRId64 " refreshes missed",
+			 1000.0 / hz, hz, mnum(m, "frames.janky"),
+			 mnum(m, "frames.missedRefreshes"));
+	else
+		rc = add(b,
+			 "frame budget unknown (no device profile): %" PRId64
+			 " late frames",
+			 mnum(m, "frames.janky"));
+	rc = rc ? rc :
+		  add(b, " · recompositions %" PRId64 " · calls %" PRId64,
+		      mnum(m, "recompositions"), mnum(m, "http.calls"));
+	if (!rc && open > 0)
+		rc = add(b, " (%" PRId64 " still open)", open);
+	return rc ? rc :
+		    add(b, " · queries %" PRId64 "\n", mnum(m, "db.queries"));
+}
+
+static int finding_text(const struct ph_json *f, struct ph_buf *b)
+{
+	const struct ph_json *det = ph_json_get(f, "detail");
+	const struct ph_json *where = ph_json_get(f, "where");
+	bool trace = ph_json_streq(ph_json_get(f, "source"), "trace");
+	int rc;
+
+	rc = add(b, "%-8.*s %s%.*s", S(ph_json_get(f, "severity")),
+		 trace ? "[trace] " : "", S(ph_json_get(f, "title")));
+	if (!rc && ph_json_is(ph_json_get(f, "status"), PH_JSON_STRING))
+		rc = add(b, " [%.*s]", S(ph_json_get(f, "status")));
+	rc = rc ? rc : add(b, "\n");
+	for (size_t i = 0;
+	     !rc && ph_json_is(det, PH_JSON_ARRAY) && i < det->n && i < 2; i++)
+		rc = add(b, "         %.*s\n", S(&det->u.items[i]));
+	if (!rc && ph_json_streq(ph_json_get(where, "status"), "resolved")) {
+		int64_t line = num(where, "line", 0);
+
+		rc = add(b, "         where: %.*s",
+			 S(ph_json_get(where, "path")));
+		if (!rc && line > 0)
+			rc = add(b, ":%" PRId64, line);
+		rc = rc ? rc : add(b, "\n");
+	}
+	return rc;
+}
+
+int ph_report_text(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *fs = ph_json_get(cap, "findings");
+	const struct ph_json *q = ph_json_get(cap, "quiet");
+	const struct ph_json *counts = ph_json_get(cap, "counts");
+	const struct ph_json *notes = ph_json_get(cap, "notes");
+	int rc = header(cap, b);
+
+	rc = rc ? rc : add(b, "\n");
+	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
+		rc = add(b, "no findings\n");
+	for (size_t i = 0; !rc && ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n;
+	     i++)
+		rc = finding_text(&fs->u.items[i], b);
+	if (!rc && ph_json_is(q, PH_JSON_ARRAY) && q->n) {
+		rc = add(b, "\nquiet: ");
+		for (size_t i = 0; !rc && i < q->n; i++)
+			rc = add(b, "%s%.*s", i ? ", " : "", S(&q->u.items[i]));
+		rc = rc ? rc : add(b, "\n");
+	}
+	rc = rc ? rc : add(b, "\n");
+	rc = rc ? rc : footer(cap, b);
+	if (!rc && ph_json_is(counts, PH_JSON_OBJECT) && counts->n) {
+		rc = add(b, "events:");
+		for (size_t i = 0; !rc && i < counts->n; i++) {
+			int64_t n = 0;
+
+			ph_json_as_int(&counts->u.members[i].value, &n);
+			rc = add(b, "%s %.*s %" PRId64, i ? " ·" : "",
+				 S(&counts->u.members[i].key), n);
+		}
+		rc = rc ? rc : add(b, "\n");
+	}
+	if (!rc && num(cap, "clippedMs", 0) > 0)
+		rc = add(b,
+			 "note: %" PRId64 " ms of the window came before the "
+			 "recording\n",
+			 num(cap, "clippedMs", 0));
+	for (size_t i = 0;
+	     !rc && ph_json_is(notes, PH_JSON_ARRAY) && i < notes->n; i++)
+		rc = add(b, "note: %.*s\n", S(&notes->u.items[i]));
+	return rc;
+}
+
+int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
+{
+	struct ph_jw jw;
+	const struct ph_json *m = get(cap, "metrics");
+	double hz = dnum(cap, "device.refreshHz", 0);
+	static const char *const copy[] = { "findings",	    "quiet",
+					    "alsoInWindow", "notes",
+					    "counts",	    "marks" };
+
+	ph_jw_init(&jw, b);
+	ph_jw_obj_begin(&jw);
+	ph_jw_key(&jw, "header");
+	ph_jw_obj_begin(&jw);
+	ph_jw_key(&jw, "scenario");
+	ph_jw_value(&jw, get(cap, "scenario"));
+	ph_jw_kv_int(&jw, "durationMs", num(cap, "window.durationMs", 0));
+	ph_jw_key(&jw, "device");
+	ph_jw_value(&jw, get(cap, "app.device"));
+	if (hz > 0)
+		ph_jw_kv_double(&jw, "refreshHz", hz);
+	else
+		ph_jw_kv_str(&jw, "refreshHz", NULL);
+	ph_jw_key(&jw, "app");
+	ph_jw_value(&jw, get(cap, "app.packageName"));
+	ph_jw_key(&jw, "window");
+	ph_jw_value(&jw, get(cap, "window"));
+	ph_jw_obj_end(&jw);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(copy); i++) {
+		const struct ph_json *v = ph_json_get(cap, copy[i]);
+
+		if (!v)
+			continue;
+		ph_jw_key(&jw, copy[i]);
+		ph_jw_value(&jw, v);
+	}
+	ph_jw_key(&jw, "footer");
+	ph_jw_obj_begin(&jw);
+	if (hz > 0)
+		ph_jw_kv_double(&jw, "frameBudgetMs",
+				round(1000000.0 / hz) / 1000.0);
+	ph_jw_kv_int(&jw, "lateFrames", mnum(m, "frames.janky"));
+	ph_jw_kv_int(&jw, "missedRefreshes", mnum(m, "frames.missedRefreshes"));
+	ph_jw_kv_int(&jw, "recompositions", mnum(m, "recompositions"));
+	ph_jw_kv_int(&jw, "calls", mnum(m, "http.calls"));
+	if (mnum(m, "http.open") > 0)
+		ph_jw_kv_int(&jw, "callsStillOpen", mnum(m, "http.open"));
+	ph_jw_kv_int(&jw, "queries", mnum(m, "db.queries"));
+	ph_jw_obj_end(&jw);
+	ph_jw_obj_end(&jw);
+	if (ph_jw_finish(&jw))
+		return PH_ENOMEM;
+	return ph_buf_addch(b, '\n');
+}
+
+/* --- HTML -------------------------------------------------------------------
+ */
+
+static int esc(struct ph_buf *b, const char *s, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		switch (s[i]) {
+		case '<': rc = ph_buf_addstr(b, "&lt;"); break;
+		case '>': rc = ph_buf_addstr(b, "&gt;"); break;
+		case '&': rc = ph_buf_addstr(b, "&amp;"); break;
+		case '"': rc = ph_buf_addstr(b, "&quot;"); break;
+		default: rc = ph_buf_addch(b, s[i]); break;
+		}
+	}
+	return rc;
+}
+
+static int escj(struct ph_buf *b, const struct ph_json *v)
+{
+	return ph_json_is(v, PH_JSON_STRING) ? esc(b, v->u.s, v->n) : 0;
+}
+
+static const char *const lane_names[] = { "main", "frames", "http",  "db",
+					  "work", "nav",    "input", "log" };
+
+static const char css[] =
+	"body{font:14px system-ui,sans-serif;margin:0;color:#222}"
+	"header{padding:12px 16px;background:#1d2b3a;color:#fff}"
+	"header h1{font-size:17px;margin:0}header p{margin:4px 0 0;"
+	"opacity:.8}main{display:flex;gap:16px;padding:16px}"
+	"#tl{flex:3;min-width:0}#fs{flex:2;min-width:280px}"
+	"svg{width:100%;background:#fafafa;border:1px solid #ddd}"
+	".f{border-left:4px solid #999;padding:6px 10px;margin:0 0 10px;"
+	"background:#f6f6f6}.error{border-color:#c62828}.warning{"
+	"border-color:#ef8f00}.note{border-color:#1565c0}.f b{display:block}"
+	".f small{color:#555;display:block}.q,.foot{color:#555;margin:8px 0}"
+	"text{font-size:11px;fill:#333}";
+
+int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *lanes = ph_json_get(cap, "lanes");
+	const struct ph_json *fs = ph_json_get(cap, "findings");
+	const struct ph_json *q = ph_json_get(cap, "quiet");
+	int64_t from = num(cap, "window.from", 0),
+		to = num(cap, "window.to", 0);
+	double span = to > from ? (double)(to - from) : 1, w = 1000, lh = 28;
+	double left = 60;
+	struct ph_buf text = PH_BUF_INIT(1 << 20);
+	int rc = 0;
+
+	rc = add(b,
+		 "<!doctype html><html><head><meta charset=\"utf-8\">"
+		 "<title>porthole report</title><style>%s</style></head>"
+		 "<body><header><h1>",
+		 css);
+	rc = rc ? rc : header(cap, &text);
+	rc = rc ? rc : esc(b, text.buf, text.len);
+	rc = rc ? rc : add(b, "</h1><p>");
+	ph_buf_reset(&text);
+	rc = rc ? rc : footer(cap, &text);
+	rc = rc ? rc : esc(b, text.buf, text.len);
+	rc = rc ? rc : add(b, "</p></header><main><section id=\"tl\">");
+	rc = rc ? rc :
+		  add(b,
+		      "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		      "aria-label=\"timeline\">",
+		      w + left, lh * (double)PH_ARRAY_SIZE(lane_names) + 24);
+	for (size_t l = 0; !rc && l < PH_ARRAY_SIZE(lane_names); l++)
+		rc = add(b,
+			 "<text x=\"4\" y=\"%.0f\">%s</text><line x1=\"%.0f\" "
+			 "x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" "
+			 "stroke=\"#e3e3e3\"/>",
+			 lh * (double)l + 18, lane_names[l], left, left + w,
+			 lh * (double)(l + 1), lh * (double)(l + 1));
+	for (size_t i = 0;
+	     !rc && ph_json_is(lanes, PH_JSON_ARRAY) && i < lanes->n; i++) {
+		const struct ph_json *it = &lanes->u.items[i];
+		const struct ph_json *ln = ph_json_get(it, "lane");
+		int64_t a = num(it, "from", from), z = num(it, "to", a);
+		int64_t level = num(it, "level", 0);
+		size_t l = 0;
+		double x, wd;
+
+		while (l < PH_ARRAY_SIZE(lane_names) &&
+		       !ph_json_streq(ln, lane_names[l]))
+			l++;
+		if (l == PH_ARRAY_SIZE(lane_names))
+			continue;
+		x = left + ((double)(a - from) / span) * w;
+		wd = ((double)(z - a) / span) * w;
+		if (wd < 2)
+			wd = 2;
+		rc = add(b,
+			 "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+			 "height=\"%.0f\" fill=\"%s\"><title>",
+			 x, lh * (double)l + 6, wd, lh - 12,
+			 level >= 2 ? "#c62828" :
+			 level == 1 ? "#ef8f00" :
+				      "#5c8fbf");
+		rc = rc ? rc : add(b, "t=%" PRId64 "..%" PRId64 " ", a, z);
+		rc = rc ? rc : escj(b, ph_json_get(it, "label"));
+		rc = rc ? rc : add(b, "</title></rect>");
+	}
+	rc = rc ? rc :
+		  add(b,
+		      "<text x=\"%.0f\" y=\"%.0f\">t=%" PRId64 "</text>"
+		      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">"
+		      "+%.1f s</text></svg></section><section id=\"fs\">",
+		      left, lh * (double)PH_ARRAY_SIZE(lane_names) + 18, from,
+		      left + w, lh * (double)PH_ARRAY_SIZE(lane_names) + 18,
+		      span / 1000.0);
+	for (size_t i = 0; !rc && ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n;
+	     i++) {
+		const struct ph_json *f = &fs->u.items[i];
+		const struct ph_json *det = ph_json_get(f, "detail");
+		const struct ph_json *where = ph_json_get(f, "where");
+
+		rc = add(b, "<div class=\"f %.*s\"><b>",
+			 S(ph_json_get(f, "severity")));
+		if (!rc && ph_json_streq(ph_json_get(f, "source"), "trace"))
+			rc = add(b, "[trace] ");
+		rc = rc ? rc : escj(b, ph_json_get(f, "title"));
+		rc = rc ? rc : add(b, "</b>");
+		for (size_t k = 0;
+		     !rc && ph_json_is(det, PH_JSON_ARRAY) && k < det->n; k++) {
+			rc = add(b, "<small>");
+			rc = rc ? rc : escj(b, &det->u.items[k]);
+			rc = rc ? rc : add(b, "</small>");
+		}
+		if (!rc &&
+		    ph_json_streq(ph_json_get(where, "status"), "resolved")) {
+			rc = add(b, "<small>where: ");
+			rc = rc ? rc : escj(b, ph_json_get(where, "path"));
+			rc = rc ? rc :
+				  add(b, ":%" PRId64 "</small>",
+				      num(where, "line", 0));
+		}
+		if (!rc && !ph_json_get(f, "spanning"))
+			rc = add(b, "<small>t=%" PRId64 "..%" PRId64 "</small>",
+				 num(f, "window.from", 0),
+				 num(f, "window.to", 0));
+		rc = rc ? rc : add(b, "</div>");
+	}
+	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
+		rc = add(b, "<p>no findings</p>");
+	if (!rc && ph_json_is(q, PH_JSON_ARRAY) && q->n) {
+		rc = add(b, "<p class=\"q\">quiet: ");
+		for (size_t i = 0; !rc && i < q->n; i++) {
+			rc = add(b, "%s", i ? ", " : "");
+			rc = rc ? rc : escj(b, &q->u.items[i]);
+		}
+		rc = rc ? rc : add(b, "</p>");
+	}
+	rc = rc ? rc : add(b, "</section></main></body></html>\n");
+	ph_buf_release(&text);
+	return rc;
+}

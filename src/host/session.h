@@ -1,0 +1,129 @@
+/*
+ * session.h: sessions on disk.
+ *
+ * A session is one run of one app process, named
+ * <packageName>_<deviceId>_<startedAt>, in <project root>/.porthole/
+ * sessions/<id>/:
+ *
+ *   events.ndjson   the wire, verbatim: every line the runtime sent,
+ *                   appended by a flusher thread every FLUSH_MS, never by
+ *                   the socket's reader; a host killed mid-write leaves it
+ *                   readable up to its last complete line
+ *   meta.json       identity, profile, first/last t, counts by kind, bytes
+ *   watermark.json  the `since: "last"` watermark and the previous call's
+ *                   findings (for new/ongoing/resolved), and the error keys
+ *                   already reported to a person or an agent
+ *   lock            the advisory lock file
+ *
+ * One host writes a session at a time: it holds an OFD lock on byte 0 of
+ * `lock` for as long as it writes.  Another host connected to the same app
+ * reads live and does not write; it retries the lock on every flush and
+ * takes over when the writer goes away, appending only the events the file
+ * does not have yet (by seq).  Watermark updates take the same lock file's
+ * byte 1, briefly, so any host may update it while another is the writer.
+ *
+ * Retention prunes whole sessions, oldest first, by total size and by age,
+ * and never one whose lock is held.
+ */
+#ifndef PH_HOST_SESSION_H
+#define PH_HOST_SESSION_H
+
+#include "ph_common.h"
+#include "ph_buf.h"
+#include "event.h"
+#include "findings.h"
+#include "store.h"
+
+#include <pthread.h>
+
+#define PH_SESSION_FLUSH_MS 100
+/* The flusher also wakes when this much is pending (a busy app). */
+#define PH_SESSION_FLUSH_BYTES ((size_t)1 << 20)
+
+struct ph_session_writer {
+	char dir[4096]; /* the session's directory */
+	char id[400];	/* its name */
+	int lock_fd;	/* -1 when none */
+	int fd;		/* events.ndjson, -1 while not the writer */
+	bool writer;	/* holds the lock */
+	bool failed;	/* a write failed (disk full): writing stopped */
+	pthread_mutex_t mu;
+	pthread_cond_t wake;	/* pending passed FLUSH_BYTES, or stop */
+	struct ph_buf pending;	/* lines not yet written */
+	struct ph_buf out;	/* the flusher's half of the swap */
+	struct ph_store *store; /* for meta.json; may be NULL */
+	pthread_t thread;
+	bool running;
+	_Atomic int stop;
+	uint64_t bytes;	    /* bytes in events.ndjson */
+	uint64_t lost;	    /* bytes dropped because pending was full */
+	bool lost_warned;   /* the one warning about it was given */
+	int64_t meta_at_ms; /* when meta.json was last written */
+};
+
+/* The session name for an identity, into buf ("_" for unsafe chars). */
+const char *ph_session_name(const struct ph_ident *id, char *buf, size_t size);
+
+/*
+ * Creates (or reopens) the session directory under sessions_dir, takes the
+ * writer lock if free, prunes old sessions, and starts the flusher.
+ * Returns 0 (also when another host is the writer) or PH_EIO.
+ */
+int ph_session_open(struct ph_session_writer *w, const char *sessions_dir,
+		    const struct ph_ident *id, struct ph_store *store);
+/* Queues one wire line (no '\n'); never blocks on the disk. */
+void ph_session_append(struct ph_session_writer *w, const char *line,
+		       size_t len);
+/* Flushes, writes meta.json, stops the flusher and releases the lock. */
+void ph_session_close(struct ph_session_writer *w);
+
+/* --- the watermark -------------------------------------------------------- */
+
+struct ph_watermark {
+	int64_t last_to; /* where the last answer ended; INT64_MIN: none */
+	struct ph_prev_call prev;
+	size_t nreported;
+	char **reported; /* error keys already surfaced */
+	struct ph_arena arena;
+};
+
+void ph_watermark_init(struct ph_watermark *wm);
+void ph_watermark_release(struct ph_watermark *wm);
+/* Reads <dir>/watermark.json; a missing or corrupt file is an empty one. */
+int ph_watermark_load(struct ph_watermark *wm, const char *dir);
+/* Records an answer (window, findings) and the keys it surfaced. */
+int ph_watermark_record(const char *dir, const struct ph_analysis *a,
+			bool mark_errors_reported);
+/* Adds one reported key, under the lock (for `watch`). */
+int ph_watermark_add_reported(const char *dir, const char *key);
+bool ph_watermark_reported(void *wm, const char *key);
+
+/* --- listing and retention ------------------------------------------------ */
+
+struct ph_session_info {
+	char id[400];
+	char path[4096];
+	char package[128];
+	char device_id[64];
+	int64_t started_at;
+	int64_t first_t, last_t;
+	uint64_t bytes;	  /* all files of the session */
+	int64_t mtime_ms; /* events.ndjson's, epoch ms */
+	bool recording;	  /* another process holds the writer lock */
+	bool meta_ok;	  /* meta.json read and parsed */
+	char note[160];	  /* why meta is missing or corrupt */
+	uint64_t events;
+};
+
+/* All sessions, newest activity first; *n of them, free() the array. */
+int ph_sessions_list(const char *sessions_dir, struct ph_session_info **out,
+		     size_t *n);
+/*
+ * Deletes sessions, oldest first, until the total is <= max_bytes and none
+ * is older than max_age_ms; skips `keep` and any being recorded.  Returns
+ * how many were removed.
+ */
+int ph_sessions_prune(const char *sessions_dir, uint64_t max_bytes,
+		      int64_t max_age_ms, const char *keep);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * store.h: the live event store, the host engine's memory.
+ *
+ * Lines from a runtime go in (ph_store_add_line, from the link's reader
+ * thread); windowed questions come out (ph_store_each, ph_store_timeline,
+ * ph_store_analyze), from any thread: one mutex guards it all, held only
+ * for the length of one line or one question.  The MCP server, the UI and
+ * the CLI ask the same questions of the same store.
+ *
+ * Events are parsed once, on the way in, into chunks: each chunk owns an
+ * arena holding its lines and their trees.  When the store passes its byte
+ * cap the oldest chunk is dropped whole, and `covered_from` says from which
+ * app time on the store is still complete, so a question about an older
+ * window knows to go to the session on disk instead (see session.h).
+ */
+#ifndef PH_HOST_STORE_H
+#define PH_HOST_STORE_H
+
+#include "ph_common.h"
+#include "ph_json.h"
+#include "event.h"
+#include "ingest.h"
+
+#include <pthread.h>
+
+struct ph_store_chunk;
+
+struct ph_store {
+	pthread_mutex_t lock;
+	struct ph_ingest in;	       /* identity, profile, counters */
+	struct ph_store_chunk *oldest; /* chunks, oldest first */
+	struct ph_store_chunk *newest;
+	size_t bytes;	      /* arena bytes held by all chunks */
+	size_t cap;	      /* most bytes before evicting */
+	size_t nevents;	      /* events held */
+	int64_t covered_from; /* INT64_MIN while nothing evicted */
+	uint64_t version;     /* bumped on every stored event */
+};
+
+/* A window on the app clock, both ends inclusive. */
+struct ph_window {
+	int64_t from; /* INT64_MIN: from the beginning */
+	int64_t to;   /* INT64_MAX: up to now */
+};
+
+#define PH_WINDOW_ALL                \
+	(struct ph_window)           \
+	{                            \
+		INT64_MIN, INT64_MAX \
+	}
+
+/* cap: bytes of events to hold (0 means 256 MiB). */
+int ph_store_init(struct ph_store *s, size_t cap) PH_WUR;
+void ph_store_release(struct ph_store *s);
+
+/* Takes one wire line (no '\n'); thread-safe.  See ingest.h. */
+int ph_store_add_line(struct ph_store *s, const char *line, size_t len);
+/*
+ * Takes every '\n'-terminated line of buf, taking the lock per slice of
+ * lines (so questions are not kept waiting behind a big batch).
+ */
+int ph_store_add_lines(struct ph_store *s, const char *buf, size_t len);
+/* Every line of an NDJSON file (a recorded session, a fixture). */
+int ph_store_load_file(struct ph_store *s, const char *path) PH_WUR;
+
+/*
+ * Calls fn for every stored event whose span (ph_ev_span) overlaps w, in
+ * arrival order, with the store locked; kinds is a bit mask of
+ * (1 << enum ph_kind), 0 for all.  fn returning non-zero stops the walk.
+ * Returns the number of events visited.
+ */
+size_t ph_store_each(struct ph_store *s, struct ph_window w, uint64_t kinds,
+		     int (*fn)(void *ctx, const struct ph_event *ev),
+		     void *ctx);
+
+/*
+ * The timeline over a window, as the agent's `timeline` answers it
+ * (docs/protocol.md §2): {"events":[...],"count":N,"truncated":bool,
+ * "clippedMs":N} with the newest `limit` events oldest first.  clippedMs
+ * is how much of the window the store no longer covers.
+ */
+int ph_store_timeline(struct ph_store *s, struct ph_window w, uint64_t kinds,
+		      size_t limit, struct ph_jw *jw);
+
+/* The bit for kinds given by name, comma-separated ("frame,blocked"). */
+uint64_t ph_kinds_mask(const char *names);
+
+#endif

@@ -1,0 +1,739 @@
+/*
+ * server.c: the JSON-RPC side of `porthole mcp` (see mcp.h, docs/mcp.md).
+ *
+ * One request line in, one response line out, in order.  Calls run on the
+ * thread that reads stdin, one at a time, so a `notifications/cancelled`
+ * can only ever name a request that has already been answered: it is read
+ * and ignored, as the MCP spec allows.
+ */
+#include "ph_common.h"
+#include "mcp.h"
+#include "ph_clock.h"
+#include "ph_error.h"
+#include "ph_log.h"
+#include "host/session.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#define ANSWER_CAP ((size_t)64 << 20)
+
+static const char *const versions[] = { "2025-11-25", "2025-06-18",
+					"2025-03-26", "2024-11-05" };
+
+const char *ph_mcp_negotiate(const char *client, size_t n)
+{
+	for (size_t i = 0; client && i < PH_ARRAY_SIZE(versions); i++)
+		if (strlen(versions[i]) == n && !memcmp(versions[i], client, n))
+			return versions[i];
+	return PH_MCP_PROTOCOL;
+}
+
+static const char instructions[] =
+	"Porthole sees inside the running app (a debug build linked with "
+	"libporthole). Start with the `findings` tool: it ranks what went "
+	"wrong since your last call and names, for each finding, the tool "
+	"that shows its evidence (blocking, frames, inflight, logs, "
+	"timeline, recompositions...). Every tool answers one summary line "
+	"by default (detail: summary); ask detail: normal for compact JSON "
+	"and detail: full for everything. Windows are on the app's clock in "
+	"ms: pass since:\"all\", sinceMs, or from/to (every summary quotes "
+	"the window it covered). If a tool says the app is not connected, "
+	"call porthole_status for why and the fix.";
+
+/* --- JSON-RPC envelopes --------------------------------------------------- */
+
+static void put_id(struct ph_jw *jw, const struct ph_json *id)
+{
+	ph_jw_key(jw, "id");
+	if (id && (id->type == PH_JSON_INT || id->type == PH_JSON_STRING))
+		ph_jw_value(jw, id);
+	else
+		ph_jw_null(jw);
+}
+
+static void rpc_error(struct ph_buf *out, const struct ph_json *id, int code,
+		      const char *fmt, ...) PH_PRINTF(4, 5);
+
+static void rpc_error(struct ph_buf *out, const struct ph_json *id, int code,
+		      const char *fmt, ...)
+{
+	struct ph_jw jw;
+	char msg[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ph_jw_init(&jw, out);
+	ph_jw_obj_begin(&jw);
+	ph_jw_kv_str(&jw, "jsonrpc", "2.0");
+	put_id(&jw, id);
+	ph_jw_key(&jw, "error");
+	ph_jw_obj_begin(&jw);
+	ph_jw_kv_int(&jw, "code", code);
+	ph_jw_kv_str(&jw, "message", msg);
+	ph_jw_obj_end(&jw);
+	ph_jw_obj_end(&jw);
+	if (ph_jw_finish(&jw) || ph_buf_addch(out, '\n'))
+		ph_log(PH_LOG_ERROR, "mcp: could not build an error answer");
+}
+
+/* Opens {"jsonrpc":"2.0","id":..,"result": and leaves the writer there. */
+static void result_begin(struct ph_jw *jw, struct ph_buf *out,
+			 const struct ph_json *id)
+{
+	ph_jw_init(jw, out);
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "jsonrpc", "2.0");
+	put_id(jw, id);
+	ph_jw_key(jw, "result");
+}
+
+static void result_end(struct ph_jw *jw, struct ph_buf *out, size_t start,
+		       const struct ph_json *id)
+{
+	ph_jw_obj_end(jw);
+	if (ph_jw_finish(jw) || ph_buf_addch(out, '\n')) {
+		ph_buf_setlen(out, start);
+		rpc_error(out, id, -32603,
+			  "the answer did not fit in %zu bytes", out->cap);
+	}
+}
+
+/* --- schemas ---------------------------------------------------------------
+ */
+
+static const char detail_prop[] =
+	"\"detail\":{\"type\":\"string\",\"enum\":[\"summary\",\"normal\","
+	"\"full\"],\"default\":\"summary\",\"description\":\"summary: one "
+	"line with the headline numbers and what the next call needs; "
+	"normal: plus compact JSON; full: uncapped JSON\"}";
+static const char window_props[] =
+	",\"since\":{\"type\":\"string\",\"enum\":[\"last\",\"all\"],"
+	"\"default\":\"last\",\"description\":\"last: from where this "
+	"tool's previous answer ended (the first call covers everything); "
+	"all: everything held, and the next 'last' starts after it\"},"
+	"\"sinceMs\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
+	"\"the last N ms of the app's clock (wins over since)\"},"
+	"\"from\":{\"type\":\"integer\",\"description\":\"window start, app "
+	"clock ms, inclusive (wins over sinceMs)\"},"
+	"\"to\":{\"type\":\"integer\",\"description\":\"window end, app clock "
+	"ms, inclusive (default: now)\"}";
+
+/* The full `properties` object of a tool, as text, into b. */
+static int schema_props(const struct ph_mcp_tool *t, struct ph_buf *b)
+{
+	int rc = ph_buf_addch(b, '{');
+
+	if (!rc && t->props && t->props[0])
+		rc = ph_buf_addf(b, "%s,", t->props);
+	if (!rc)
+		rc = ph_buf_addstr(b, detail_prop);
+	if (!rc && (t->flags & PH_TOOL_WINDOW))
+		rc = ph_buf_addstr(b, window_props);
+	if (!rc)
+		rc = ph_buf_addch(b, '}');
+	return rc;
+}
+
+static void write_tool(struct ph_jw *jw, const struct ph_mcp_tool *t)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "name", t->name);
+	ph_jw_kv_str(jw, "title", t->title);
+	ph_jw_kv_str(jw, "description", t->description);
+	ph_jw_key(jw, "inputSchema");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "type", "object");
+	ph_jw_key(jw, "properties");
+	if (schema_props(t, &b))
+		ph_jw_null(jw);
+	else
+		ph_jw_raw(jw, b.buf, b.len);
+	if (t->required) {
+		ph_jw_key(jw, "required");
+		ph_jw_raw(jw, t->required, strlen(t->required));
+	}
+	ph_jw_kv_bool(jw, "additionalProperties", false);
+	ph_jw_obj_end(jw);
+	ph_jw_key(jw, "annotations");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "title", t->title);
+	ph_jw_kv_bool(jw, "readOnlyHint", t->flags & PH_TOOL_READONLY);
+	ph_jw_kv_bool(jw, "destructiveHint", t->flags & PH_TOOL_DESTRUCTIVE);
+	ph_jw_kv_bool(jw, "idempotentHint", t->flags & PH_TOOL_IDEMPOTENT);
+	ph_jw_kv_bool(jw, "openWorldHint", t->flags & PH_TOOL_OPENWORLD);
+	ph_jw_obj_end(jw);
+	ph_jw_obj_end(jw);
+	ph_buf_release(&b);
+}
+
+/*
+ * Checks args against the tool's schema: known names only, types, enums,
+ * minimum/maximum, required.  Returns NULL or why not (in the arena).
+ */
+static const char *check_args(struct ph_arena *a, const struct ph_mcp_tool *t,
+			      const struct ph_json *args)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	struct ph_json *props = NULL, *req = NULL;
+	char why[512] = "";
+
+	if (schema_props(t, &b) || ph_json_parse(a, b.buf, b.len, &props, NULL))
+		snprintf(why, sizeof(why), "internal: the schema of %s is bad",
+			 t->name);
+	for (uint32_t i = 0; !why[0] && i < args->n; i++) {
+		const struct ph_json *k = &args->u.members[i].key;
+		const struct ph_json *v = &args->u.members[i].value;
+		const struct ph_json *p = NULL, *ty, *en;
+		char name[80];
+		bool ok = true;
+		int64_t iv, lim;
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(k->n > 60 ? 60 : k->n), k->u.s);
+		for (uint32_t j = 0; j < props->n && !p; j++)
+			if (props->u.members[j].key.n == k->n &&
+			    !memcmp(props->u.members[j].key.u.s, k->u.s, k->n))
+				p = &props->u.members[j].value;
+		if (!p) {
+			size_t o = (size_t)snprintf(
+				why, sizeof(why),
+				"unknown argument '%s'; %s takes:", name,
+				t->name);
+			for (uint32_t j = 0; j < props->n && o < sizeof(why);
+			     j++)
+				o += (size_t)snprintf(
+					why + o, sizeof(why) - o, " %.*s",
+					(int)props->u.members[j].key.n,
+					props->u.members[j].key.u.s);
+			break;
+		}
+		ty = ph_json_get(p, "type");
+		if (ph_json_streq(ty, "integer"))
+			ok = v->type == PH_JSON_INT ||
+			     (v->type == PH_JSON_DOUBLE &&
+			      ph_json_as_int(v, &iv));
+		else if (ph_json_streq(ty, "number"))
+			ok = v->type == PH_JSON_INT ||
+			     v->type == PH_JSON_DOUBLE;
+		else if (ph_json_streq(ty, "string"))
+			ok = v->type == PH_JSON_STRING;
+		else if (ph_json_streq(ty, "boolean"))
+			ok = v->type == PH_JSON_TRUE ||
+			     v->type == PH_JSON_FALSE;
+		else if (ph_json_streq(ty, "array"))
+			ok = v->type == PH_JSON_ARRAY;
+		else if (ph_json_streq(ty, "object"))
+			ok = v->type == PH_JSON_OBJECT;
+		if (!ok) {
+			snprintf(why, sizeof(why), "argument '%s' must be %.*s",
+				 name, (int)ty->n, ty->u.s);
+			break;
+		}
+		en = ph_json_get(p, "enum");
+		if (en && v->type == PH_JSON_STRING) {
+			bool found = false;
+
+			for (uint32_t j = 0; j < en->n && !found; j++)
+				found = ph_json_equal(&en->u.items[j], v);
+			if (!found) {
+				size_t o = (size_t)snprintf(
+					why, sizeof(why),
+					"argument '%s' is '%.*s'; it must be one "
+					"of:",
+					name, (int)(v->n > 40 ? 40 : v->n),
+					v->u.s);
+				for (uint32_t j = 0;
+				     j < en->n && o < sizeof(why); j++)
+					o += (size_t)snprintf(
+						why + o, sizeof(why) - o,
+						" %.*s", (int)en->u.items[j].n,
+						en->u.items[j].u.s);
+				break;
+			}
+		}
+		if (ph_json_as_int(v, &iv) && v->type != PH_JSON_STRING) {
+			if (ph_json_as_int(ph_json_get(p, "minimum"), &lim) &&
+			    iv < lim) {
+				snprintf(why, sizeof(why),
+					 "argument '%s' is %" PRId64
+					 "; the least it may be is %" PRId64,
+					 name, iv, lim);
+				break;
+			}
+			if (ph_json_as_int(ph_json_get(p, "maximum"), &lim) &&
+			    iv > lim) {
+				snprintf(why, sizeof(why),
+					 "argument '%s' is %" PRId64
+					 "; the most it may be is %" PRId64,
+					 name, iv, lim);
+				break;
+			}
+		}
+	}
+	if (!why[0] && t->required &&
+	    !ph_json_parse(a, t->required, strlen(t->required), &req, NULL))
+		for (uint32_t j = 0; j < req->n; j++) {
+			char rn[80];
+
+			snprintf(rn, sizeof(rn), "%.*s", (int)req->u.items[j].n,
+				 req->u.items[j].u.s);
+			if (!ph_json_get(args, rn)) {
+				snprintf(why, sizeof(why),
+					 "argument '%s' is required", rn);
+				break;
+			}
+		}
+	ph_buf_release(&b);
+	return why[0] ? ph_arena_strndup(a, why, strlen(why)) : NULL;
+}
+
+/* --- the banner ------------------------------------------------------------
+ */
+
+struct banner {
+	char text[300];
+	int64_t errors, first_at, last_at;
+};
+
+static bool reported_cb(void *ctx, const char *key)
+{
+	return ph_watermark_reported(ctx, key);
+}
+
+/*
+ * Errors the live store saw since the last call that nobody reported yet:
+ * the banner, and the keys are then marked reported in the watermark (so
+ * two chained calls never repeat one; `watch` shares the same list).
+ */
+static void banner_compute(struct ph_mcp *m, struct banner *bn)
+{
+	struct ph_watermark wm;
+	struct ph_analysis *a;
+	const char *dir;
+	int64_t now;
+
+	memset(bn, 0, sizeof(*bn));
+	if (!m->lv)
+		return;
+	pthread_mutex_lock(&m->lv->store.lock);
+	now = m->lv->store.nevents ? m->lv->store.in.last_t : INT64_MIN;
+	pthread_mutex_unlock(&m->lv->store.lock);
+	if (now == INT64_MIN || now <= m->banner_from)
+		return;
+	a = ph_analyze_store(&m->lv->store,
+			     (struct ph_window){ m->banner_from == INT64_MIN ?
+							 INT64_MIN :
+							 m->banner_from + 1,
+						 now });
+	m->banner_from = now;
+	if (!a)
+		return;
+	dir = ph_mcp_state_dir(m);
+	ph_watermark_init(&wm);
+	if (dir)
+		ph_watermark_load(&wm, dir);
+	ph_analysis_banner(a, reported_cb, &wm, bn->text, sizeof(bn->text));
+	for (size_t i = 0; i < a->nf; i++) {
+		const struct ph_finding *f = &a->f[i];
+
+		if (f->severity != PH_SEV_ERROR ||
+		    ph_watermark_reported(&wm, f->key))
+			continue;
+		if (!bn->errors || f->from < bn->first_at)
+			bn->first_at = f->spanning ? bn->first_at : f->from;
+		if (!f->spanning && f->to > bn->last_at)
+			bn->last_at = f->to;
+		bn->errors += f->count;
+		if (dir)
+			ph_watermark_add_reported(dir, f->key);
+	}
+	ph_watermark_release(&wm);
+	ph_analysis_free(a);
+}
+
+/* --- tools/call ------------------------------------------------------------
+ */
+
+static int digits(size_t v)
+{
+	int d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* Resolves the shared window arguments into c->w. */
+static void resolve_window(struct ph_mcp_call *c)
+{
+	struct ph_mcp *m = c->m;
+	int64_t now = ph_mcp_now(m), last = INT64_MIN;
+	const char *since = ph_mcp_arg_str(c, "since", "last");
+
+	c->w = PH_WINDOW_ALL;
+	if (ph_mcp_arg_has(c, "from") || ph_mcp_arg_has(c, "to")) {
+		c->w.from = ph_mcp_arg_int(c, "from", INT64_MIN);
+		c->w.to = ph_mcp_arg_int(c, "to", INT64_MAX);
+	} else if (ph_mcp_arg_has(c, "sinceMs")) {
+		c->w.from = now - ph_mcp_arg_int(c, "sinceMs", 0);
+	} else if (!strcmp(since, "last")) {
+		c->w_since_last = true;
+		for (size_t i = 0; i < m->nmarks; i++)
+			if (!strcmp(m->marks[i].tool, c->tool->name))
+				last = m->marks[i].last_to;
+		if (last != INT64_MIN)
+			c->w.from = last + 1;
+	}
+	/* An open end is now, so the answer can be quoted and chained. */
+	if (c->w.to == INT64_MAX)
+		c->w.to = now;
+}
+
+static void tools_call(struct ph_mcp *m, const struct ph_json *id,
+		       const struct ph_json *params, struct ph_buf *out)
+{
+	const struct ph_json *name = ph_json_get(params, "name");
+	const struct ph_json *args = ph_json_get(params, "arguments");
+	static const struct ph_json empty = { .type = PH_JSON_OBJECT };
+	struct ph_arena arena;
+	struct ph_mcp_call c = { .m = m };
+	struct banner bn;
+	const char *why, *det;
+	struct ph_buf text = PH_BUF_INIT(ANSWER_CAP);
+	struct ph_jw jw;
+	size_t start = out->len, head, n, full, ret;
+
+	if (!ph_json_is(name, PH_JSON_STRING)) {
+		rpc_error(out, id, -32602,
+			  "tools/call needs params.name, a "
+			  "string naming a tool");
+		return;
+	}
+	c.tool = ph_mcp_tool_find(name->u.s, name->n);
+	if (!c.tool) {
+		rpc_error(out, id, -32602,
+			  "unknown tool '%.*s'; call tools/list for the tools "
+			  "(start with 'findings')",
+			  (int)(name->n > 80 ? 80 : name->n), name->u.s);
+		return;
+	}
+	m->calls++;
+	ph_arena_init(&arena, 1 << 16, (size_t)256 << 20);
+	c.arena = &arena;
+	c.args = args ? args : &empty;
+	ph_buf_init(&c.line, 1 << 20);
+	ph_buf_init(&c.payload, ANSWER_CAP);
+	ph_jw_init(&c.jw, &c.payload);
+	banner_compute(m, &bn);
+	ph_jw_obj_begin(&c.jw);
+	ph_jw_key(&c.jw, "sinceLast");
+	if (bn.errors) {
+		ph_jw_obj_begin(&c.jw);
+		ph_jw_kv_int(&c.jw, "errors", bn.errors);
+		ph_jw_kv_int(&c.jw, "firstAt", bn.first_at);
+		ph_jw_kv_int(&c.jw, "lastAt", bn.last_at);
+		ph_jw_obj_end(&c.jw);
+	} else {
+		ph_jw_null(&c.jw);
+	}
+	if (!ph_json_is(c.args, PH_JSON_OBJECT)) {
+		ph_mcp_fail(&c, "arguments must be a JSON object");
+	} else if ((why = check_args(&arena, c.tool, c.args))) {
+		ph_mcp_fail(&c, "%s (see the inputSchema in tools/list)", why);
+	} else {
+		det = ph_mcp_arg_str(&c, "detail", "summary");
+		c.detail = !strcmp(det, "full")	  ? PH_DETAIL_FULL :
+			   !strcmp(det, "normal") ? PH_DETAIL_NORMAL :
+						    PH_DETAIL_SUMMARY;
+		if (c.tool->flags & PH_TOOL_WINDOW)
+			resolve_window(&c);
+		if (c.tool->call(&c) && !c.is_error)
+			ph_mcp_fail(&c,
+				    "%s failed inside the server; see its "
+				    "stderr",
+				    c.tool->name);
+	}
+	ph_jw_obj_end(&c.jw);
+	if (ph_jw_finish(&c.jw)) {
+		ph_buf_reset(&c.payload);
+		if (ph_buf_addstr(&c.payload,
+				  "{\"error\":\"payload too big\"}"))
+			ph_buf_reset(&c.payload);
+	}
+
+	/* The text: banner, summary line with its size note, payload. */
+	if (bn.text[0] &&
+	    (ph_buf_addstr(&text, bn.text) || ph_buf_addch(&text, '\n')))
+		goto toobig;
+	if (ph_buf_addstr(&text, c.line.len ? c.line.buf : "(no answer)"))
+		goto toobig;
+	head = text.len;
+	full = head + (c.full_payload ? c.full_payload : c.payload.len) + 1 +
+	       c.image_len;
+	ret = head +
+	      (c.detail != PH_DETAIL_SUMMARY && !c.is_error ?
+		       c.payload.len + 1 :
+		       0) +
+	      c.image_len;
+	/* The note counts itself: grow until the digits settle. */
+	n = ret + 24;
+	for (int i = 0; i < 4; i++)
+		n = ret + strlen(" [ returned; full \u2248 ]") +
+		    (size_t)digits(n) + (size_t)digits(full + (n - ret));
+	if (ph_buf_addf(&text, " [%zu returned; full \u2248 %zu]", n,
+			full + (n - ret)))
+		goto toobig;
+	if (c.detail != PH_DETAIL_SUMMARY && !c.is_error &&
+	    (ph_buf_addch(&text, '\n') ||
+	     ph_buf_add(&text, c.payload.buf, c.payload.len)))
+		goto toobig;
+
+	result_begin(&jw, out, id);
+	ph_jw_obj_begin(&jw);
+	ph_jw_key(&jw, "content");
+	ph_jw_arr_begin(&jw);
+	ph_jw_obj_begin(&jw);
+	ph_jw_kv_str(&jw, "type", "text");
+	ph_jw_key(&jw, "text");
+	ph_jw_strn(&jw, text.buf, text.len);
+	ph_jw_obj_end(&jw);
+	if (c.image && !c.is_error) {
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_str(&jw, "type", "image");
+		ph_jw_key(&jw, "data");
+		ph_jw_strn(&jw, c.image, c.image_len);
+		ph_jw_kv_str(&jw, "mimeType", c.image_mime);
+		ph_jw_obj_end(&jw);
+	}
+	ph_jw_arr_end(&jw);
+	ph_jw_key(&jw, "structuredContent");
+	ph_jw_obj_begin(&jw);
+	ph_jw_key(&jw, "sinceLast");
+	if (bn.errors) {
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_int(&jw, "errors", bn.errors);
+		ph_jw_kv_int(&jw, "firstAt", bn.first_at);
+		ph_jw_kv_int(&jw, "lastAt", bn.last_at);
+		ph_jw_obj_end(&jw);
+	} else {
+		ph_jw_null(&jw);
+	}
+	ph_jw_obj_end(&jw);
+	ph_jw_kv_bool(&jw, "isError", c.is_error);
+	ph_jw_obj_end(&jw);
+	result_end(&jw, out, start, id);
+	goto out;
+toobig:
+	ph_buf_setlen(out, start);
+	rpc_error(out, id, -32603,
+		  "the answer of %s is too big; ask with a "
+		  "smaller window or limit",
+		  c.tool->name);
+out:
+	ph_buf_release(&text);
+	ph_buf_release(&c.line);
+	ph_buf_release(&c.payload);
+	ph_arena_release(&arena);
+}
+
+/* --- dispatch --------------------------------------------------------------
+ */
+
+void ph_mcp_handle(struct ph_mcp *m, const char *line, size_t len,
+		   struct ph_buf *out)
+{
+	struct ph_arena a;
+	struct ph_json *req = NULL;
+	struct ph_err err = { 0 };
+	const struct ph_json *id, *method, *params;
+	struct ph_jw jw;
+	size_t start = out->len;
+	char ebuf[256];
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	if (!len)
+		return;
+	ph_arena_init(&a, 1 << 14, PH_MCP_LINE_CAP * 8);
+	if (ph_json_parse(&a, line, len, &req, &err)) {
+		rpc_error(out, NULL, -32700, "parse error: %s",
+			  ph_err_format(&err, ebuf, sizeof(ebuf)));
+		goto out;
+	}
+	if (req->type == PH_JSON_ARRAY) {
+		rpc_error(out, NULL, -32600,
+			  "JSON-RPC batches are not supported: send one "
+			  "request per line");
+		goto out;
+	}
+	id = ph_json_get(req, "id");
+	method = ph_json_get(req, "method");
+	params = ph_json_get(req, "params");
+	if (!ph_json_is(req, PH_JSON_OBJECT) ||
+	    !ph_json_streq(ph_json_get(req, "jsonrpc"), "2.0") ||
+	    !ph_json_is(method, PH_JSON_STRING)) {
+		/* A response from the client (we send no requests): ignore. */
+		if (ph_json_is(req, PH_JSON_OBJECT) && !method &&
+		    (ph_json_get(req, "result") || ph_json_get(req, "error")))
+			goto out;
+		rpc_error(out, id, -32600,
+			  "invalid request: need {\"jsonrpc\":\"2.0\", "
+			  "\"method\": string, \"id\"?, \"params\"?}");
+		goto out;
+	}
+	if (id && id->type != PH_JSON_INT && id->type != PH_JSON_STRING) {
+		rpc_error(out, NULL, -32600,
+			  "invalid request: id must be a string or an integer");
+		goto out;
+	}
+	if (!id) {
+		/* Notifications: initialized, cancelled (see the top), others.
+		 */
+		if (method->n > 14 &&
+		    !memcmp(method->u.s, "notifications/", 14))
+			goto out;
+		goto out; /* never answer a notification, even a bad one */
+	}
+	if (ph_json_streq(method, "initialize")) {
+		const struct ph_json *pv =
+			ph_json_get(params, "protocolVersion");
+		const char *v = ph_mcp_negotiate(
+			ph_json_is(pv, PH_JSON_STRING) ? pv->u.s : NULL,
+			ph_json_is(pv, PH_JSON_STRING) ? pv->n : 0);
+
+		snprintf(m->client_version, sizeof(m->client_version), "%s", v);
+		result_begin(&jw, out, id);
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_str(&jw, "protocolVersion", v);
+		ph_jw_key(&jw, "capabilities");
+		ph_jw_obj_begin(&jw);
+		ph_jw_key(&jw, "tools");
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_bool(&jw, "listChanged", false);
+		ph_jw_obj_end(&jw);
+		ph_jw_obj_end(&jw);
+		ph_jw_key(&jw, "serverInfo");
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_str(&jw, "name", "porthole");
+		ph_jw_kv_str(&jw, "title", "Porthole");
+		ph_jw_kv_str(&jw, "version", "0.1.0");
+		ph_jw_obj_end(&jw);
+		ph_jw_kv_str(&jw, "instructions", instructions);
+		ph_jw_obj_end(&jw);
+		result_end(&jw, out, start, id);
+	} else if (ph_json_streq(method, "ping")) {
+		result_begin(&jw, out, id);
+		ph_jw_obj_begin(&jw);
+		ph_jw_obj_end(&jw);
+		result_end(&jw, out, start, id);
+	} else if (ph_json_streq(method, "tools/list")) {
+		result_begin(&jw, out, id);
+		ph_jw_obj_begin(&jw);
+		ph_jw_key(&jw, "tools");
+		ph_jw_arr_begin(&jw);
+		for (size_t i = 0; ph_mcp_tools[i]; i++)
+			write_tool(&jw, ph_mcp_tools[i]);
+		ph_jw_arr_end(&jw);
+		ph_jw_obj_end(&jw);
+		result_end(&jw, out, start, id);
+	} else if (ph_json_streq(method, "tools/call")) {
+		if (params && !ph_json_is(params, PH_JSON_OBJECT))
+			rpc_error(out, id, -32602, "params must be an object");
+		else
+			tools_call(m, id, params, out);
+	} else {
+		rpc_error(out, id, -32601,
+			  "method '%.*s' not found; this server answers "
+			  "initialize, ping, tools/list, tools/call",
+			  (int)(method->n > 80 ? 80 : method->n), method->u.s);
+	}
+out:
+	ph_arena_release(&a);
+}
+
+/* --- the loop --------------------------------------------------------------
+ */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return PH_EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int ph_mcp_serve(struct ph_mcp *m, int in, int out)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_MCP_LINE_CAP + 65536);
+	struct ph_buf ans = PH_BUF_INIT(ANSWER_CAP + 4096);
+	bool skipping = false; /* inside a line over the cap */
+	int rc = 0;
+
+	for (;;) {
+		ssize_t r;
+		size_t start = 0;
+		char *nl;
+
+		if (ph_buf_grow(&b, 65536)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		r = read(in, b.buf + b.len, 65536);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ph_buf_setlen(&b, b.len + (size_t)r);
+		while ((nl = memchr(b.buf + start, '\n', b.len - start))) {
+			size_t len = (size_t)(nl - (b.buf + start));
+
+			if (!skipping)
+				ph_mcp_handle(m, b.buf + start, len, &ans);
+			skipping = false;
+			start += len + 1;
+			if (ans.len && write_all(out, ans.buf, ans.len)) {
+				rc = PH_EIO;
+				goto done;
+			}
+			ph_buf_reset(&ans);
+		}
+		ph_buf_consume(&b, start);
+		if (b.len > PH_MCP_LINE_CAP) {
+			/* Refuse once, then drop bytes up to its newline. */
+			if (!skipping) {
+				rpc_error(&ans, NULL, -32600,
+					  "request line longer than %zu bytes: "
+					  "refused",
+					  PH_MCP_LINE_CAP);
+				if (write_all(out, ans.buf, ans.len)) {
+					rc = PH_EIO;
+					break;
+				}
+				ph_buf_reset(&ans);
+				ph_warn("mcp: a request line over %zu bytes was "
+					"refused",
+					PH_MCP_LINE_CAP);
+			}
+			skipping = true;
+			ph_buf_reset(&b);
+		}
+	}
+done:
+	ph_buf_release(&b);
+	ph_buf_release(&ans);
+	return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * what_was_happening: the narrative for one instant, from the events
+ * around it: the screen, the work in flight, what the main thread was
+ * doing, and the state written just before.
+ */
+#include "ph_common.h"
+#include "mcp/mcp.h"
+
+#define BEFORE_MS 2000 /* how far back state writes count as "just" */
+
+struct at_ctx {
+	struct ph_mcp_call *c;
+	int64_t at;
+	char screen[160];
+	int64_t screen_t;
+	int http, db, work, main_events, writes;
+	char main_what[300];
+	char writes_s[300];
+	size_t wo;
+};
+
+static int cb(void *ctx, const struct ph_event *ev)
+{
+	struct at_ctx *x = ctx;
+	int64_t f, t, v;
+	char buf[200];
+
+	ph_ev_span(ev, &f, &t);
+	switch (ev->kind) {
+	case PH_KIND_NAV:
+		if (ev->t <= x->at && ev->t >= x->screen_t) {
+			x->screen_t = ev->t;
+			ph_ev_strcpy(ev, "route", x->screen, sizeof(x->screen));
+		}
+		return 0;
+	case PH_KIND_STATE_WRITE:
+		if (ev->t <= x->at && ev->t >= x->at - BEFORE_MS) {
+			x->writes++;
+			if (x->wo < sizeof(x->writes_s) - 1)
+				x->wo += (size_t)snprintf(
+					x->writes_s + x->wo,
+					sizeof(x->writes_s) - x->wo, "%s%s",
+					x->wo ? ", " : "",
+					ph_ev_strcpy(ev, "key", buf,
+						     sizeof(buf)));
+			break;
+		}
+		return 0;
+	default: break;
+	}
+	if (f > x->at || t < x->at)
+		return 0; /* not covering the instant */
+	switch (ev->kind) {
+	case PH_KIND_HTTP_END: x->http++; break;
+	case PH_KIND_DB_END: x->db++; break;
+	case PH_KIND_WORK_END: x->work++; break;
+	case PH_KIND_BLOCKED:
+		x->main_events++;
+		ph_ev_int(ev, "durationMs", &v);
+		snprintf(x->main_what, sizeof(x->main_what),
+			 "blocked %" PRId64 " ms in %s", v,
+			 ph_ev_strcpy(ev, "top", buf, sizeof(buf)));
+		break;
+	case PH_KIND_FRAME:
+		x->main_events++;
+		if (!x->main_what[0] && ph_ev_int(ev, "totalMs", &v))
+			snprintf(x->main_what, sizeof(x->main_what),
+				 "drawing a %" PRId64
+				 " ms frame (worst phase %s)",
+				 v,
+				 ph_ev_strcpy(ev, "worstPhase", buf,
+					      sizeof(buf)));
+		break;
+	default: return 0;
+	}
+	ph_jw_value(&x->c->jw, ev->frame ? ev->frame : ev->data);
+	return 0;
+}
+
+static int what_was_happening_call(struct ph_mcp_call *c)
+{
+	struct at_ctx x = { .c = c, .screen_t = INT64_MIN };
+	struct ph_mcp_source src;
+	int64_t at = ph_mcp_arg_int(c, "at", 0);
+	int64_t around = ph_mcp_arg_int(c, "aroundMs", 0);
+	struct ph_window w;
+
+	x.at = at;
+	/* nav may be long before: walk from the start, keep the newest */
+	w.from = INT64_MIN;
+	w.to = at + around;
+	ph_jw_kv_int(&c->jw, "at", at);
+	ph_jw_key(&c->jw, "covering");
+	ph_jw_arr_begin(&c->jw);
+	if (ph_mcp_each(c, w, 0, cb, &x, &src) < 0) {
+		/* the call has failed with why; close what was opened */
+		ph_jw_arr_end(&c->jw);
+		return 0;
+	}
+	ph_jw_arr_end(&c->jw);
+	ph_jw_kv_str(&c->jw, "screen", x.screen[0] ? x.screen : NULL);
+	ph_jw_kv_str(&c->jw, "mainThread", x.main_what[0] ? x.main_what : NULL);
+	ph_jw_kv_str(&c->jw, "stateWrittenBefore", x.writes_s);
+	ph_mcp_line(c,
+		    "at t=%" PRId64 ": screen %s; main thread %s; in "
+		    "flight: %d HTTP, %d quer%s, %d job%s; %d state "
+		    "write%s in the %d ms before%s%s",
+		    at, x.screen[0] ? x.screen : "unknown (no nav event yet)",
+		    x.main_what[0] ? x.main_what : "not seen busy", x.http,
+		    x.db, x.db == 1 ? "y" : "ies", x.work,
+		    x.work == 1 ? "" : "s", x.writes, x.writes == 1 ? "" : "s",
+		    BEFORE_MS, x.writes ? ": " : "", x.writes_s);
+	if (src.note[0])
+		ph_mcp_more(c, " (%s)", src.note);
+	ph_mcp_more(c, ". Spans ending after the newest event are not "
+		       "known yet");
+	return 0;
+}
+
+const struct ph_mcp_tool ph_mcp_tool_what_was_happening = {
+	.name = "what_was_happening",
+	.title = "What was happening at t",
+	.description = "The story of one instant on the app's clock (take "
+		       "`at` from a finding's window or a frame): the screen "
+		       "shown, the HTTP calls, queries and jobs in flight, "
+		       "what the main thread was doing (a stall, a long "
+		       "frame), and the state written just before. From the "
+		       "live buffer or the session on disk.",
+	.props = "\"at\":{\"type\":\"integer\",\"description\":\"the "
+		 "instant, app clock ms\"},"
+		 "\"aroundMs\":{\"type\":\"integer\",\"minimum\":0,"
+		 "\"maximum\":60000,\"default\":0,\"description\":\"also "
+		 "read events that end up to this long after at\"}",
+	.required = "[\"at\"]",
+	.flags = PH_TOOL_READONLY | PH_TOOL_IDEMPOTENT,
+	.call = what_was_happening_call,
+};

@@ -1,0 +1,415 @@
+/*
+ * trace_ask.c: ph_trace_ask() and `porthole trace ask` (see trace_ask.h).
+ *
+ * Each asked question runs its detector over the same context the
+ * analyzer builds; a row becomes a finding.  A question whose @unanswered
+ * query returns a row is reported unanswered with that reason and its
+ * rows are not run: silence would claim "looked, found nothing" about
+ * data the trace never had.
+ */
+#include "ph_common.h"
+#include "ph_json.h"
+#include "ph_log.h"
+#include "trace/trace_ask.h"
+#include "trace/trace_cli.h"
+#include "trace/trace_run.h"
+#include "trace/trace_sql.h"
+
+const char *const ph_trace_questions[8] = {
+	"jank",	   "thread_states",	 "binder", "render", "slices",
+	"startup", "monitor_contention", "cpu",
+};
+
+struct ask {
+	struct ph_trace *t;
+	struct ph_jw *w; /* the findings array */
+	bool mono;	 /* windows converted to MONOTONIC */
+};
+
+static const char *col_text(sqlite3_stmt *st, int ncol, const char *name)
+{
+	for (int c = 0; c < ncol; c++)
+		if (!strcmp(sqlite3_column_name(st, c), name))
+			return (const char *)sqlite3_column_text(st, c);
+	return NULL;
+}
+
+static bool col_int(sqlite3_stmt *st, int ncol, const char *name, int64_t *v)
+{
+	for (int c = 0; c < ncol; c++) {
+		if (strcmp(sqlite3_column_name(st, c), name))
+			continue;
+		if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			return false;
+		*v = sqlite3_column_int64(st, c);
+		return true;
+	}
+	return false;
+}
+
+static double col_dbl(sqlite3_stmt *st, int ncol, const char *name)
+{
+	for (int c = 0; c < ncol; c++)
+		if (!strcmp(sqlite3_column_name(st, c), name))
+			return sqlite3_column_double(st, c);
+	return 0;
+}
+
+/* A trace-clock ns on the app's clock, in ms. */
+static double app_ms(const struct ask *a, int64_t ts)
+{
+	int64_t m = a->mono ? ph_trace_to_clock(a->t, ts, PH_CLK_MONOTONIC) :
+			      ts;
+
+	return (double)(m == PH_NULL_I64 ? ts : m) / 1e6;
+}
+
+static void one_of(const char *v, const char *const *allowed, size_t n,
+		   const char **out)
+{
+	*out = allowed[0];
+	for (size_t i = 0; v && i < n; i++)
+		if (!strcmp(v, allowed[i]))
+			*out = allowed[i];
+}
+
+static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
+{
+	static const char *const sev[] = { "warning", "error", "note" };
+	static const char *const conf[] = { "observed", "correlated" };
+	struct ask *a = arg;
+	struct ph_jw *w = a->w;
+	int ncol = sqlite3_column_count(st);
+	const char *loc = col_text(st, ncol, "location");
+	const char *s, *c;
+	int64_t from, to, count = 0;
+	char id[512];
+
+	one_of(col_text(st, ncol, "severity"), sev, 3, &s);
+	one_of(col_text(st, ncol, "confidence"), conf, 2, &c);
+	snprintf(id, sizeof(id), "trace.%s:%s", r->d->question,
+		 loc ? loc : "?");
+	ph_jw_obj_begin(w);
+	ph_jw_kv_str(w, "id", id);
+	ph_jw_kv_str(w, "question", r->d->question);
+	ph_jw_kv_str(w, "severity", s);
+	ph_jw_kv_str(w, "confidence", c);
+	ph_jw_kv_str(w, "source", "trace");
+	ph_jw_kv_str(w, "title",
+		     col_text(st, ncol, "title") ? col_text(st, ncol, "title") :
+						   r->d->title);
+	ph_jw_kv_str(w, "detail", col_text(st, ncol, "detail"));
+	if (col_int(st, ncol, "from_ts", &from) &&
+	    col_int(st, ncol, "to_ts", &to)) {
+		ph_jw_key(w, "window");
+		ph_jw_obj_begin(w);
+		ph_jw_kv_double(w, "from", app_ms(a, from));
+		ph_jw_kv_double(w, "to", app_ms(a, to));
+		ph_jw_obj_end(w);
+	} else {
+		ph_jw_kv_bool(w, "spanning", true);
+	}
+	col_int(st, ncol, "count", &count);
+	ph_jw_kv_int(w, "count", count);
+	ph_jw_key(w, "evidence");
+	ph_jw_obj_begin(w);
+	ph_jw_kv_str(w, "location", loc);
+	ph_jw_kv_double(w, "self_ms", col_dbl(st, ncol, "self_ms"));
+	ph_jw_kv_double(w, "total_ms", col_dbl(st, ncol, "total_ms"));
+	ph_jw_kv_double(w, "max_ms", col_dbl(st, ncol, "max_ms"));
+	ph_jw_kv_str(w, "detector", r->d->id);
+	if (col_int(st, ncol, "from_ts", &from))
+		ph_jw_kv_int(w, "trace_from_ns", from);
+	if (col_int(st, ncol, "to_ts", &to))
+		ph_jw_kv_int(w, "trace_to_ns", to);
+	ph_jw_obj_end(w);
+	ph_jw_obj_end(w);
+}
+
+static const struct ph_detector *find_question(const struct ph_detset *ds,
+					       const char *q)
+{
+	for (size_t i = 0; i < ds->n; i++)
+		if (ds->d[i].question && !strcmp(ds->d[i].question, q))
+			return &ds->d[i];
+	return NULL;
+}
+
+int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
+		 int64_t to, const char *const *questions, size_t n,
+		 const char *detectors, struct ph_jw *w, char *err,
+		 size_t errlen)
+{
+	struct ph_tscope scope = PH_TSCOPE_INIT;
+	struct ph_detset ds;
+	struct ph_detrun *runs = NULL;
+	struct ph_tctx c;
+	struct ask a;
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (!n) {
+		questions = ph_trace_questions;
+		n = PH_ARRAY_SIZE(ph_trace_questions);
+	}
+	if (ph_detset_load(&ds, ph_trace_detectors_dir(detectors))) {
+		ph_detset_release(&ds);
+		snprintf(err, errlen, "cannot load the detectors");
+		return PH_EIO;
+	}
+	if ((rc = ph_trace_sql_open(t, &db))) {
+		snprintf(err, errlen, "cannot open the trace tables");
+		goto out;
+	}
+	scope.process = process;
+	scope.from = from;
+	scope.to = to;
+	if ((rc = ph_tctx_open(db, t, &scope, &c, err, errlen)))
+		goto out;
+	runs = calloc(n, sizeof(*runs));
+	if (!runs) {
+		rc = PH_ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	a.t = t;
+	a.w = w;
+	a.mono = t->trace_clock != PH_CLK_MONOTONIC &&
+		 ph_trace_to_clock(t, c.from, PH_CLK_MONOTONIC) != PH_NULL_I64;
+	ph_jw_obj_begin(w);
+	ph_jw_key(w, "process");
+	ph_jw_obj_begin(w);
+	ph_jw_kv_str(w, "name", c.pname);
+	ph_jw_kv_int(w, "pid", c.pid);
+	ph_jw_obj_end(w);
+	ph_jw_key(w, "window");
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "from_ns", c.from);
+	ph_jw_kv_int(w, "to_ns", c.to);
+	ph_jw_kv_str(w, "source", c.source);
+	if (c.note[0])
+		ph_jw_kv_str(w, "note", c.note);
+	ph_jw_obj_end(w);
+	ph_jw_kv_str(w, "trace_clock", t->clock_name);
+	ph_jw_kv_str(w, "clock",
+		     a.mono || t->trace_clock == PH_CLK_MONOTONIC ?
+			     "MONOTONIC" :
+			     t->clock_name);
+	ph_jw_key(w, "findings");
+	ph_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		runs[i].d = find_question(&ds, questions[i]);
+		if (!runs[i].d)
+			continue;
+		runs[i].on_row = on_row;
+		runs[i].arg = &a;
+		ph_detrun_run(db, &runs[i]);
+		if (!runs[i].ok)
+			ph_warn("question %s failed: %s", questions[i],
+				runs[i].err);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_key(w, "asked");
+	ph_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].d && runs[i].ok)
+			ph_jw_str(w, questions[i]);
+	ph_jw_arr_end(w);
+	ph_jw_key(w, "skipped");
+	ph_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].d && runs[i].ok)
+			continue;
+		ph_jw_obj_begin(w);
+		ph_jw_kv_str(w, "question", questions[i]);
+		if (!runs[i].d)
+			ph_jw_kv_str(w, "reason", "not a known question");
+		else
+			ph_jw_kv_str(w, "reason", runs[i].err);
+		ph_jw_obj_end(w);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_key(w, "unanswered");
+	ph_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		if (!runs[i].d || !runs[i].ok || !runs[i].unanswered)
+			continue;
+		ph_jw_obj_begin(w);
+		ph_jw_kv_str(w, "question", questions[i]);
+		ph_jw_kv_str(w, "reason", runs[i].reason);
+		ph_jw_obj_end(w);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_key(w, "ruled_out");
+	ph_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		struct ph_arena ar;
+		struct ph_json *arr;
+
+		if (!runs[i].d || !runs[i].ok || !runs[i].nruled)
+			continue;
+		ph_arena_init(&ar, 1 << 14, SIZE_MAX);
+		if (!ph_json_parse(&ar, runs[i].ruled.buf, runs[i].ruled.len,
+				   &arr, NULL)) {
+			for (uint32_t k = 0; k < arr->n; k++) {
+				ph_jw_obj_begin(w);
+				ph_jw_kv_str(w, "question", questions[i]);
+				ph_jw_key(w, "cause");
+				ph_jw_value(w, &arr->u.items[k]);
+				ph_jw_obj_end(w);
+			}
+		}
+		ph_arena_release(&ar);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_obj_end(w);
+	rc = 0;
+out:
+	for (size_t i = 0; runs && i < n; i++)
+		ph_detrun_release(&runs[i]);
+	free(runs);
+	sqlite3_close(db);
+	ph_detset_release(&ds);
+	return rc;
+}
+
+static void ask_usage(void)
+{
+	fprintf(stderr,
+		"usage: porthole trace ask TRACE [--process NAME] [--from NS "
+		"--to NS] [--question Q]... [--json] [--detectors DIR]\n"
+		"  questions: jank thread_states binder render slices startup "
+		"monitor_contention cpu\n");
+}
+
+/* The answer as text, for people. */
+static void print_text(const char *js)
+{
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *f, *x;
+
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	if (ph_json_parse(&a, js, strlen(js), &root, NULL)) {
+		ph_arena_release(&a);
+		return;
+	}
+	x = ph_json_get(root, "process");
+	printf("process %s, windows in ms on %s\n",
+	       ph_json_strdup(&a, ph_json_get(x, "name")),
+	       ph_json_strdup(&a, ph_json_get(root, "clock")));
+	f = ph_json_get(root, "findings");
+	for (uint32_t i = 0; f && i < f->n; i++) {
+		const struct ph_json *it = &f->u.items[i];
+		const struct ph_json *win = ph_json_get(it, "window");
+		double from = 0, to = 0;
+
+		ph_json_as_double(ph_json_get(win, "from"), &from);
+		ph_json_as_double(ph_json_get(win, "to"), &to);
+		printf("%-7s %-10s %-18s %s: %s",
+		       ph_json_strdup(&a, ph_json_get(it, "severity")),
+		       ph_json_strdup(&a, ph_json_get(it, "confidence")),
+		       ph_json_strdup(&a, ph_json_get(it, "question")),
+		       ph_json_strdup(&a, ph_json_get(it, "title")),
+		       ph_json_strdup(&a, ph_json_get(it, "detail")));
+		if (win)
+			printf(" [%.3f .. %.3f]\n", from, to);
+		else
+			printf(" [spanning]\n");
+	}
+	x = ph_json_get(root, "unanswered");
+	for (uint32_t i = 0; x && i < x->n; i++)
+		printf("unanswered %s: %s\n",
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "question")),
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "reason")));
+	x = ph_json_get(root, "skipped");
+	for (uint32_t i = 0; x && i < x->n; i++)
+		printf("skipped %s: %s\n",
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "question")),
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "reason")));
+	x = ph_json_get(root, "ruled_out");
+	for (uint32_t i = 0; x && i < x->n; i++)
+		printf("ruled out (%s): %s\n",
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "question")),
+		       ph_json_strdup(&a,
+				      ph_json_get(&x->u.items[i], "cause")));
+	ph_arena_release(&a);
+}
+
+int ph_trace_cli_ask(int argc, char **argv)
+{
+	const char *path = NULL, *process = NULL, *ddir = NULL;
+	const char *qs[16];
+	size_t nq = 0;
+	int64_t from = PH_NULL_I64, to = PH_NULL_I64;
+	bool json = false;
+	struct ph_trace t;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_jw w;
+	char err[512];
+	int load, rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		char *end;
+
+		if (!strcmp(a, "--process") && more) {
+			process = argv[++i];
+		} else if ((!strcmp(a, "--from") || !strcmp(a, "--to")) &&
+			   more) {
+			int64_t v = strtoll(argv[++i], &end, 10);
+
+			if (*end || !*argv[i]) {
+				fprintf(stderr,
+					"porthole trace ask: %s wants "
+					"nanoseconds, not '%s'\n",
+					a, argv[i]);
+				return 2;
+			}
+			*(a[2] == 'f' ? &from : &to) = v;
+		} else if (!strcmp(a, "--question") && more && nq < 16) {
+			qs[nq++] = argv[++i];
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--detectors") && more) {
+			ddir = argv[++i];
+		} else if (a[0] != '-' && !path) {
+			path = a;
+		} else {
+			fprintf(stderr, "porthole trace ask: unexpected '%s'\n",
+				a);
+			ask_usage();
+			return 2;
+		}
+	}
+	if (!path) {
+		ask_usage();
+		return 2;
+	}
+	load = ph_trace_cli_load(&t, path);
+	if (load == 2) {
+		ph_trace_release(&t);
+		return 2;
+	}
+	ph_jw_init(&w, &out);
+	rc = ph_trace_ask(&t, process, from, to, qs, nq, ddir, &w, err,
+			  sizeof(err));
+	if (rc) {
+		fprintf(stderr, "porthole trace ask: %s\n", err);
+	} else if (ph_jw_finish(&w)) {
+		rc = PH_ENOMEM;
+	} else if (json) {
+		printf("%s\n", out.buf);
+	} else {
+		print_text(out.buf);
+	}
+	ph_buf_release(&out);
+	ph_trace_release(&t);
+	return rc ? 2 : load;
+}

@@ -1,0 +1,44 @@
+/*
+ * trace_ask.h: the fixed questions of the MCP tool ask_system_trace, as a
+ * C API the MCP server calls and `porthole trace ask` prints.
+ *
+ * The questions are detectors (detectors/ask_*.sql, `@question: NAME`):
+ * jank, thread_states, binder, render, slices, startup,
+ * monitor_contention, cpu.  Each answers in the host's vocabulary
+ * (DESIGN.md section 4): findings with severity error|warning|note,
+ * confidence observed|correlated, source "trace", a window {from, to} in
+ * milliseconds on the app's clock (MONOTONIC; the trace clock is converted
+ * through the trace's clock snapshots, and "clock" says which clock the
+ * windows are on when no conversion was possible) or spanning: true.
+ *
+ * The answer is one JSON object:
+ *   process {name, pid}, window {from_ns, to_ns, source, note?} (trace
+ *   clock), clock, asked [question...], skipped [{question, reason}] (not
+ *   a known question, or its detector failed), unanswered [{question,
+ *   reason}] (the trace lacks the data), ruled_out [{question, cause}]
+ *   (causes looked at and found quiet), findings [...].
+ */
+#ifndef PH_TRACE_ASK_H
+#define PH_TRACE_ASK_H
+
+#include "ph_common.h"
+#include "ph_json.h"
+#include "trace/trace.h"
+
+/* The eight question names, in the order they are asked by default. */
+extern const char *const ph_trace_questions[8];
+
+/*
+ * Asks questions (n of them; n == 0: all eight) about the process named
+ * process (NULL: the busiest) over [from, to] trace-clock ns (PH_NULL_I64:
+ * its life) of a loaded trace, and writes the answer object to w.
+ * detectors: the directory of the .sql files (NULL: found as analyze
+ * finds it).  0; or PH_ENOENT (no such process) / PH_EINVAL (empty
+ * window) / PH_EIO (no detectors) with why in err, and nothing written.
+ */
+int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
+		 int64_t to, const char *const *questions, size_t n,
+		 const char *detectors, struct ph_jw *w, char *err,
+		 size_t errlen);
+
+#endif

@@ -1,0 +1,51 @@
+# The public API: porthole.h and porthole_noop.h declare the same surface
+# (names and signatures), one file calling every function compiles against
+# both, and the release build (PORTHOLE_DISABLED) references no agent
+# symbol at all.
+. tests/lib/e2e.sh
+
+CC=${CC:-gcc}
+T=$E2E_TMP
+
+surface() { # surface HEADER_MODE: "real" or "noop" -> sorted prototypes
+	python3 - "$1" <<'PY'
+import re, sys
+mode = sys.argv[1]
+h = open('include/porthole.h').read()
+if mode == 'real':
+    src = h[h.index('#else', h.index('#ifdef PORTHOLE_DISABLED')):]
+    decls = re.findall(r'PORTHOLE_API\s+([^;{]*?\))\s*(?:__attribute__\(\([^;]*\)\))?;', src, re.S)
+    decls += re.findall(r'static inline ([^;{]*?\))\s*\{', h[h.index('#else', h.index('#ifdef PORTHOLE_DISABLED')):])
+else:
+    src = open('include/porthole_noop.h').read()
+    decls = re.findall(r'static inline ([^;{]*?\))\s*\{', src, re.S)
+for d in sorted(' '.join(d.split()) for d in decls):
+    print(d)
+PY
+}
+
+surface real > "$T/real.txt"
+surface noop > "$T/noop.txt"
+check "headers declare the same surface" sh -c '
+	test "$(wc -l < "$0/real.txt")" -gt 30 &&
+	diff -u "$0/real.txt" "$0/noop.txt"' "$T"
+check "every call compiles against the real header" \
+	$CC -std=c11 -Wall -Wextra -Werror -Iinclude -c tests/agent/api_calls.c \
+	-o "$T/real.o"
+check "every call compiles against the no-op header" \
+	$CC -std=c11 -Wall -Wextra -Werror -O2 -DPORTHOLE_DISABLED -Iinclude \
+	tests/agent/api_calls.c -o "$T/noop"
+check "a release build references no agent symbol" sh -c \
+	'! nm "$0/noop" | grep -q " U porthole_"' "$T"
+check "a release build runs and does nothing" "$T/noop"
+# The plain library in every pass: this links it the way an app would,
+# without the sanitizer runtime the sanitized build needs.
+check "the real build links against libporthole" \
+	$CC -o "$T/real" "$T/real.o" build/lib/libporthole.a \
+	-ldw -lz -ldl -lpthread -lm
+check "without a debug build or PORTHOLE_ENABLE it refuses, and says why" \
+	sh -c 'env -u PORTHOLE_ENABLE "$0/real" 2>&1 | grep -q "not started: this is not a debug build"' "$T"
+check "pkg-config describes the library" sh -c \
+	'PKG_CONFIG_PATH="$0" pkg-config --libs --cflags porthole | grep -q -- "-lporthole"' \
+	build/lib/pkgconfig
+finish

@@ -1,0 +1,106 @@
+# libporthole inside porthole-sample, over the real abstract socket: every
+# event kind the C agent produces (docs/protocol.md section 5) arrives from
+# the `all` scenario; secrets never leave the process; a crash is recorded
+# and reported by the next start; the methods answer.
+. tests/lib/e2e.sh
+
+T=$E2E_TMP
+APP=e2e.sample.$$
+DATA=$T/data
+REC=build/tests/ph-record
+
+# 1. A run that crashes on demand, so the next start has an exit to report.
+# (Under ASan the agent's own crash handler must be the one that runs.)
+check "the sample crashes on demand" sh -c \
+	'! ASAN_OPTIONS=handle_segv=0 "$0/porthole-sample" --scenario startup --seconds 5 --crash-at 700 \
+	--app-id "$1" --data-dir "$2" > /dev/null 2>&1' "$BIN" "$APP" "$DATA"
+check "the crash left an exit record" sh -c 'grep -q "state=crashed" "$0"/exit-*.rec' "$DATA"
+
+# 2. The `all` scenario, recorded from its first event, methods included.
+PORTHOLE_ANNOUNCE=$T/announce "$BIN/porthole-sample" --scenario all \
+	--seconds 11 --app-id "$APP" --data-dir "$DATA" > "$T/stdout" 2> "$T/stderr" &
+PID=$!
+$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
+	--request '{"id":3,"method":"db_tables","params":{}}' \
+	--request '{"id":4,"method":"db_query","params":{"sql":"DELETE FROM cart_items"}}' \
+	--request '{"id":5,"method":"db_query","params":{"sql":"SELECT sku, qty FROM cart_items ORDER BY id"}}' \
+	--request '{"id":6,"method":"semantics_tree","params":{}}' \
+	--request '{"id":7,"method":"screenshot","params":{}}' \
+	--request '{"id":8,"method":"setup","params":{}}' \
+	--request '{"id":10,"method":"no_such_method","params":{}}' \
+	--request 'this is not json' &
+RPID=$!
+check "the sample exits 0 after its scenario" wait $PID
+check "the recorder connected" wait $RPID
+check "the sample printed its socket name" grep -q "serving @porthole.$APP" "$T/stdout"
+
+kinds() {
+	python3 - "$T/rec.ndjson" <<'PY'
+import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if 'event' in o:
+        seen.add(o['event'])
+    elif o.get('id') == 2:
+        for e in o['result']['events']:
+            seen.add(e['event'])
+print(' '.join(sorted(seen)))
+PY
+}
+K=$(kinds)
+for kind in recompose state_write frame nav http_start http_end db_start \
+	db_end log log_append mark device exit work_start work_end blocked \
+	memory startup input dropped span; do
+	check "event kind $kind arrived" sh -c 'echo " $0 " | grep -q " $1 "' "$K" "$kind"
+done
+
+check "no secret left the process" sh -c '! grep -q "do-not-log" "$0/rec.ndjson"' "$T"
+check "query values are redacted" grep -q 'token=\*' "$T/rec.ndjson"
+check "a crash is reported as an exit with its signal" \
+	grep -q '"reason":"REASON_CRASH_NATIVE"' "$T/rec.ndjson"
+check "the stall names the function that blocked" \
+	grep -q '"top":"apply_coupon_synchronously(main.c:' "$T/rec.ndjson"
+check "the main-thread query is marked" \
+	grep -q '"sql":"SELECT sum(qty \* price_cents) FROM cart_items WHERE cart_id = ?".*"onMainThread":"true"' "$T/rec.ndjson"
+check "bound values are recorded, blobs only sized" \
+	grep -q '"args":"sync, <blob 48 bytes>"' "$T/rec.ndjson"
+check "the failed insert carries SQLite's error" \
+	grep -q '"error":"constraint failed: UNIQUE constraint failed: cart_items.id (code 1555)"' "$T/rec.ndjson"
+check "the 402 arrives with the published runtime's string status" \
+	grep -q '"url":"http://127.0.0.1:[0-9]*/v1/checkout","phase":"done","elapsedMs":"[0-9]*","status":"402"' "$T/rec.ndjson"
+check "the job failed once and succeeded on retry" sh -c \
+	'grep -q "\"state\":\"ENQUEUED\"" "$0" && grep -q "\"state\":\"SUCCEEDED\"" "$0"' "$T/rec.ndjson"
+check "the burst was dropped and counted, not waited for" \
+	grep -q '"event":"dropped".*"scope":"queue"' "$T/rec.ndjson"
+check "a cold start" grep -q '"classification":"cold"' "$T/rec.ndjson"
+check "a stderr stack trace is one entry with appended lines" \
+	grep -q '"event":"log_append".*"text":"    at apply_coupon (coupon.c:88)"' "$T/rec.ndjson"
+check "db_tables lists the cart database" grep -q '{"id":3,"ok":true,"result":{"database":".*cart.db"' "$T/rec.ndjson"
+check "db_query refuses a write, with the reason" \
+	grep -q '{"id":4,"ok":false,"error":"refused: only SELECT, WITH and PRAGMA' "$T/rec.ndjson"
+check "db_query reads" grep -q '{"id":5,"ok":true,"result":{"columns":\[{"name":"sku"' "$T/rec.ndjson"
+check "the semantics tree has the unlabelled icon button" \
+	grep -q '"role":"Button","testTag":"share","bounds"' "$T/rec.ndjson"
+check "the screenshot is a PNG" grep -q '{"id":7,"ok":true,"result":{.*"mimeType":"image/png","data":"iVBORw0KGgo' "$T/rec.ndjson"
+check "setup says which integrations are wired" \
+	grep -q '"name":"sqlite","onClasspath":true,"instrumented":true' "$T/rec.ndjson"
+check "the cart was opened by a deep link" \
+	grep -q '"event":"nav".*"route":"cart".*"deepLink":"porthole://cart/99001"' "$T/rec.ndjson"
+check "an unknown method gets the published text" \
+	grep -q '{"id":10,"ok":false,"error":"unknown method '"'"'no_such_method'"'"'"}' "$T/rec.ndjson"
+check "a malformed line gets an error, not a hang-up" \
+	grep -q '{"id":-1,"ok":false,"error":"malformed request: ' "$T/rec.ndjson"
+check "seq strictly increases" python3 - "$T/rec.ndjson" <<'PY'
+import json, sys
+last = -1
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if 'event' in o and o['event'] != 'dropped':
+        assert o['seq'] > last, (o['seq'], last)
+        last = o['seq']
+PY
+check "the app's own output still reaches its stdout" grep -q "serving @" "$T/stdout"
+check "every event keeps the contract of docs/protocol-kinds.tsv" \
+	python3 tests/e2e/protocol_contract.py docs/protocol-kinds.tsv "$T/rec.ndjson"
+finish

@@ -1,0 +1,248 @@
+// The MCP server (issue 5) driven by the official MCP TypeScript SDK as a
+// real client, against a running porthole-sample.
+//
+//   PH_BIN=build/bin node --test tests/node/mcp.test.mjs
+//
+// One sample, one server for the whole file; tests run in file order.
+// Nothing here asserts a wall-clock constant.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const BIN = path.resolve(ROOT, process.env.PH_BIN || 'build/bin');
+const APP = `mcp.test.${process.pid}`;
+const TOOLS = ['findings', 'recompositions', 'semantics_tree', 'accessibility',
+	'nav_state', 'state', 'inflight', 'frames', 'blocking', 'logs', 'timeline',
+	'what_was_happening', 'system_context', 'capture_system_trace',
+	'system_trace_start', 'system_trace_snapshot', 'system_trace_stop',
+	'ask_system_trace', 'save_moment', 'open_timeline', 'porthole_status',
+	'porthole_connect', 'setup', 'screenshot'];
+
+let dir, sample, client, transport;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const call = (name, args = {}) => client.callTool({ name, arguments: args });
+
+// Every summary line ends with the size note, measured on the answer.
+function sizeNote(res) {
+	const t = text(res);
+	const m = t.match(/\[(\d+) returned; full ≈ (\d+)\]/);
+	assert.ok(m, `no size note in: ${t}`);
+	return { returned: Number(m[1]), full: Number(m[2]), t };
+}
+
+before(async () => {
+	dir = mkdtempSync(path.join(tmpdir(), 'ph-mcp-'));
+	sample = spawn(path.join(BIN, 'porthole-sample'), ['--scenario', 'all',
+		'--seconds', '600', '--app-id', APP, '--data-dir', path.join(dir, 'data')],
+	{ stdio: 'ignore' });
+	// the socket appears once the sample's agent listens
+	for (let i = 0; i < 200; i++) {
+		const { readFileSync } = await import('node:fs');
+		if (readFileSync('/proc/net/unix', 'utf8').includes(`@porthole.${APP}`)) break;
+		await sleep(50);
+	}
+	// the checkout scenario runs in the first seconds: let it happen
+	await sleep(4000);
+	transport = new StdioClientTransport({
+		command: path.join(BIN, 'porthole'),
+		args: ['mcp'],
+		env: { ...process.env, PORTHOLE_APPLICATION_ID: APP, PORTHOLE_PROJECT_ROOT: dir },
+		stderr: 'ignore',
+	});
+	client = new Client({ name: 'porthole-test', version: '1.0.0' });
+	await client.connect(transport);
+});
+
+after(async () => {
+	try { await call('system_trace_stop'); } catch { /* none running */ }
+	if (client) await client.close();
+	if (sample) sample.kill('SIGKILL');
+	if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('initialize negotiates the version and gives instructions', async () => {
+	const v = client.getServerVersion();
+	assert.equal(v.name, 'porthole');
+	assert.match(client.getInstructions(), /findings/);
+	assert.ok(client.getServerCapabilities().tools);
+});
+
+test('tools/list: every tool, with inputSchema and annotations', async () => {
+	const { tools } = await client.listTools();
+	const names = tools.map((t) => t.name);
+	for (const n of TOOLS) assert.ok(names.includes(n), `missing tool ${n}`);
+	for (const t of tools) {
+		assert.equal(t.inputSchema.type, 'object');
+		assert.ok(t.inputSchema.properties.detail, `${t.name}: no detail`);
+		assert.equal(t.inputSchema.properties.detail.default, 'summary');
+		assert.ok(t.description.length > 40, `${t.name}: thin description`);
+		for (const h of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'])
+			assert.equal(typeof t.annotations[h], 'boolean', `${t.name}: ${h}`);
+	}
+	const f = tools.find((t) => t.name === 'findings');
+	for (const k of ['since', 'sinceMs', 'from', 'to']) assert.ok(f.inputSchema.properties[k]);
+});
+
+test('findings: ranked, with evidence tools, and the banner once', async () => {
+	const first = await call('findings', { detail: 'normal', since: 'all' });
+	const { t } = sizeNote(first);
+	assert.equal(first.isError, false);
+	// the sample's checkout: a main-thread query and a 402
+	assert.match(t, /main thread/i);
+	assert.match(t, /402/);
+	const json = JSON.parse(t.slice(t.indexOf('\n{') + 1));
+	assert.ok(json.findings.length >= 2);
+	for (const f of json.findings) assert.ok(f.evidenceTool, 'evidenceTool');
+	assert.ok('sinceLast' in json);
+	// chained: no error is repeated in the banner
+	const second = await call('findings');
+	assert.doesNotMatch(text(second).split('\n')[0], /unreported errors/);
+	assert.equal(second.structuredContent.sinceLast, null);
+});
+
+test('size notes are the real byte counts', async () => {
+	for (const detail of ['summary', 'normal', 'full']) {
+		const res = await call('timeline', { since: 'all', detail, limit: 20 });
+		const { returned } = sizeNote(res);
+		assert.equal(returned, Buffer.byteLength(text(res)), detail);
+	}
+	const s = await call('findings', { since: 'all' });
+	const n = sizeNote(s);
+	assert.ok(n.full >= n.returned);
+	assert.ok(Buffer.byteLength(text(s)) <= 1024, 'summary over 1 KB');
+});
+
+test('timeline: kinds filter and truncation note', async () => {
+	const res = await call('timeline', { since: 'all', kinds: ['frame'], limit: 5, detail: 'normal' });
+	const t = text(res);
+	assert.match(t, /newest 5 returned/);
+	const json = JSON.parse(t.slice(t.indexOf('\n{') + 1));
+	assert.equal(json.events.length, 5);
+	for (const e of json.events) assert.equal(e.event, 'frame');
+	const bad = await call('timeline', { kinds: ['nope'] });
+	assert.equal(bad.isError, true);
+	assert.match(text(bad), /unknown event kind/);
+});
+
+test('app tools answer with what the sample really did', async () => {
+	assert.match(text(await call('nav_state')), /screen: cart/);
+	assert.match(text(await call('blocking', { since: 'all' })), /main-thread quer/);
+	assert.match(text(await call('inflight', { since: 'all' })), /open HTTP/);
+	assert.match(text(await call('frames', { since: 'all' })), /frames/);
+	assert.match(text(await call('logs', { since: 'all', level: 'E' })), /log line/);
+	assert.match(text(await call('recompositions', { since: 'all' })), /recomposed/);
+	assert.match(text(await call('state')), /state owner/);
+	const tree = await call('semantics_tree', { detail: 'normal' });
+	assert.match(text(tree), /nodes on screen/);
+	assert.match(text(tree), /stableId/);
+	const a11y = await call('accessibility');
+	assert.equal(a11y.isError, false);
+	assert.match(text(a11y), /warning|nothing found/);
+	assert.match(text(await call('setup')), /wired/);
+	const st = await call('porthole_status');
+	assert.match(text(st), /^connected/m);
+	assert.match(text(await call('system_context')), /this machine/);
+	const at = await call('what_was_happening', { at: 1 });
+	assert.equal(at.isError, false);
+	assert.match(text(at), /screen/);
+});
+
+test('screenshot: an image, or an honest refusal', async () => {
+	const res = await call('screenshot');
+	if (res.isError) {
+		assert.match(text(res), /refused|cannot/);
+	} else {
+		const img = res.content.find((c) => c.type === 'image');
+		assert.equal(img.mimeType, 'image/png');
+		assert.ok(Buffer.from(img.data, 'base64').subarray(1, 4).toString() === 'PNG');
+	}
+});
+
+test('save_moment and open_timeline write files', async () => {
+	const s = await call('save_moment', { since: 'all', name: 'checkout', detail: 'normal' });
+	assert.equal(s.isError, false, text(s));
+	const p = JSON.parse(text(s).slice(text(s).indexOf('\n{') + 1)).path;
+	assert.ok(existsSync(p));
+	const o = await call('open_timeline', { detail: 'normal' });
+	assert.equal(o.isError, false, text(o));
+	assert.match(text(o), /file:\/\//);
+});
+
+test('system traces: record, or say why not', async () => {
+	const cap = await call('capture_system_trace', { seconds: 1 });
+	if (cap.isError) {
+		assert.match(text(cap), /no system trace/);
+		const ask = await call('ask_system_trace', { trace: '/nonexistent' });
+		assert.equal(ask.isError, true);
+		return;
+	}
+	const ask = await call('ask_system_trace', {});
+	assert.match(text(ask), /asked \d+, skipped \d+, unanswered \d+, ruled out \d+/);
+	const start = await call('system_trace_start');
+	if (!start.isError) {
+		await sleep(500);
+		const snap = await call('system_trace_snapshot');
+		assert.equal(snap.isError, false, text(snap));
+		const stop = await call('system_trace_stop');
+		assert.equal(stop.isError, false, text(stop));
+	}
+	const again = await call('system_trace_stop');
+	assert.equal(again.isError, true);
+});
+
+test('bad arguments are isError with a useful message', async () => {
+	let r = await call('findings', { severity: 'loud' });
+	assert.equal(r.isError, true);
+	assert.match(text(r), /must be one of/);
+	r = await call('findings', { bogus: 1 });
+	assert.equal(r.isError, true);
+	assert.match(text(r), /unknown argument 'bogus'/);
+	r = await call('what_was_happening', {});
+	assert.equal(r.isError, true);
+	assert.match(text(r), /required/);
+	r = await call('porthole_connect', { applicationId: 'bad id;rm' });
+	assert.equal(r.isError, true);
+});
+
+test('an unknown tool is JSON-RPC error -32602', async () => {
+	await assert.rejects(call('no_such_tool'), (e) => e.code === -32602);
+});
+
+test('raw protocol: version negotiation, ping, a line over the cap', async () => {
+	const p = spawn(path.join(BIN, 'porthole'), ['mcp', '--no-link'],
+		{ stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, PORTHOLE_PROJECT_ROOT: dir } });
+	const lines = [];
+	let buf = '';
+	p.stdout.on('data', (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) { lines.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+	});
+	const send = (o) => p.stdin.write(JSON.stringify(o) + '\n');
+	const wait = async (n) => { for (let i = 0; i < 400 && lines.length < n; i++) await sleep(25); };
+	send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05' } });
+	send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01' } });
+	send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+	p.stdin.write('x'.repeat(5 * 1024 * 1024) + '\n');
+	send({ jsonrpc: '2.0', id: 4, method: 'nope' });
+	send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
+	send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'nav_state' } });
+	await wait(6);
+	p.stdin.end();
+	assert.equal(lines[0].result.protocolVersion, '2024-11-05');
+	assert.equal(lines[1].result.protocolVersion, '2025-11-25');
+	assert.deepEqual(lines[2].result, {});
+	assert.equal(lines[3].error.code, -32600);
+	assert.match(lines[3].error.message, /longer than/);
+	assert.equal(lines[4].error.code, -32601);
+	assert.equal(lines[5].result.isError, true);
+	assert.match(lines[5].result.content[0].text, /not connected/);
+});

@@ -1,0 +1,354 @@
+/*
+ * Tests of the host engine: ingest and store over the published runtime's
+ * recorded stream, the findings over it, and the status classification.
+ */
+#include "ph_common.h"
+#include "harness.h"
+#include "host/findings.h"
+#include "host/ingest.h"
+#include "host/session.h"
+#include "host/store.h"
+
+#include <unistd.h>
+
+static const struct ph_finding *find(const struct ph_analysis *a,
+				     const char *id)
+{
+	for (size_t i = 0; i < a->nf; i++)
+		if (!strcmp(a->f[i].id, id))
+			return &a->f[i];
+	return NULL;
+}
+
+void test_host__store_takes_every_kind_once(void)
+{
+	struct ph_store s;
+	const char *wire = FIXTURE("porthole-wire/received.ndjson");
+
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(ph_store_load_file(&s, wire), 0);
+	CHECK(s.in.ident.have);
+	CHECK_STR(s.in.ident.package, "com.example.shop");
+	CHECK_STR(s.in.ident.device_id, "unknown");
+	/* 986 streamed + 41 backfilled (seq 0..40); the second timeline
+	 * page repeats streamed seqs and is deduplicated. */
+	CHECK_INT(s.in.events, 986 + 41);
+	CHECK_INT(s.in.counts[PH_KIND_DB_END], 57);
+	CHECK_INT(s.in.counts[PH_KIND_HTTP_END], 22);
+	CHECK_INT(s.in.malformed, 0);
+	CHECK_INT(s.in.gaps, 0);
+	ph_store_release(&s);
+}
+
+void test_host__findings_over_the_wire_fixture(void)
+{
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(ph_store_load_file(&s, FIXTURE("porthole-wire/"
+						 "received.ndjson")),
+		  0);
+	a = ph_analyze_store(&s, PH_WINDOW_ALL);
+	CHECK(a);
+	f = find(a, "db-on-main-thread");
+	CHECK(f && f->count == 14 && f->severity == PH_SEV_ERROR);
+	f = find(a, "db-error");
+	CHECK(f && f->count == 3);
+	f = find(a, "http-failed");
+	CHECK(f && f->count == 3);
+	CHECK(strstr(f->title, "POST /v1/checkout answered 402"));
+	f = find(a, "http-call-slow");
+	CHECK(f && f->count == 6);
+	CHECK_INT(a->metric[PH_M_HTTP_CALLS], 22);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
+
+void test_host__quirks_and_plain_forms_agree(void)
+{
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+	static const char *const lines[] = {
+		"{\"event\":\"device\",\"t\":1,\"seq\":0,\"data\":{\"kind\":"
+		"\"profile\",\"refreshHz\":\"120\"}}",
+		"{\"event\":\"http_end\",\"t\":5000,\"seq\":1,\"data\":{\"method\":"
+		"\"GET\",\"url\":\"http://x/a\",\"elapsedMs\":\"3500\",\"status\":"
+		"\"500\"}}",
+		"{\"event\":\"http_end\",\"t\":9000,\"seq\":2,\"data\":{\"method\":"
+		"\"GET\",\"url\":\"http://x/a\",\"elapsedMs\":3600,\"status\":500}}",
+		"{\"event\":\"frame\",\"t\":100,\"seq\":3,\"data\":{\"totalMs\":"
+		"400,\"missedFrames\":1,\"worstPhase\":\"draw\"}}",
+		"not json at all",
+		"{\"event\":\"dropped\",\"t\":9,\"seq\":4,\"data\":{\"count\":3}}",
+	};
+
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(lines); i++)
+		CHECK_INT(ph_store_add_line(&s, lines[i], strlen(lines[i])), 0);
+	CHECK_INT(s.in.malformed, 1);
+	CHECK_INT(s.in.dropped, 3);
+	a = ph_analyze_store(&s, PH_WINDOW_ALL);
+	f = find(a, "http-failed");
+	CHECK(f && f->count == 2);
+	f = find(a, "http-call-slow");
+	CHECK(f && f->count == 2);
+	/* 400 ms at 120 Hz is 47 missed refreshes, not the 1 reported. */
+	f = find(a, "frames-dropped");
+	CHECK(f && strstr(f->title, "47 refreshes missed"));
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
+
+void test_host__status_new_ongoing_resolved(void)
+{
+	struct ph_store s;
+	struct ph_analysis *a;
+	const char *keys[] = { "db-on-main-thread", "gone:key" };
+	const char *ids[] = { "db-on-main-thread", "leak" };
+	const char *titles[] = { "t", "old leak" };
+	int64_t counts[] = { 10, 1 };
+	int sev[] = { PH_SEV_ERROR, PH_SEV_WARNING };
+	struct ph_prev_call p = { .have = true,
+				  .w = { 0, 80000 },
+				  .n = 2,
+				  .keys = keys,
+				  .ids = ids,
+				  .titles = titles,
+				  .counts = counts,
+				  .severities = sev };
+
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(ph_store_load_file(&s, FIXTURE("porthole-wire/"
+						 "received.ndjson")),
+		  0);
+	a = ph_analyze_store(&s, (struct ph_window){ 10000, 80000 });
+	ph_analysis_classify(a, &p);
+	CHECK_INT(find(a, "db-on-main-thread")->status, PH_STATUS_ONGOING);
+	CHECK_INT(find(a, "db-on-main-thread")->delta, 4);
+	CHECK_INT(find(a, "http-failed")->status, PH_STATUS_NEW);
+	CHECK_INT(find(a, "leak")->status, PH_STATUS_RESOLVED);
+	ph_analysis_free(a);
+	/* A window far from the previous one is not classified. */
+	a = ph_analyze_store(&s, (struct ph_window){ 200000, 300000 });
+	ph_analysis_classify(a, &p);
+	CHECK(a->status_note != NULL);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
+
+/* A session's wire: hello, profile, a stall at t=1000, filler, a stall at
+ * t=9000; the first `upto` lines only when upto > 0. */
+static int write_session(const char *path, int upto)
+{
+	FILE *f = fopen(path, "w");
+	int seq = 0, lines = 0;
+
+	if (!f)
+		return -1;
+#define LINE(...)                                \
+	do {                                     \
+		if (upto <= 0 || lines < upto)   \
+			fprintf(f, __VA_ARGS__); \
+		lines++;                         \
+	} while (0)
+	LINE("{\"id\":1,\"ok\":true,\"result\":{\"protocol\":1,\"packageName\":"
+	     "\"t.fallback\",\"startedAt\":400,\"deviceId\":\"d\"}}\n");
+	LINE("{\"event\":\"device\",\"t\":500,\"seq\":%d,\"data\":{\"kind\":"
+	     "\"profile\",\"refreshHz\":60,\"cores\":2}}\n",
+	     seq++);
+	LINE("{\"event\":\"blocked\",\"t\":1000,\"seq\":%d,\"data\":{"
+	     "\"durationMs\":400,\"top\":\"slow_thing(a.c:3)\"}}\n",
+	     seq++);
+	for (int i = 0; i < 4000; i++)
+		LINE("{\"event\":\"recompose\",\"t\":%d,\"seq\":%d,\"data\":{"
+		     "\"id\":\"Row#%d\",\"name\":\"Row\",\"pass\":1}}\n",
+		     2000 + i, seq++, i % 8);
+	LINE("{\"event\":\"blocked\",\"t\":9000,\"seq\":%d,\"data\":{"
+	     "\"durationMs\":400,\"top\":\"slow_thing(a.c:3)\"}}\n",
+	     seq++);
+#undef LINE
+	return fclose(f);
+}
+
+static int load(struct ph_store *s, const char *path)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	size_t start = 0;
+	int rc = ph_buf_read_file(&b, path);
+
+	while (!rc && start < b.len) {
+		char *nl = memchr(b.buf + start, '\n', b.len - start);
+
+		rc = ph_store_add_line(s, b.buf + start,
+				       (size_t)(nl - (b.buf + start)));
+		start = (size_t)(nl - b.buf) + 1;
+	}
+	ph_buf_release(&b);
+	return rc;
+}
+
+static bool has_note(const struct ph_analysis *a, const char *part)
+{
+	for (size_t i = 0; i < a->nnotes; i++)
+		if (strstr(a->notes[i], part))
+			return true;
+	return false;
+}
+
+void test_host__window_falls_back_to_the_session_on_disk(void)
+{
+	char dir[] = "/tmp/ph-fallback-XXXXXX", path[64], part[64];
+	struct ph_window w = { 500, 10000 };
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
+	snprintf(part, sizeof(part), "%s/part.ndjson", dir);
+	CHECK_INT(write_session(path, 0), 0);
+	CHECK_INT(write_session(part, 1500), 0);
+	/* A small store: it evicts the first stall. */
+	CHECK_INT(ph_store_init(&s, 64 << 10), 0);
+	CHECK_INT(load(&s, path), 0);
+	CHECK(s.covered_from > 1400);
+
+	/* The store alone: one stall, and the evicted part clipped. */
+	a = ph_analyze_store(&s, w);
+	CHECK(a);
+	f = find(a, "main-thread-stall");
+	CHECK(f && f->count == 1);
+	CHECK_INT(a->clipped_ms, s.covered_from - 500);
+	ph_analysis_free(a);
+
+	/* With the session on disk: both stalls, nothing clipped, said so. */
+	a = ph_analyze_window(&s, path, w);
+	CHECK(a);
+	f = find(a, "main-thread-stall");
+	CHECK(f && f->count == 2 && f->from == 1000);
+	CHECK_INT(a->clipped_ms, 0);
+	CHECK(has_note(a, "read from the session on disk"));
+	CHECK_INT(a->metric[PH_M_EVENTS], 4003);
+	ph_analysis_free(a);
+
+	/* A session file that stopped early (a full disk): the hole between
+	 * its end and the store's oldest event is clipped and named. */
+	a = ph_analyze_window(&s, part, w);
+	CHECK(a);
+	f = find(a, "main-thread-stall");
+	CHECK(f && f->count == 2);
+	CHECK(a->clipped_ms > 0);
+	CHECK(has_note(a, "neither on disk nor in the live buffer"));
+	ph_analysis_free(a);
+
+	/* No file at all: the store's answer, clipped. */
+	a = ph_analyze_window(&s, "/nonexistent/events.ndjson", w);
+	CHECK(a && a->clipped_ms == s.covered_from - 500);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+	unlink(path);
+	unlink(part);
+	rmdir(dir);
+}
+
+/* The file pipeline (parser and engine on two threads) answers exactly as
+ * the store does over the same events, across many batches. */
+void test_host__mt_file_analysis_matches_the_store(void)
+{
+	char dir[] = "/tmp/ph-pipe-XXXXXX", path[64];
+	struct ph_store s;
+	struct ph_analysis *a, *b;
+	FILE *f;
+	int rc = 0;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
+	f = fopen(path, "w");
+	CHECK(f);
+	fprintf(f, "{\"id\":1,\"ok\":true,\"result\":{\"protocol\":1,"
+		   "\"packageName\":\"t.pipe\",\"startedAt\":1}}\n");
+	fprintf(f, "{\"event\":\"device\",\"t\":1,\"seq\":0,\"data\":{"
+		   "\"kind\":\"profile\",\"refreshHz\":60}}\n");
+	/* ~12 MB: three batches and a torn last line. */
+	for (int i = 1; i < 120000; i++)
+		fprintf(f,
+			"{\"event\":\"%s\",\"t\":%d,\"seq\":%d,\"data\":{"
+			"\"totalMs\":40,\"durationMs\":300,\"top\":"
+			"\"f%d(a.c:1)\",\"worstPhase\":\"draw\",\"pad\":\"%s\"}}"
+			"\n",
+			i % 1000 ? "frame" : "blocked", 10 + i, i, i % 3,
+			"................................................");
+	fprintf(f, "{\"event\":\"frame\",\"t\":9");
+	CHECK_INT(fclose(f), 0);
+	a = ph_analyze_file(path, PH_WINDOW_ALL, &rc);
+	CHECK(a && rc == 0);
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(ph_store_load_file(&s, path), 0);
+	b = ph_analyze_store(&s, PH_WINDOW_ALL);
+	CHECK(b);
+	CHECK_INT(a->nf, b->nf);
+	for (size_t i = 0; i < a->nf; i++) {
+		CHECK_STR(a->f[i].key, b->f[i].key);
+		CHECK_INT(a->f[i].count, b->f[i].count);
+	}
+	for (int m = 0; m < PH_M_COUNT; m++)
+		CHECK(a->metric[m] == b->metric[m]);
+	CHECK_INT(a->metric[PH_M_EVENTS], 120000);
+	CHECK(a->profile.refresh_hz == 60);
+	ph_analysis_free(a);
+	ph_analysis_free(b);
+	ph_store_release(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Lines appended while the flusher writes (woken early by volume) all
+ * reach the file, in order. */
+void test_host__mt_session_writer_keeps_every_line(void)
+{
+	char dir[] = "/tmp/ph-sess-XXXXXX", path[4400];
+	struct ph_session_writer w;
+	struct ph_ident id = { .have = true, .started_at = 7 };
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	char line[300];
+	size_t want = 0, at = 0;
+	int n = 0;
+
+	CHECK(mkdtemp(dir));
+	snprintf(id.package, sizeof(id.package), "t.sess");
+	CHECK_INT(ph_session_open(&w, dir, &id, NULL), 0);
+	CHECK(w.writer);
+	for (int i = 0; i < 50000; i++) {
+		int len = snprintf(line, sizeof(line),
+				   "{\"event\":\"mark\",\"t\":%d,\"seq\":%d,"
+				   "\"data\":{\"label\":\"%0200d\"}}",
+				   i, i, i);
+
+		ph_session_append(&w, line, (size_t)len);
+		want += (size_t)len + 1;
+	}
+	snprintf(path, sizeof(path), "%s/events.ndjson", w.dir);
+	ph_session_close(&w);
+	CHECK_INT(ph_buf_read_file(&b, path), 0);
+	CHECK_INT(b.len, want);
+	while (at < b.len) {
+		const char *nl = memchr(b.buf + at, '\n', b.len - at);
+		char head[64];
+		int hl = snprintf(head, sizeof(head),
+				  "{\"event\":\"mark\",\"t\":%d,", n);
+
+		CHECK(nl && !memcmp(b.buf + at, head, (size_t)hl));
+		at = (size_t)(nl - b.buf) + 1;
+		n++;
+	}
+	CHECK_INT(n, 50000);
+	ph_buf_release(&b);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lock", w.dir);
+	unlink(path);
+	CHECK_INT(rmdir(w.dir), 0);
+	CHECK_INT(rmdir(dir), 0);
+}

@@ -1,0 +1,284 @@
+/*
+ * test_ui.c: the UI server's request checks (src/ui/http.c), driven
+ * without a socket: routing and methods, Host/Origin (DNS rebinding),
+ * windows and bodies with their 400 reasons, size caps, trace ids refused
+ * before anything runs, and the embedded page.
+ */
+#include "ph_common.h"
+#include "harness.h"
+#include "ui/assets.h"
+#include "ui/ui.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+void test_ui__route_and_methods(void)
+{
+	int st;
+
+	CHECK_INT(ph_ui_route("GET", "/", &st), PH_UI_R_ASSET);
+	CHECK_INT(st, 0);
+	CHECK_INT(ph_ui_route("GET", "/api/findings", &st), PH_UI_R_FINDINGS);
+	CHECK_INT(st, 0);
+	CHECK_INT(ph_ui_route("HEAD", "/app.js", &st), PH_UI_R_ASSET);
+	CHECK_INT(st, 0);
+	/* mutations are POST only, reads GET only */
+	ph_ui_route("GET", "/api/save", &st);
+	CHECK_INT(st, 405);
+	ph_ui_route("GET", "/api/restart", &st);
+	CHECK_INT(st, 405);
+	ph_ui_route("POST", "/api/findings", &st);
+	CHECK_INT(st, 405);
+	ph_ui_route("DELETE", "/api/db/query", &st);
+	CHECK_INT(st, 405);
+	CHECK_INT(ph_ui_route("POST", "/api/db/query", &st), PH_UI_R_DB_QUERY);
+	CHECK_INT(st, 0);
+	CHECK_INT(ph_ui_route("GET", "/etc/passwd", &st), PH_UI_R_NONE);
+	CHECK_INT(st, 404);
+	CHECK_INT(ph_ui_route("GET", "/api/findings/", &st), PH_UI_R_NONE);
+	CHECK_INT(ph_ui_route(NULL, NULL, &st), PH_UI_R_NONE);
+	CHECK_INT(st, 404);
+}
+
+void test_ui__host_and_origin(void)
+{
+	char why[300];
+
+	CHECK_INT(ph_ui_check_request("GET", "127.0.0.1:8678", NULL, 8678, why,
+				      sizeof(why)),
+		  0);
+	CHECK_INT(ph_ui_check_request("GET", "localhost:8678",
+				      "http://localhost:8678", 8678, why,
+				      sizeof(why)),
+		  0);
+	/* DNS rebinding: a name that resolves here is still not us */
+	CHECK_INT(ph_ui_check_request("GET", "evil.example:8678", NULL, 8678,
+				      why, sizeof(why)),
+		  403);
+	CHECK(strstr(why, "evil.example"));
+	CHECK_INT(ph_ui_check_request("GET", "127.0.0.1:9999", NULL, 8678, why,
+				      sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_request("GET", "127.0.0.1:86780", NULL, 8678, why,
+				      sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_request("GET", "127.0.0.1", NULL, 8678, why,
+				      sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_request("GET", NULL, NULL, 8678, why,
+				      sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_check_request("GET", "", NULL, 8678, why, sizeof(why)),
+		  400);
+	/* a cross-site page posting to us carries its own Origin */
+	CHECK_INT(ph_ui_check_request("POST", "127.0.0.1:8678",
+				      "http://evil.example", 8678, why,
+				      sizeof(why)),
+		  403);
+	CHECK(strstr(why, "cross-origin"));
+	CHECK_INT(ph_ui_check_request("POST", "127.0.0.1:8678",
+				      "https://127.0.0.1:8678", 8678, why,
+				      sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_request("POST", "127.0.0.1:8678", "null", 8678,
+				      why, sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_request("POST", "127.0.0.1:8678",
+				      "http://127.0.0.1:8678.evil.example",
+				      8678, why, sizeof(why)),
+		  403);
+}
+
+void test_ui__window_400s_with_reasons(void)
+{
+	struct ph_window w;
+	char trace[256], why[300], big[PH_UI_MAX_QUERY + 64];
+
+	CHECK_INT(ph_ui_parse_window(NULL, &w, trace, sizeof(trace), why,
+				     sizeof(why)),
+		  0);
+	CHECK(w.from == INT64_MIN && w.to == INT64_MAX);
+	CHECK_INT(ph_ui_parse_window("from=10&to=20", &w, trace, sizeof(trace),
+				     why, sizeof(why)),
+		  0);
+	CHECK_INT(w.from, 10);
+	CHECK_INT(w.to, 20);
+	CHECK_STR(trace, "");
+	CHECK_INT(ph_ui_parse_window("from=20&to=20", &w, trace, sizeof(trace),
+				     why, sizeof(why)),
+		  400);
+	CHECK(strstr(why, "must be before"));
+	CHECK_INT(ph_ui_parse_window("from=30&to=20", &w, trace, sizeof(trace),
+				     why, sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_parse_window("from=abc", &w, trace, sizeof(trace), why,
+				     sizeof(why)),
+		  400);
+	CHECK(strstr(why, "not an integer"));
+	CHECK_INT(ph_ui_parse_window("to=99999999999999999999999", &w, trace,
+				     sizeof(trace), why, sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_parse_window("from=1%00&to=5", &w, trace, sizeof(trace),
+				     why, sizeof(why)),
+		  0); /* a NUL ends nothing: the value is not taken */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	CHECK_INT(ph_ui_parse_window(big, &w, trace, sizeof(trace), why,
+				     sizeof(why)),
+		  400);
+	CHECK(strstr(why, "longer than"));
+}
+
+void test_ui__trace_id_refused_before_anything_runs(void)
+{
+	struct ph_window w;
+	char trace[256], why[300], dir[] = "/tmp/ph-ui-test-XXXXXX";
+	char path[400];
+	FILE *f;
+
+	CHECK_INT(ph_ui_parse_window("trace=..%2F..%2Fetc%2Fpasswd", &w, trace,
+				     sizeof(trace), why, sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_parse_window("trace=/etc/passwd", &w, trace,
+				     sizeof(trace), why, sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_parse_window("trace=.hidden", &w, trace, sizeof(trace),
+				     why, sizeof(why)),
+		  400);
+	CHECK_INT(ph_ui_parse_window("trace=run-1.pftrace", &w, trace,
+				     sizeof(trace), why, sizeof(why)),
+		  0);
+	CHECK_STR(trace, "run-1.pftrace");
+	CHECK(!ph_ui_trace_id_ok("a/b"));
+	CHECK(!ph_ui_trace_id_ok(""));
+	CHECK(!ph_ui_trace_id_ok(".."));
+	/* a well-formed id that is not in the listing is refused too, and
+	 * so is a directory of that name */
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run-1.pftrace", dir);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("not a trace", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	CHECK(!mkdir(path, 0700));
+	CHECK(ph_ui_trace_listed(dir, "run-1.pftrace"));
+	CHECK(!ph_ui_trace_listed(dir, "run-2.pftrace"));
+	CHECK(!ph_ui_trace_listed(dir, "sub"));
+	CHECK(!ph_ui_trace_listed(dir, "../run-1.pftrace"));
+	{
+		struct ph_buf b = PH_BUF_INIT(1 << 20);
+
+		CHECK_INT(ph_ui_trace_ask(dir, "nope", PH_WINDOW_ALL, &b, why,
+					  sizeof(why)),
+			  PH_ENOENT);
+		CHECK(strstr(why, "no trace"));
+		CHECK_INT(b.len, 0);
+		ph_buf_release(&b);
+	}
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/run-1.pftrace", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+void test_ui__save_body(void)
+{
+	struct ph_window w;
+	char sc[80], why[300], *big;
+	const char *ok =
+		"{\"from\":100,\"to\":200,\"scenario\":\"check-out_1\"}";
+
+	CHECK_INT(ph_ui_parse_save(ok, strlen(ok), &w, sc, sizeof(sc), why,
+				   sizeof(why)),
+		  0);
+	CHECK_INT(w.from, 100);
+	CHECK_INT(w.to, 200);
+	CHECK_STR(sc, "check-out_1");
+	CHECK_INT(ph_ui_parse_save("{\"from\":1,\"to\":2}", 17, &w, sc,
+				   sizeof(sc), why, sizeof(why)),
+		  0);
+	CHECK_STR(sc, "ui");
+#define BAD(body, reason)                                                 \
+	do {                                                              \
+		CHECK_INT(ph_ui_parse_save(body, strlen(body), &w, sc,    \
+					   sizeof(sc), why, sizeof(why)), \
+			  400);                                           \
+		CHECK(strstr(why, reason));                               \
+	} while (0)
+	BAD("", "not JSON");
+	BAD("{\"from\":1,", "not JSON");
+	BAD("[1,2]", "must be an object");
+	BAD("{\"from\":2,\"to\":1}", "must be before");
+	BAD("{\"from\":2,\"to\":2}", "must be before");
+	BAD("{\"from\":\"1\",\"to\":2}", "integers");
+	BAD("{\"from\":1.5,\"to\":2}", "integers");
+	BAD("{\"to\":2}", "integers");
+	BAD("{\"from\":1,\"to\":2,\"scenario\":\"../x\"}", "scenario");
+	BAD("{\"from\":1,\"to\":2,\"scenario\":\"\"}", "scenario");
+	BAD("{\"from\":1,\"to\":2,\"scenario\":7}", "scenario");
+#undef BAD
+	/* the size cap answers 413, before parsing */
+	big = malloc(PH_UI_MAX_BODY + 2);
+	CHECK(big);
+	memset(big, ' ', PH_UI_MAX_BODY + 1);
+	big[PH_UI_MAX_BODY + 1] = 0;
+	CHECK_INT(ph_ui_parse_save(big, PH_UI_MAX_BODY + 1, &w, sc, sizeof(sc),
+				   why, sizeof(why)),
+		  413);
+	free(big);
+}
+
+void test_ui__inspector_is_read_only(void)
+{
+	char why[300], *big;
+
+	CHECK(ph_ui_sql_read_only("SELECT * FROM t", why, sizeof(why)));
+	CHECK(ph_ui_sql_read_only("  with x as (select 1) select * from x", why,
+				  sizeof(why)));
+	CHECK(ph_ui_sql_read_only("(SELECT 1)", why, sizeof(why)));
+	CHECK(!ph_ui_sql_read_only("DELETE FROM cart_items", why, sizeof(why)));
+	CHECK(strstr(why, "read-only"));
+	CHECK(!ph_ui_sql_read_only("drop table t", why, sizeof(why)));
+	CHECK(!ph_ui_sql_read_only("", why, sizeof(why)));
+	CHECK(!ph_ui_sql_read_only("selectx 1", why, sizeof(why)));
+	big = malloc(PH_UI_MAX_SQL + 16);
+	CHECK(big);
+	memcpy(big, "SELECT ", 7);
+	memset(big + 7, '1', PH_UI_MAX_SQL);
+	big[PH_UI_MAX_SQL + 7] = 0;
+	CHECK(!ph_ui_sql_read_only(big, why, sizeof(why)));
+	free(big);
+}
+
+void test_ui__query_get(void)
+{
+	char v[16];
+
+	CHECK(ph_ui_query_get("a=1&table=cart%5Fitems&b", "table", v,
+			      sizeof(v)));
+	CHECK_STR(v, "cart_items");
+	CHECK(ph_ui_query_get("a=1&b", "b", v, sizeof(v)));
+	CHECK_STR(v, "");
+	CHECK(!ph_ui_query_get("ab=1", "a", v, sizeof(v)));
+	CHECK(!ph_ui_query_get("a=0123456789abcdefXYZ", "a", v, sizeof(v)));
+	CHECK(ph_ui_query_get("a=%zz+x", "a", v, sizeof(v)));
+	CHECK_STR(v, "%zz x");
+	CHECK(!ph_ui_query_get(NULL, "a", v, sizeof(v)));
+}
+
+void test_ui__assets_embedded(void)
+{
+	bool html = false, js = false, css = false;
+
+	for (const struct ph_ui_asset *a = ph_ui_assets; a->path; a++) {
+		CHECK(a->size > 0);
+		CHECK_INT(a->data[a->size], 0);
+		if (!strcmp(a->path, "/index.html"))
+			html = strstr((const char *)a->data, "/app.js") != NULL;
+		if (!strcmp(a->path, "/app.js"))
+			js = strstr(a->type, "javascript") != NULL;
+		if (!strcmp(a->path, "/app.css"))
+			css = true;
+	}
+	CHECK(html && js && css);
+}
