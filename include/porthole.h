@@ -11,7 +11,7 @@
  *  - it never blocks, never allocates, never makes a system call and never
  *    encodes JSON: it copies a fixed-size record into a lock-free queue and
  *    returns (the one documented exception: while a system trace records,
- *    spans, calls, queries and stalls are also written to tracefs's
+ *    spans, HTTP calls and queries are also written to tracefs's
  *    trace_marker, as atrace does);
  *  - strings are copied, never kept: pass stack buffers freely; a string
  *    longer than its documented cap (docs/protocol.md section 8) is cut at

@@ -275,6 +275,18 @@ void ph_trace_meta(struct ph_trace *t, const char *name, const char *s,
 		   int64_t i);
 /* Appends a row (all NULL) and returns its index, or -1 without memory. */
 int64_t ph_table_add(struct ph_table *tb);
+/*
+ * end - start for durations: timestamps come from the input, and a hostile
+ * trace can put them at opposite ends of int64 (found by fuzz_trace), so an
+ * overflowing difference is -1, the tables' "unknown / not finished".
+ */
+static inline int64_t ph_ts_span(int64_t end, int64_t start)
+{
+	int64_t d;
+
+	return __builtin_sub_overflow(end, start, &d) ? -1 : d;
+}
+
 static inline int64_t *ph_col_i64(struct ph_table *tb, int c)
 {
 	return (int64_t *)tb->data[c];

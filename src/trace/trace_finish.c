@@ -292,7 +292,7 @@ static void slice_end(struct ph_trace *t, int64_t ts, int64_t track)
 		return;
 	}
 	r = st->rows[--st->n];
-	ph_col_i64(sl, SL_DUR)[r] = ts - ph_col_i64(sl, SL_TS)[r];
+	ph_col_i64(sl, SL_DUR)[r] = ph_ts_span(ts, ph_col_i64(sl, SL_TS)[r]);
 }
 
 /* A slice that never opens or closes anything: dur 0 at the current depth */
@@ -356,7 +356,7 @@ static void async_end(struct ph_trace *t, int64_t ts, int64_t track,
 		ph_trace_stat(t, "async_end_without_begin", 1);
 		return;
 	}
-	ph_col_i64(sl, SL_DUR)[r] = ts - ph_col_i64(sl, SL_TS)[r];
+	ph_col_i64(sl, SL_DUR)[r] = ph_ts_span(ts, ph_col_i64(sl, SL_TS)[r]);
 	ph_intmap_del(pv->async_open, key);
 }
 
@@ -377,7 +377,7 @@ static void ts_close(struct ph_trace *t, int64_t *slot, int64_t ts)
 
 	if (*slot >= 0)
 		ph_col_i64(tb, TS_DUR)[*slot] =
-			ts - ph_col_i64(tb, TS_TS)[*slot];
+			ph_ts_span(ts, ph_col_i64(tb, TS_TS)[*slot]);
 	*slot = -1;
 }
 
@@ -425,7 +425,8 @@ static void do_switch(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 		return;
 	r = pv->cpu_sched[e->cpu];
 	if (r >= 0) {
-		ph_col_i64(sc, SC_DUR)[r] = e->ts - ph_col_i64(sc, SC_TS)[r];
+		ph_col_i64(sc, SC_DUR)[r] =
+			ph_ts_span(e->ts, ph_col_i64(sc, SC_TS)[r]);
 		ph_col_str(sc, SC_END_STATE)[r] = state;
 	}
 	r = ph_table_add(sc);

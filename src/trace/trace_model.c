@@ -744,7 +744,15 @@ int64_t ph_trace_to_clock(const struct ph_trace *t, int64_t ts, int clock)
 	}
 	if (!best)
 		return PH_NULL_I64;
-	return ts - best->clk[t->trace_clock] + best->clk[clock];
+	{
+		/* hostile snapshots can make this overflow: then unknown */
+		int64_t d, r;
+
+		if (__builtin_sub_overflow(ts, best->clk[t->trace_clock], &d) ||
+		    __builtin_add_overflow(d, best->clk[clock], &r))
+			return PH_NULL_I64;
+		return r;
+	}
 }
 
 /* --- atrace -------------------------------------------------------------- */

@@ -1350,7 +1350,8 @@ void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts)
 	tb = &t->tables[v >> 31 ? PH_T_AFRAME : PH_T_EFRAME];
 	r = v & 0x7fffffff;
 	if (r < tb->rows)
-		ph_col_i64(tb, AF_DUR)[r] = ts - ph_col_i64(tb, AF_TS)[r];
+		ph_col_i64(tb, AF_DUR)[r] =
+			ph_ts_span(ts, ph_col_i64(tb, AF_TS)[r]);
 	ph_intmap_del(pv->frame_cookie, (uint64_t)cookie);
 }
 

@@ -2,7 +2,7 @@
  * trace_marker.c: the app's own labels in a system trace.
  *
  * While tracefs is recording (tracing_on is 1 and trace_marker can be
- * opened), spans, HTTP calls, queries and stalls are also written to the
+ * opened), spans, HTTP calls and queries are also written to the
  * top-level trace_marker as atrace does ("B|pid|name", "E|pid"), from the
  * thread that does the work, so a system trace shows them on the right
  * thread.  That write is the one system call an event call may make, and

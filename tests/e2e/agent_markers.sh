@@ -1,0 +1,44 @@
+# While a system trace records, the agent writes its own labels into it
+# from the thread doing the work: the main-thread query on the main
+# thread, the HTTP call on the network thread (docs/agent.md).  Needs root
+# and tracefs, like every live trace test; it takes the lock the other
+# tracefs tests take so two never record at once.
+. tests/lib/e2e.sh
+
+T=$E2E_TMP
+exec 9> /tmp/porthole-tracefs.lock
+flock 9
+"$BIN/porthole" trace record --seconds 6 --out "$T/trace.txt" > "$T/record.out" 2>&1 &
+REC=$!
+sleep 1
+"$BIN/porthole-sample" --scenario checkout --seconds 3 --app-id e2e.markers.$$ \
+	--data-dir "$T/data" > "$T/sample.out" 2>&1
+wait $REC
+check "the trace was recorded" grep -q "trace_marker slices" "$T/record.out"
+check "the main-thread query is a slice on the main thread" \
+	grep -Eq 'porthole-sampl?e?-([0-9]+) +\( *\1\) .*tracing_mark_write: B\|\1\|SELECT sum\(qty \* price_cents\)' "$T/trace.txt"
+check "the HTTP call is a slice on another thread of the app" python3 - "$T/trace.txt" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.search(r'-(\d+)\s+\(\s*(\d+)\).*tracing_mark_write: B\|(\d+)\|http://127\.0\.0\.1:\d+/v1/cart/', line)
+    if m and m.group(2) == m.group(3) and m.group(1) != m.group(2):
+        sys.exit(0)
+sys.exit(1)
+PY
+# Slices nest per thread: no E without its B (a B may stay open when the
+# recording stops first, e.g. under a slower sanitized build).
+check "every E closes a B on its own thread" python3 - "$T/trace.txt" <<'PY'
+import re, sys
+depth, seen = {}, 0
+for line in open(sys.argv[1]):
+    m = re.search(r'-(\d+)\s+\(.*tracing_mark_write: ([BE])\|', line)
+    if not m:
+        continue
+    tid, kind = m.group(1), m.group(2)
+    depth[tid] = depth.get(tid, 0) + (1 if kind == 'B' else -1)
+    if depth[tid] < 0:
+        sys.exit('E without B on thread %s' % tid)
+    seen += 1
+sys.exit(0 if seen else 'no markers')
+PY
+finish
