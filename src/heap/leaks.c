@@ -863,6 +863,7 @@ static void find_watched(struct ctx *x, struct cands *cs)
 		}
 	for (uint32_t i = 0; i < h->nobj; i++) {
 		struct ph_heap_value ret, watch;
+		int64_t d;
 		const char *desc, *key;
 		uint32_t ref;
 		struct cand *cd;
@@ -888,15 +889,19 @@ static void find_watched(struct ctx *x, struct cands *cs)
 			continue;
 		if (key)
 			cd->labels[cd->nlabels++] = afmt(h, "key = %s", key);
+		/*
+		 * The fields come from the dump: a hostile one can make the
+		 * difference overflow (found by fuzz_heap); then say nothing.
+		 */
 		watch = ph_heap_get_field(h, i, NULL, "watchUptimeMillis");
-		if (watch.type == PH_HT_LONG && dump_uptime >= 0)
+		if (watch.type == PH_HT_LONG && dump_uptime >= 0 &&
+		    !__builtin_sub_overflow(dump_uptime, (int64_t)watch.u, &d))
 			cd->labels[cd->nlabels++] =
-				afmt(h, "watchDurationMillis = %" PRId64,
-				     dump_uptime - (int64_t)watch.u);
-		if (ret.type == PH_HT_LONG && dump_uptime >= 0)
+				afmt(h, "watchDurationMillis = %" PRId64, d);
+		if (ret.type == PH_HT_LONG && dump_uptime >= 0 &&
+		    !__builtin_sub_overflow(dump_uptime, (int64_t)ret.u, &d))
 			cd->labels[cd->nlabels++] =
-				afmt(h, "retainedDurationMillis = %" PRId64,
-				     dump_uptime - (int64_t)ret.u);
+				afmt(h, "retainedDurationMillis = %" PRId64, d);
 	}
 }
 
