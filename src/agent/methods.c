@@ -49,6 +49,20 @@ static bool kind_wanted(const struct ph_json *kinds, uint16_t kind)
 	return false;
 }
 
+/* What one timeline request selects; the ring is walked against it. */
+struct tl_filter {
+	const struct ph_json *kinds;
+	bool cursor, windowed;
+	int64_t since_seq, from, to;
+};
+
+static bool tl_match(const struct tl_filter *f, const struct ph_ring_entry *e)
+{
+	return (!f->cursor || (int64_t)e->seq >= f->since_seq) &&
+	       kind_wanted(f->kinds, e->kind) &&
+	       (!f->windowed || (e->t >= f->from && e->t <= f->to));
+}
+
 /*
  * timeline: by seq cursor (the first `limit` from sinceSeq), by time window
  * (the newest `limit` inside it), or neither (the newest `limit`).
@@ -56,33 +70,33 @@ static bool kind_wanted(const struct ph_json *kinds, uint16_t kind)
 static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 			      struct ph_jw *w)
 {
-	const struct ph_json *kinds = ph_json_get(params, "kinds");
 	int64_t limit = param_int(params, "limit", 1000);
 	int64_t now = ph_clock_uptime_ms(), v;
-	bool cursor = ph_json_as_int(ph_json_get(params, "sinceSeq"), &v);
-	int64_t since_seq = cursor ? v : 0;
-	bool windowed = ph_json_get(params, "sinceMs") ||
-			ph_json_get(params, "from") ||
-			ph_json_get(params, "to");
-	int64_t from = 0, to = now;
+	struct tl_filter f = {
+		.kinds = ph_json_get(params, "kinds"),
+		.windowed = ph_json_get(params, "sinceMs") ||
+			    ph_json_get(params, "from") ||
+			    ph_json_get(params, "to"),
+		.to = now,
+	};
 	size_t n = ph_ring_count(&s->ring), first = 0, last = n, taken = 0;
 
 	if (limit <= 0)
 		return "EINVAL: limit must be positive";
+	f.cursor = ph_json_as_int(ph_json_get(params, "sinceSeq"), &v);
+	f.since_seq = f.cursor ? v : 0;
 	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
-		from = now - v;
+		f.from = now - v;
 	if (ph_json_as_int(ph_json_get(params, "from"), &v))
-		from = v;
+		f.from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))
-		to = v;
-	if (cursor) {
+		f.to = v;
+	if (f.cursor) {
 		/* oldest first from the cursor: find the end of the page */
 		for (size_t i = 0; i < n; i++) {
 			const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
 
-			if ((int64_t)e->seq < since_seq ||
-			    !kind_wanted(kinds, e->kind) ||
-			    (windowed && (e->t < from || e->t > to)))
+			if (!tl_match(&f, e))
 				continue;
 			if (!taken)
 				first = i;
@@ -97,8 +111,7 @@ static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 		for (size_t i = n; i-- > 0;) {
 			const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
 
-			if (!kind_wanted(kinds, e->kind) ||
-			    (windowed && (e->t < from || e->t > to)))
+			if (!tl_match(&f, e))
 				continue;
 			first = i;
 			if (!taken)
@@ -115,9 +128,7 @@ static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 	for (size_t i = first; i < last; i++) {
 		const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
 
-		if ((cursor && (int64_t)e->seq < since_seq) ||
-		    !kind_wanted(kinds, e->kind) ||
-		    (windowed && (e->t < from || e->t > to)))
+		if (!tl_match(&f, e))
 			continue;
 		ph_jw_raw(w, "", 0); /* the comma */
 		if (ph_ring_copy(&s->ring, e, w->out))
