@@ -9,6 +9,12 @@
  * only then.  Whether a trace is recording is checked by the sampler
  * thread once a second (ph_trace_marker_poll), never per event: when off,
  * an event pays one relaxed load.
+ *
+ * An "E" must close a "B" this thread wrote into this same recording,
+ * or trace viewers pair the wrong slices: a span that began before the
+ * poll saw tracing come on ends with no "B" in the trace.  So each
+ * thread counts the markers it has open, tagged with the recording
+ * (a generation bumped at every switch of fd), and ends only those.
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -16,8 +22,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-static _Atomic int marker_fd = -1;
+/* One word, so an emitter never sees one recording's fd with another's
+ * generation: generation in the high half, fd + 1 in the low (0 = off). */
+static _Atomic uint64_t marker = 0;
 static int retired = -1; /* the sampler thread's alone */
+
+static _Thread_local uint32_t open_gen; /* recording this thread's count is for
+					 */
+static _Thread_local uint32_t open_count; /* its Bs not yet closed */
+
+static inline int marker_fd(uint64_t m)
+{
+	return (int)(uint32_t)m - 1;
+}
 
 static const char *const tracefs[] = { "/sys/kernel/tracing",
 				       "/sys/kernel/debug/tracing" };
@@ -26,6 +43,7 @@ void ph_trace_marker_poll(void)
 {
 	char path[96], on = '0';
 	int fd = -1, old;
+	uint64_t m;
 
 	if (ph_agent.cfg.flags & PORTHOLE_NO_TRACE_MARKERS)
 		return;
@@ -45,12 +63,15 @@ void ph_trace_marker_poll(void)
 			fd = open(path, O_WRONLY | O_CLOEXEC);
 		}
 	}
-	old = atomic_load(&marker_fd);
+	m = atomic_load(&marker);
+	old = marker_fd(m);
 	if (old >= 0 && fd >= 0) {
 		close(fd); /* still recording: keep the fd emitters use */
 		return;
 	}
-	atomic_store(&marker_fd, fd);
+	if (old < 0 && fd < 0)
+		return;
+	atomic_store(&marker, (((m >> 32) + 1) << 32) | (uint32_t)(fd + 1));
 	/*
 	 * An emitter may have loaded the old fd just before the swap; close
 	 * it one poll (a second) later, when no write can still be using it.
@@ -62,28 +83,36 @@ void ph_trace_marker_poll(void)
 
 void ph_trace_marker_begin(const char *name)
 {
-	int fd = atomic_load_explicit(&marker_fd, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	int fd = marker_fd(m);
 	char buf[160];
 	int n;
 
 	if (fd < 0)
 		return;
+	if (open_gen != (uint32_t)(m >> 32)) {
+		open_gen = (uint32_t)(m >> 32);
+		open_count = 0; /* those were another recording's */
+	}
 	n = snprintf(buf, sizeof(buf), "B|%d|%s", ph_agent.pid,
 		     name ? name : "?");
-	if (n > 0 &&
+	if (n <= 0 ||
 	    write(fd, buf,
 		  (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
 		return; /* the trace stopped: the next poll notices */
+	open_count++;
 }
 
 void ph_trace_marker_end(void)
 {
-	int fd = atomic_load_explicit(&marker_fd, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	int fd = marker_fd(m);
 	char buf[32];
 	int n;
 
-	if (fd < 0)
-		return;
+	if (fd < 0 || open_count == 0 || open_gen != (uint32_t)(m >> 32))
+		return; /* its B is not in this recording */
+	open_count--;
 	n = snprintf(buf, sizeof(buf), "E|%d", ph_agent.pid);
 	if (n > 0 && write(fd, buf, (size_t)n) < 0)
 		return;
