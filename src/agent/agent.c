@@ -16,14 +16,19 @@
 struct ph_agent ph_agent = { .wake_fd = -1 };
 
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local int cached_tid;
+static _Thread_local struct ph_emitter emitter;
+
+struct ph_emitter *ph_emitter(void)
+{
+	/* One system call per thread, on its first event; cached after. */
+	if (PH_UNLIKELY(!emitter.tid))
+		emitter.tid = (int)syscall(SYS_gettid);
+	return &emitter;
+}
 
 int ph_tid(void)
 {
-	/* One system call per thread, on its first event; cached after. */
-	if (PH_UNLIKELY(!cached_tid))
-		cached_tid = (int)syscall(SYS_gettid);
-	return cached_tid;
+	return ph_emitter()->tid;
 }
 
 PORTHOLE_API const char *porthole_strerror(enum porthole_status status)
@@ -167,7 +172,7 @@ porthole_start_build(const struct porthole_config *config, int debug_build)
 	 */
 	if (!a->queue.cells &&
 	    ph_queue_init(&a->queue,
-			  a->cfg.queue_size ? a->cfg.queue_size : 4096)) {
+			  a->cfg.queue_size ? a->cfg.queue_size : 32768)) {
 		st = PORTHOLE_ERR_NOMEM;
 		goto out;
 	}

@@ -42,6 +42,22 @@ struct ph_agent {
 
 extern struct ph_agent ph_agent;
 
+/*
+ * Each thread's emitting state.  An event is built here, then copied into
+ * the queue at commit: the record's size is known only once it is filled,
+ * and the queue takes just the cells it needs.  Two scratch records, so an
+ * event call from a signal handler that interrupts one on the same thread
+ * builds its own (a third level is dropped and counted).
+ */
+struct ph_emitter {
+	int tid;       /* kernel tid, 0 until the first event */
+	int depth;     /* scratch records in use */
+	uint64_t seen; /* this thread's last look at queue.released */
+	struct ph_rec rec[2];
+};
+
+struct ph_emitter *ph_emitter(void);
+
 /* The calling thread's kernel tid, cached per thread. */
 int ph_tid(void);
 
@@ -51,35 +67,44 @@ static inline bool ph_agent_live(void)
 }
 
 /*
- * Claims a record for an event of this kind, stamped with the thread and
- * the time, or NULL when the agent is off or the queue is full (counted).
+ * A record for an event of this kind, stamped with the thread and the
+ * time, or NULL when the agent is off.  Fill it, then ph_emit_commit(pos)
+ * with the pos this returned; every non-NULL begin must be committed.
  */
 static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 {
+	struct ph_emitter *e;
 	struct ph_rec *r;
-	int tid;
 
 	if (!ph_agent_live())
 		return NULL;
-	r = ph_queue_claim(&ph_agent.queue, pos);
-	if (!r)
+	e = ph_emitter();
+	if (PH_UNLIKELY(e->depth >= 2)) {
+		atomic_fetch_add_explicit(&ph_agent.queue.dropped, 1,
+					  memory_order_relaxed);
 		return NULL;
-	tid = ph_tid();
+	}
+	*pos = (uint64_t)e->depth;
+	r = &e->rec[e->depth++];
 	r->kind = (uint16_t)kind;
 	r->used = 0;
 	r->sub = 0;
-	r->tid = tid;
-	r->flags = tid == atomic_load_explicit(&ph_agent.main_tid,
-					       memory_order_relaxed) ?
+	r->tid = e->tid;
+	r->flags = e->tid == atomic_load_explicit(&ph_agent.main_tid,
+						  memory_order_relaxed) ?
 			   PH_REC_MAIN :
 			   0;
 	r->t_ms = ph_uptime_ms_fast();
 	return r;
 }
 
+/* Pushes the record begun with ph_emit_begin into the queue. */
 static inline void ph_emit_commit(uint64_t pos)
 {
-	ph_queue_publish(&ph_agent.queue, pos);
+	struct ph_emitter *e = ph_emitter();
+
+	(void)ph_queue_push(&ph_agent.queue, &e->rec[pos], &e->seen);
+	e->depth--;
 }
 
 /* Starts/stops the writer thread and its socket; see server.c. */

@@ -106,7 +106,12 @@ int ph_encode_event(const struct ph_rec *r, uint64_t seq, struct ph_buf *out)
 			have = next_field(r, &off, &f);
 			continue;
 		}
-		ph_jw_key(&w, ph_wire_key_name(key));
+		{
+			size_t kn;
+			const char *kj = ph_wire_key_json(key, &kn);
+
+			ph_jw_key_json(&w, kj, kn);
+		}
 		if (f.type == PH_F_ARR_STR) {
 			ph_jw_arr_begin(&w);
 			do {

@@ -9,14 +9,15 @@ int ph_queue_init(struct ph_queue *q, size_t capacity)
 	while (n < capacity)
 		n <<= 1;
 	memset(q, 0, sizeof(*q));
-	q->cells = aligned_alloc(64, n * sizeof(*q->cells));
+	q->cells = aligned_alloc(64, (n + PH_QUEUE_SPILL) * PH_QUEUE_CELL);
 	q->drops_after = calloc(n, sizeof(*q->drops_after));
 	if (!q->cells || !q->drops_after) {
 		ph_queue_release(q);
 		return PH_ENOMEM;
 	}
+	/* Turn i (not i + 1): nothing is published yet. */
 	for (size_t i = 0; i < n; i++)
-		atomic_init(&q->cells[i].turn, i);
+		atomic_init(ph_queue_turn(q, i), i);
 	q->mask = n - 1;
 	return 0;
 }
@@ -41,12 +42,12 @@ static uint64_t take_drops(struct ph_queue *q, uint64_t pos)
 
 struct ph_rec *ph_queue_next(struct ph_queue *q, uint64_t *late_drops)
 {
-	struct ph_cell *c = &q->cells[q->deq & q->mask];
-	uint64_t turn = atomic_load_explicit(&c->turn, memory_order_acquire);
+	uint64_t turn = atomic_load_explicit(ph_queue_turn(q, q->deq),
+					     memory_order_acquire);
 
 	*late_drops = 0;
 	if (turn == q->deq + 1)
-		return &c->rec;
+		return ph_queue_rec(q, q->deq);
 	/*
 	 * Idle.  A producer that found the queue full, then was preempted
 	 * while the consumer drained past the event it meant to count after,
@@ -65,11 +66,19 @@ struct ph_rec *ph_queue_next(struct ph_queue *q, uint64_t *late_drops)
 
 uint64_t ph_queue_done(struct ph_queue *q)
 {
-	struct ph_cell *c = &q->cells[q->deq & q->mask];
-	uint64_t after = take_drops(q, q->deq);
+	uint64_t k = ph_queue_rec(q, q->deq)->cells;
+	uint64_t after = take_drops(q, q->deq + k - 1);
 
-	atomic_store_explicit(&c->turn, q->deq + q->mask + 1,
-			      memory_order_release);
-	q->deq++;
+	/*
+	 * The record's bytes ran over the turn words of its later cells (or
+	 * into the spill area): put back a value no publish can ever equal
+	 * (a publish at pos stores pos + 1, pos >= this + the lap), so a
+	 * record starting there next lap is not mistaken for published.
+	 */
+	for (uint64_t i = 0; i < k; i++)
+		atomic_store_explicit(ph_queue_turn(q, q->deq + i), q->deq + i,
+				      memory_order_relaxed);
+	q->deq += k;
+	atomic_store_explicit(&q->released, q->deq, memory_order_release);
 	return after;
 }

@@ -2,18 +2,36 @@
  * queue.h: the emit queue, many producers and one consumer, lock-free.
  *
  * Every event call in every app thread goes through here, so the producer
- * side is the agent's hot path: claim a slot with one compare-and-swap,
- * fill the record in place, publish it with one release store.  No lock,
- * no allocation, no system call, nothing a slow client can hold up.  The
- * design is Dmitry Vyukov's bounded MPMC queue (a sequence number per cell
- * says whose turn the cell is), used with a single consumer: the writer.
+ * side is the agent's hot path.  An emitter fills its record in a
+ * thread-local scratch (agent.h), then pushes it: claim as many fixed-size
+ * 128-byte cells as the record needs with one compare-and-swap on the
+ * enqueue position, copy the record's used bytes in, publish it with one
+ * release store.  No lock, no allocation, no system call, nothing a slow
+ * client can hold up.
+ *
+ * Cells, not one large slot per event, because most events are small: a
+ * mark or a span needs one cell, a log line with a long message a dozen.
+ * With 1.5 KB slots every event dirtied a fresh region of a 6 MB queue and
+ * the app's threads paid for the cache misses; cells keep consecutive
+ * events in consecutive lines and let the queue hold 8x more events in
+ * less memory.
+ *
+ * Layout: cell i starts with its turn word.  The first cell of a record
+ * says whose turn it is (pos + 1: published); the record's header and
+ * bytes follow it and run on through the record's later cells, over their
+ * turn words, which the consumer rewrites when it frees them.  A record
+ * that would run past the last cell runs on into a spill area after it
+ * (PH_QUEUE_SPILL cells), so every record is contiguous in memory.
+ * Producers see free room through `released`, which the consumer
+ * advances; each producer keeps the last value it read, so an emitter
+ * touches that shared line about once per lap, not once per event.
  *
  * When the queue is full the event is dropped and counted, exactly, after
- * the last event that did get in (drops_after[] of that event's cell).  The
- * writer numbers events as it takes them, in queue order, and skips one seq
- * per drop right where it happened: so seq order is delivery order, every
- * client and the ring see the same seq for the same event, and a drop is a
- * visible gap (docs/protocol.md section 1.6).
+ * the last event that did get in (drops_after[] at that event's last
+ * cell).  The writer numbers events as it takes them, in queue order, and
+ * skips one seq per drop right where it happened: so seq order is delivery
+ * order, every client and the ring see the same seq for the same event,
+ * and a drop is a visible gap (docs/protocol.md section 1.6).
  */
 #ifndef PH_AGENT_QUEUE_H
 #define PH_AGENT_QUEUE_H
@@ -23,64 +41,78 @@
 
 #include <stdatomic.h>
 
-struct ph_cell {
-	_Alignas(64) _Atomic uint64_t turn; /* pos: free; pos+1: published */
-	struct ph_rec rec;
-};
+#define PH_QUEUE_CELL 128
+#define PH_QUEUE_TURN 8 /* the turn word at the start of each cell */
+/* The most cells one record can take: the largest record, turn included. */
+#define PH_QUEUE_SPILL \
+	((PH_QUEUE_TURN + PH_REC_SIZE + PH_QUEUE_CELL - 1) / PH_QUEUE_CELL)
 
 struct ph_queue {
-	struct ph_cell *cells;
+	uint8_t *cells;		       /* (mask + 1 + PH_QUEUE_SPILL) cells */
 	_Atomic uint64_t *drops_after; /* drops right after the event at pos */
-	uint64_t mask;		       /* capacity - 1 */
+	uint64_t mask;		       /* cells - 1 */
 	_Alignas(64) _Atomic uint64_t enq;
-	_Alignas(64) _Atomic uint64_t dropped; /* every drop, for stats */
-	_Alignas(64) uint64_t deq;	       /* the consumer's alone */
-	uint64_t drops_taken;		       /* drops the consumer took */
+	_Alignas(64) _Atomic uint64_t released; /* cells before it are free */
+	_Alignas(64) _Atomic uint64_t dropped;	/* every drop, for stats */
+	_Alignas(64) uint64_t deq;		/* the consumer's alone */
+	uint64_t drops_taken;			/* drops the consumer took */
 };
 
-/* capacity is rounded up to a power of two; PH_ENOMEM on failure. */
+/* capacity (cells) is rounded up to a power of two; PH_ENOMEM on failure. */
 int ph_queue_init(struct ph_queue *q, size_t capacity) PH_WUR;
 void ph_queue_release(struct ph_queue *q);
 
-/*
- * Producer: a record to fill, or NULL when the queue is full (the drop is
- * already counted).  *pos identifies the claim for ph_queue_publish().
- */
-static inline struct ph_rec *ph_queue_claim(struct ph_queue *q, uint64_t *pos)
+static inline _Atomic uint64_t *ph_queue_turn(const struct ph_queue *q,
+					      uint64_t pos)
 {
-	uint64_t p = atomic_load_explicit(&q->enq, memory_order_relaxed);
-
-	for (;;) {
-		struct ph_cell *c = &q->cells[p & q->mask];
-		uint64_t turn =
-			atomic_load_explicit(&c->turn, memory_order_acquire);
-		int64_t dif = (int64_t)(turn - p);
-
-		if (dif == 0) {
-			if (atomic_compare_exchange_weak_explicit(
-				    &q->enq, &p, p + 1, memory_order_relaxed,
-				    memory_order_relaxed)) {
-				*pos = p;
-				return &c->rec;
-			}
-		} else if (dif < 0) {
-			/* Full: the consumer has not freed this cell yet. */
-			atomic_fetch_add_explicit(
-				&q->drops_after[(p - 1) & q->mask], 1,
-				memory_order_relaxed);
-			atomic_fetch_add_explicit(&q->dropped, 1,
-						  memory_order_release);
-			return NULL;
-		} else {
-			p = atomic_load_explicit(&q->enq, memory_order_relaxed);
-		}
-	}
+	return (_Atomic uint64_t *)(void *)(q->cells +
+					    (pos & q->mask) * PH_QUEUE_CELL);
 }
 
-static inline void ph_queue_publish(struct ph_queue *q, uint64_t pos)
+static inline struct ph_rec *ph_queue_rec(const struct ph_queue *q,
+					  uint64_t pos)
 {
-	atomic_store_explicit(&q->cells[pos & q->mask].turn, pos + 1,
-			      memory_order_release);
+	return (struct ph_rec *)(void *)(q->cells +
+					 (pos & q->mask) * PH_QUEUE_CELL +
+					 PH_QUEUE_TURN);
+}
+
+/*
+ * Producer: copies r (its header and r->used bytes) into the queue, or
+ * drops it when the queue is full (counted).  *seen is the caller's last
+ * look at q->released (start it at 0).  Returns whether it got in.
+ */
+static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r,
+				 uint64_t *seen)
+{
+	size_t bytes = PH_REC_HEAD + r->used;
+	uint64_t k =
+		(PH_QUEUE_TURN + bytes + PH_QUEUE_CELL - 1) / PH_QUEUE_CELL;
+	uint64_t p = atomic_load_explicit(&q->enq, memory_order_relaxed);
+
+	r->cells = (uint16_t)k;
+	for (;;) {
+		if (PH_UNLIKELY(p + k - *seen > q->mask + 1)) {
+			*seen = atomic_load_explicit(&q->released,
+						     memory_order_acquire);
+			if (p + k - *seen > q->mask + 1) {
+				/* Full: the consumer has not freed enough. */
+				atomic_fetch_add_explicit(
+					&q->drops_after[(p - 1) & q->mask], 1,
+					memory_order_relaxed);
+				atomic_fetch_add_explicit(&q->dropped, 1,
+							  memory_order_release);
+				return false;
+			}
+		}
+		if (atomic_compare_exchange_weak_explicit(&q->enq, &p, p + k,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			break;
+	}
+	memcpy(ph_queue_rec(q, p), r, bytes);
+	atomic_store_explicit(ph_queue_turn(q, p), p + 1, memory_order_release);
+	return true;
 }
 
 /*

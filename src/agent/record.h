@@ -1,8 +1,9 @@
 /*
- * record.h: the fixed-size record an emitting thread fills.
+ * record.h: the record an emitting thread fills.
  *
- * An event call claims a queue slot, writes the record in place and
- * publishes it; the writer thread turns it into JSON.  So everything an
+ * An event call fills a record in its thread's scratch, then pushes its
+ * used bytes into the queue (queue.h); the writer thread turns it into
+ * JSON.  So everything an
  * emitter does to a record must be cheap and bounded: fields are appended
  * as (key, type, length, bytes) with no allocation and no formatting, and
  * strings are cut at their cap on a UTF-8 boundary with "..." appended
@@ -24,8 +25,10 @@
 #include "ph_common.h"
 #include "ph_wire.h"
 
-#define PH_REC_SIZE 1536 /* bytes per queue slot, header included */
-#define PH_REC_DATA (PH_REC_SIZE - 24)
+/* The largest record, header included: 12 queue cells with the turn word. */
+#define PH_REC_SIZE 1528
+#define PH_REC_HEAD 24 /* the header before data[] */
+#define PH_REC_DATA (PH_REC_SIZE - PH_REC_HEAD)
 
 enum ph_field_type {
 	PH_F_STR,     /* a JSON string */
@@ -45,7 +48,8 @@ struct ph_rec {
 	uint16_t flags; /* PH_REC_* */
 	uint16_t sub;	/* kind-specific small value (device sub-kind) */
 	int32_t tid;	/* emitting thread */
-	int32_t pad;
+	uint16_t cells; /* queue cells it takes; set by ph_queue_push */
+	uint16_t pad;
 	int64_t t_ms; /* the event's t, uptime ms */
 	uint8_t data[PH_REC_DATA];
 };
@@ -72,6 +76,7 @@ enum {
 };
 
 _Static_assert(sizeof(struct ph_rec) == PH_REC_SIZE, "record layout");
+_Static_assert(offsetof(struct ph_rec, data) == PH_REC_HEAD, "record head");
 
 static inline uint8_t *ph_rec_field(struct ph_rec *r, enum ph_key key,
 				    enum ph_field_type type, size_t len)

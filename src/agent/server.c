@@ -225,8 +225,17 @@ static size_t drain(struct ph_server *s, size_t max)
 	struct ph_rec *r;
 
 	while (n < max && (r = ph_queue_next(q, &late))) {
-		handle_record(s, r);
-		note_queue_drops(s, ph_queue_done(q));
+		/*
+		 * Work on a copy: the state adds fields to the record (thread
+		 * names, passes) that its cells have no room for, and the cells
+		 * go back to the emitters at once.
+		 */
+		uint64_t after;
+
+		memcpy(&s->rec, r, PH_REC_HEAD + r->used);
+		after = ph_queue_done(q);
+		handle_record(s, &s->rec);
+		note_queue_drops(s, after);
 		n++;
 	}
 	if (!r)

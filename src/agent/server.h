@@ -46,6 +46,7 @@ struct ph_server {
 	uint64_t connections;
 	struct ph_ring ring;
 	struct ph_buf line; /* the event being encoded */
+	struct ph_rec rec;  /* the record being handled, out of the queue */
 	struct ph_buf resp; /* the response being built */
 	struct ph_json_reader reader;
 	struct ph_arena arena;

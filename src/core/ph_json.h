@@ -148,6 +148,8 @@ void ph_jw_arr_begin(struct ph_jw *w);
 void ph_jw_arr_end(struct ph_jw *w);
 void ph_jw_key(struct ph_jw *w, const char *key);
 void ph_jw_keyn(struct ph_jw *w, const char *key, size_t n);
+/* A key already in JSON form, "name": included; trusted, not escaped. */
+void ph_jw_key_json(struct ph_jw *w, const char *json, size_t n);
 void ph_jw_str(struct ph_jw *w, const char *s); /* NULL writes null */
 void ph_jw_strn(struct ph_jw *w, const char *s, size_t n);
 void ph_jw_int(struct ph_jw *w, int64_t v);

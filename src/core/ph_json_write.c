@@ -254,6 +254,16 @@ void ph_jw_keyn(struct ph_jw *w, const char *key, size_t n)
 	w->after_key = true;
 }
 
+void ph_jw_key_json(struct ph_jw *w, const char *json, size_t n)
+{
+	if (w->after_key && !w->err)
+		w->err = PH_EINVAL; /* two keys in a row */
+	if (!before_value(w))
+		return;
+	put(w, json, n);
+	w->after_key = true;
+}
+
 void ph_jw_key(struct ph_jw *w, const char *key)
 {
 	ph_jw_keyn(w, key, strlen(key));

@@ -31,6 +31,30 @@ enum ph_kind ph_wire_kind(const char *name, size_t n)
 	return PH_KIND_UNKNOWN;
 }
 
+/* Each key as it appears in a line, quotes and colon included. */
+#define PH_KEY_JSON(name) "\"" name "\":"
+static const char *const key_json[PH_KEY_END] = {
+#define X(id, name) [PH_KEY_##id] = PH_KEY_JSON(name),
+	PH_KEYS(X)
+#undef X
+};
+
+static const uint8_t key_json_len[PH_KEY_END] = {
+#define X(id, name) [PH_KEY_##id] = sizeof(PH_KEY_JSON(name)) - 1,
+	PH_KEYS(X)
+#undef X
+};
+
+const char *ph_wire_key_json(enum ph_key key, size_t *len)
+{
+	if ((unsigned)key >= PH_KEY_END || !key_json[key]) {
+		*len = 0;
+		return "";
+	}
+	*len = key_json_len[key];
+	return key_json[key];
+}
+
 const char *ph_wire_key_name(enum ph_key key)
 {
 	if ((unsigned)key >= PH_KEY_END)

@@ -211,5 +211,11 @@ enum ph_key {
 };
 
 const char *ph_wire_key_name(enum ph_key key);
+/*
+ * The key as written in a JSON line, "name": with quotes and colon, and
+ * its length: the agent's writer appends it as is (key names are plain
+ * identifiers, so they never need escaping).
+ */
+const char *ph_wire_key_json(enum ph_key key, size_t *len);
 
 #endif

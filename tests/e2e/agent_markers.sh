@@ -12,7 +12,9 @@ flock 9
 REC=$!
 sleep 1
 "$BIN/porthole-sample" --scenario checkout --seconds 3 --app-id e2e.markers.$$ \
-	--data-dir "$T/data" > "$T/sample.out" 2>&1
+	--data-dir "$T/data" > "$T/sample.out" 2>&1 &
+APP=$!
+wait $APP
 wait $REC
 check "the trace was recorded" grep -q "trace_marker slices" "$T/record.out"
 check "the main-thread query is a slice on the main thread" \
@@ -25,16 +27,38 @@ for line in open(sys.argv[1]):
         sys.exit(0)
 sys.exit(1)
 PY
+# The planted ~600 ms stall: the watchdog writes it as an async slice
+# from the time the ping turned overdue (200 ms in) until the loop answered.
+check "the main-thread stall is an async slice of the app" python3 - "$T/trace.txt" "$APP" <<'PY'
+import re, sys
+begun = {}
+for line in open(sys.argv[1]):
+    m = re.search(r'\(\s*(\d+)\).* (\d+\.\d+): tracing_mark_write: ([SF])\|(\d+)\|porthole: main thread stalled\|(\d+)', line)
+    if not m or m.group(1) != sys.argv[2] or m.group(4) != sys.argv[2]:
+        continue
+    t, kind, cookie = float(m.group(2)), m.group(3), m.group(5)
+    if kind == 'S':
+        begun[cookie] = t
+    elif cookie in begun and t - begun[cookie] >= 0.25:
+        sys.exit(0)
+sys.exit('no S/F pair of 250 ms or more: %r' % begun)
+PY
 # Slices nest per thread: no E without its B (a B may stay open when the
-# recording stops first, e.g. under a slower sanitized build).
-check "every E closes a B on its own thread" python3 - "$T/trace.txt" <<'PY'
+# recording stops first, e.g. under a slower sanitized build).  Only this
+# sample's threads: tracefs is machine-wide, and another app's markers may
+# be in the buffer too.  A "[LOST N EVENTS]" line (the ring buffer overran
+# on a busy machine) may have eaten a B, so nesting starts afresh there.
+check "every E closes a B on its own thread" python3 - "$T/trace.txt" "$APP" <<'PY'
 import re, sys
 depth, seen = {}, 0
 for line in open(sys.argv[1]):
-    m = re.search(r'-(\d+)\s+\(.*tracing_mark_write: ([BE])\|', line)
-    if not m:
+    if '[LOST ' in line:
+        depth = {}
         continue
-    tid, kind = m.group(1), m.group(2)
+    m = re.search(r'-(\d+)\s+\(\s*(\d+)\).*tracing_mark_write: ([BE])\|', line)
+    if not m or m.group(2) != sys.argv[2]:
+        continue
+    tid, kind = m.group(1), m.group(3)
     depth[tid] = depth.get(tid, 0) + (1 if kind == 'B' else -1)
     if depth[tid] < 0:
         sys.exit('E without B on thread %s' % tid)

@@ -5,6 +5,9 @@
 # capture with source "trace", shown by report with a [trace] tag, and
 # tracefs left as it was found.
 . tests/lib/e2e.sh
+# tracefs is machine-wide: one live trace test at a time (iotrace_live.sh).
+exec 9> /tmp/porthole-tracefs.lock
+flock 9
 P="$(pwd)/$BIN/porthole"
 S="$(pwd)/$BIN/porthole-sample"
 T=$E2E_TMP

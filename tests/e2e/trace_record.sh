@@ -4,11 +4,15 @@
 # every tracefs setting record touches is the same afterwards, also when a
 # SIGTERM stops it mid-run, and also when tracefs was not mounted before.
 . tests/lib/e2e.sh
+# tracefs is machine-wide: one live trace test at a time (iotrace_live.sh).
+exec 9> /tmp/porthole-tracefs.lock
+flock 9
 TFS=/sys/kernel/tracing
 FILES="tracing_on trace_clock current_tracer options/record-tgid options/markers
 events/sched/sched_switch/enable events/sched/sched_waking/enable
 events/block/block_rq_issue/enable events/block/block_rq_complete/enable
-events/power/cpu_frequency/enable buffer_size_kb"
+events/power/cpu_frequency/enable events/thermal/thermal_temperature/enable
+events/thermal/cdev_update/enable buffer_size_kb"
 
 snapshot() {
 	if [ ! -e $TFS/trace_marker ]; then

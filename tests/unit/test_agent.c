@@ -16,24 +16,41 @@
 /* --- the queue -------------------------------------------------------------
  */
 
+/* A record of `used` bytes whose payload says where it came from. */
+static void fill(struct ph_rec *r, int64_t id, uint16_t used)
+{
+	memset(r, 0, PH_REC_HEAD);
+	r->t_ms = id;
+	r->used = used;
+	for (uint16_t i = 0; i < used; i++)
+		r->data[i] = (uint8_t)(id * 31 + i);
+}
+
+static bool intact(const struct ph_rec *r, int64_t id)
+{
+	for (uint16_t i = 0; i < r->used; i++)
+		if (r->data[i] != (uint8_t)(id * 31 + i))
+			return false;
+	return r->t_ms == id;
+}
+
 void test_queue__fifo_and_exact_drops(void)
 {
+	static struct ph_rec r;
 	struct ph_queue q;
-	uint64_t pos, late, after = 0;
-	struct ph_rec *r;
+	uint64_t late, after = 0, seen = 0;
+	struct ph_rec *got;
 	int n = 0;
 
 	CHECK_INT(ph_queue_init(&q, 64), 0);
 	for (int i = 0; i < 70; i++) {
-		r = ph_queue_claim(&q, &pos);
-		if (!r)
-			continue;
-		r->t_ms = i;
-		ph_queue_publish(&q, pos);
+		fill(&r, i, 16); /* one cell each */
+		ph_queue_push(&q, &r, &seen);
 	}
 	CHECK_INT(atomic_load(&q.dropped), 6);
-	while ((r = ph_queue_next(&q, &late))) {
-		CHECK_INT(r->t_ms, n);
+	while ((got = ph_queue_next(&q, &late))) {
+		CHECK_INT(got->t_ms, n);
+		CHECK(intact(got, n));
 		n++;
 		after += ph_queue_done(&q);
 	}
@@ -43,10 +60,76 @@ void test_queue__fifo_and_exact_drops(void)
 	ph_queue_release(&q);
 }
 
+/*
+ * Records of every size, one cell to the largest, through many laps of a
+ * small queue: each comes out whole and in order, including those that
+ * run past the last cell into the spill area, and a full queue drops
+ * exactly what did not fit.
+ */
+void test_queue__cells_wrap_and_spill(void)
+{
+	static struct ph_rec r;
+	struct ph_queue q;
+	uint64_t late, seen = 0, drops = 0;
+	int64_t next_in = 0, next_out = 0, pushed = 0, spilled = 0;
+	uint32_t rnd = 12345;
+
+	CHECK_INT(ph_queue_init(&q, 64), 0);
+	for (int round = 0; round < 4000; round++) {
+		/* a burst of 1-5 records, then take 0-4 */
+		int burst = 1 + (int)(rnd % 5), take;
+
+		for (int i = 0; i < burst; i++) {
+			uint16_t used;
+
+			rnd = rnd * 1103515245u + 12345u;
+			used = (uint16_t)((rnd >> 8) % (PH_REC_DATA + 1));
+			if (rnd & 1)
+				used = (uint16_t)(used % 200); /* mostly small
+								*/
+			fill(&r, next_in, used);
+			if (ph_queue_push(&q, &r, &seen)) {
+				uint64_t at = atomic_load(&q.enq) - r.cells;
+
+				if ((at & q.mask) + r.cells > q.mask + 1)
+					spilled++;
+				pushed++;
+			}
+			next_in++;
+		}
+		rnd = rnd * 1103515245u + 12345u;
+		take = (int)(rnd % 5);
+		for (int i = 0; i < take; i++) {
+			struct ph_rec *got = ph_queue_next(&q, &late);
+
+			drops += late;
+			if (!got)
+				break;
+			/* skip ids that were dropped: they left a counted gap
+			 */
+			CHECK(got->t_ms >= next_out);
+			CHECK(intact(got, got->t_ms));
+			next_out = got->t_ms + 1;
+			drops += ph_queue_done(&q);
+		}
+	}
+	for (struct ph_rec *got; (got = ph_queue_next(&q, &late));) {
+		CHECK(intact(got, got->t_ms));
+		drops += ph_queue_done(&q);
+	}
+	drops += late;
+	CHECK(spilled > 0);
+	CHECK(drops > 0);
+	CHECK_INT(pushed + (int64_t)drops, next_in);
+	CHECK_INT(atomic_load(&q.dropped), drops);
+	ph_queue_release(&q);
+}
+
 struct producer_arg {
 	struct ph_queue *q;
 	int count;
 	int ok;
+	int id;
 };
 
 static _Atomic int producers_done;
@@ -54,16 +137,15 @@ static _Atomic int producers_done;
 static void *producer(void *p)
 {
 	struct producer_arg *a = p;
-	uint64_t pos;
+	static _Thread_local struct ph_rec r;
+	uint64_t seen = 0;
 
 	for (int i = 0; i < a->count; i++) {
-		struct ph_rec *r = ph_queue_claim(a->q, &pos);
-
-		if (!r)
-			continue;
-		r->used = 0;
-		ph_queue_publish(a->q, pos);
-		a->ok++;
+		/* small mostly, now and then a long one across many cells */
+		fill(&r, (int64_t)a->id << 32 | i,
+		     (uint16_t)(i % 97 == 0 ? 1200 : i % 150));
+		if (ph_queue_push(a->q, &r, &seen))
+			a->ok++;
 	}
 	atomic_fetch_add(&producers_done, 1);
 	return NULL;
@@ -77,12 +159,13 @@ void test_queue__mt_producers_count_exactly(void)
 	pthread_t t[4];
 	uint64_t taken = 0, drops = 0, late;
 	int ok = 0;
-	bool finished = false;
+	int64_t last[4] = { -1, -1, -1, -1 };
+	bool finished = false, order = true, whole = true;
 
 	CHECK_INT(ph_queue_init(&q, 256), 0);
 	atomic_store(&producers_done, 0);
 	for (int i = 0; i < 4; i++) {
-		args[i] = (struct producer_arg){ &q, 50000, 0 };
+		args[i] = (struct producer_arg){ &q, 50000, 0, i };
 		pthread_create(&t[i], NULL, producer, &args[i]);
 	}
 	for (;;) {
@@ -90,6 +173,16 @@ void test_queue__mt_producers_count_exactly(void)
 
 		drops += late;
 		if (r) {
+			int who = (int)(r->t_ms >> 32);
+			int64_t i = r->t_ms & 0xffffffff;
+
+			/* each producer's events arrive whole and in order */
+			whole = whole && who >= 0 && who < 4 &&
+				intact(r, r->t_ms);
+			if (who >= 0 && who < 4) {
+				order = order && i > last[who];
+				last[who] = i;
+			}
 			taken++;
 			drops += ph_queue_done(&q);
 			continue;
@@ -103,6 +196,8 @@ void test_queue__mt_producers_count_exactly(void)
 		pthread_join(t[i], NULL);
 		ok += args[i].ok;
 	}
+	CHECK(whole);
+	CHECK(order);
 	CHECK_INT(taken, ok);
 	CHECK_INT(drops, 200000 - ok);
 	CHECK_INT(atomic_load(&q.dropped), 200000 - ok);

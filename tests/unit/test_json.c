@@ -6,6 +6,7 @@
 #include "ph_common.h"
 #include "harness.h"
 #include "ph_json.h"
+#include "ph_wire.h"
 
 #include <jansson.h>
 #include <locale.h>
@@ -468,4 +469,33 @@ void test_json__reads_recorded_wire_stream(void)
 	ph_buf_release(&file);
 	CHECK_INT(lines, 996);
 	CHECK_INT(events, 986);
+}
+
+/*
+ * The agent's writer appends keys in their JSON form without escaping them
+ * (ph_wire_key_json): that is only right while every key is a plain name,
+ * and the JSON form must say exactly the name.
+ */
+void test_json__wire_keys_need_no_escaping(void)
+{
+	int keys = 0;
+
+	for (int k = 1; k < PH_KEY_END; k++) {
+		const char *name = ph_wire_key_name((enum ph_key)k);
+		size_t n, len = strlen(name);
+		const char *json = ph_wire_key_json((enum ph_key)k, &n);
+		bool plain = len > 0;
+
+		for (size_t i = 0; i < len; i++)
+			plain = plain && (name[i] == '_' ||
+					  (name[i] >= '0' && name[i] <= '9') ||
+					  (name[i] >= 'a' && name[i] <= 'z') ||
+					  (name[i] >= 'A' && name[i] <= 'Z'));
+		CHECK(plain);
+		CHECK_INT(n, len + 3);
+		CHECK(json[0] == '"' && !memcmp(json + 1, name, len) &&
+		      !strcmp(json + 1 + len, "\":"));
+		keys++;
+	}
+	CHECK(keys > 50);
 }

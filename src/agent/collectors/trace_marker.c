@@ -117,3 +117,40 @@ void ph_trace_marker_end(void)
 	if (n > 0 && write(fd, buf, (size_t)n) < 0)
 		return;
 }
+
+/*
+ * An async slice ("S|pid|name|cookie" ... "F|pid|name|cookie"), for time
+ * one thread watches another spend: a stall is seen by the watchdog, not
+ * by the stuck main thread, which cannot write anything.  Begin returns
+ * the recording it wrote into (0: none); end writes only into that one.
+ */
+uint32_t ph_trace_marker_async_begin(const char *name, int cookie)
+{
+	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	int fd = marker_fd(m);
+	char buf[160];
+	int n;
+
+	if (fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "S|%d|%s|%d", ph_agent.pid, name,
+		     cookie);
+	if (n <= 0 || (size_t)n >= sizeof(buf) || write(fd, buf, (size_t)n) < 0)
+		return 0;
+	return (uint32_t)(m >> 32);
+}
+
+void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie)
+{
+	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	int fd = marker_fd(m);
+	char buf[160];
+	int n;
+
+	if (fd < 0 || !gen || gen != (uint32_t)(m >> 32))
+		return;
+	n = snprintf(buf, sizeof(buf), "F|%d|%s|%d", ph_agent.pid, name,
+		     cookie);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)!write(fd, buf, (size_t)n);
+}

@@ -14,6 +14,11 @@
  *
  * A loop that sleeps longer than the threshold while idle must ping before
  * it sleeps and as it wakes; docs/agent.md says so.
+ *
+ * While a system trace records, the stall is also an async slice named
+ * STALL_SLICE in it, written by the watchdog (the main thread is stuck):
+ * it begins when the ping turns overdue, so it starts `stall_ms` after the
+ * stall did, and ends when the loop answers.
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -28,6 +33,7 @@
 
 #define PING_EVERY_MS 300
 #define POLL_MS	      20
+#define STALL_SLICE   "porthole: main thread stalled"
 
 static pthread_t thread;
 static _Atomic bool stop;
@@ -103,6 +109,8 @@ static void *watchdog_main(void *arg)
 		int tid = atomic_load(&ph_agent.main_tid);
 		int64_t posted, now;
 		bool sampled = false;
+		uint32_t traced = 0;
+		static int stalls;
 
 		usleep(PING_EVERY_MS * 1000);
 		if (!tid || atomic_load(&stop))
@@ -116,6 +124,8 @@ static void *watchdog_main(void *arg)
 				&answered_at, memory_order_acquire);
 
 			if (ans >= 0) {
+				ph_trace_marker_async_end(traced, STALL_SLICE,
+							  stalls);
 				if (ans - posted >= stall_ms)
 					emit_blocked(posted, ans, tid);
 				break;
@@ -129,6 +139,8 @@ static void *watchdog_main(void *arg)
 				syscall(SYS_tgkill, ph_agent.pid, tid,
 					sample_signal);
 				sampled = true;
+				traced = ph_trace_marker_async_begin(
+					STALL_SLICE, ++stalls);
 			}
 			usleep(POLL_MS * 1000);
 		}
