@@ -10,9 +10,9 @@
  * Promises every event call keeps, on every thread:
  *  - it never blocks, never allocates, never makes a system call and never
  *    encodes JSON: it copies its record into fixed-size cells of a
- *    lock-free queue and returns (the one documented exception: while a system
- * trace records, spans, HTTP calls and queries are also written to tracefs's
- *    trace_marker, as atrace does);
+ *    lock-free queue and returns (the one documented exception: while a
+ *    system trace records, spans, HTTP calls and queries are also written
+ *    to tracefs's trace_marker, as atrace does);
  *  - strings are copied, never kept: pass stack buffers freely; a string
  *    longer than its documented cap (docs/protocol.md section 8) is cut at
  *    a UTF-8 boundary and marked "...";
@@ -68,13 +68,13 @@ enum {
 };
 
 struct porthole_config {
-	const char *app_id;	 /* the package name; NULL: program name */
-	const char *socket_name; /* NULL: "porthole.<app_id>" */
-	int legacy_tcp_port;	 /* 0: off; else listen on 127.0.0.1:port */
-	unsigned ring_size;	 /* events kept for backfill; 0: 4096 */
-	unsigned queue_size;  /* emit queue 128 B cells, power of 2; 0: 32768 */
-	const char *data_dir; /* exit records; NULL: see docs/agent.md */
-	unsigned flags;	      /* PORTHOLE_* above */
+	const char *app_id;	  /* the package name; NULL: program name */
+	const char *socket_name;  /* NULL: "porthole.<app_id>" */
+	int legacy_tcp_port;	  /* 0: off; else listen on 127.0.0.1:port */
+	unsigned ring_size;	  /* events kept for backfill; 0: 4096 */
+	unsigned queue_size;	  /* 128 B queue cells, power of 2; 0: 32768 */
+	const char *data_dir;	  /* exit records; NULL: see docs/agent.md */
+	unsigned flags;		  /* PORTHOLE_* above */
 	const char *version_name; /* the app's version, for hello and exits */
 	double refresh_hz;	  /* display refresh rate; 0: 60 */
 	unsigned stall_ms;	  /* watchdog threshold; 0: 200 */
