@@ -55,6 +55,8 @@ struct ph_emitter {
 	uint64_t seen; /* this thread's last look at queue.released */
 	struct ph_rec rec[2];
 };
+/* ph_emit_begin keeps the scratch index in the low bit of its pointer. */
+_Static_assert(_Alignof(struct ph_emitter) >= 2, "emitter alignment");
 
 struct ph_emitter *ph_emitter(void);
 
@@ -80,11 +82,14 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 		return NULL;
 	e = ph_emitter();
 	if (PH_UNLIKELY(e->depth >= 2)) {
-		atomic_fetch_add_explicit(&ph_agent.queue.dropped, 1,
-					  memory_order_relaxed);
+		ph_queue_drop(&ph_agent.queue,
+			      atomic_load_explicit(&ph_agent.queue.enq,
+						   memory_order_relaxed));
 		return NULL;
 	}
-	*pos = (uint64_t)e->depth;
+	/* The emitter and the scratch, so commit needs no second TLS look-up.
+	 */
+	*pos = (uint64_t)(uintptr_t)e | (uint64_t)e->depth;
 	r = &e->rec[e->depth++];
 	r->kind = (uint16_t)kind;
 	r->used = 0;
@@ -101,9 +106,9 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 /* Pushes the record begun with ph_emit_begin into the queue. */
 static inline void ph_emit_commit(uint64_t pos)
 {
-	struct ph_emitter *e = ph_emitter();
+	struct ph_emitter *e = (struct ph_emitter *)(uintptr_t)(pos & ~7ull);
 
-	(void)ph_queue_push(&ph_agent.queue, &e->rec[pos], &e->seen);
+	(void)ph_queue_push(&ph_agent.queue, &e->rec[pos & 1], &e->seen);
 	e->depth--;
 }
 

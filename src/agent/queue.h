@@ -77,6 +77,14 @@ static inline struct ph_rec *ph_queue_rec(const struct ph_queue *q,
 					 PH_QUEUE_TURN);
 }
 
+/* Producer: counts one event dropped, after the newest one that got in. */
+static inline void ph_queue_drop(struct ph_queue *q, uint64_t enq)
+{
+	atomic_fetch_add_explicit(&q->drops_after[(enq - 1) & q->mask], 1,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&q->dropped, 1, memory_order_release);
+}
+
 /*
  * Producer: copies r (its header and r->used bytes) into the queue, or
  * drops it when the queue is full (counted).  *seen is the caller's last
@@ -97,11 +105,7 @@ static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r,
 						     memory_order_acquire);
 			if (p + k - *seen > q->mask + 1) {
 				/* Full: the consumer has not freed enough. */
-				atomic_fetch_add_explicit(
-					&q->drops_after[(p - 1) & q->mask], 1,
-					memory_order_relaxed);
-				atomic_fetch_add_explicit(&q->dropped, 1,
-							  memory_order_release);
+				ph_queue_drop(q, p);
 				return false;
 			}
 		}
