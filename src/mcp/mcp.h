@@ -203,10 +203,15 @@ const char *ph_mcp_window_params(struct ph_mcp_call *c, int64_t limit,
  */
 int ph_mcp_events_instead(struct ph_mcp_call *c, const char *what,
 			  const char *kinds, int64_t limit);
-/* Writes `events` (newest limit of window w, oldest first); counts. */
+/*
+ * Writes `events` (newest limit of window w, oldest first); counts.  With
+ * full_extra, the bytes the newest full_limit (>= limit) would add to
+ * the array, measured on the events themselves (the size note's M).
+ */
 int ph_mcp_write_events(struct ph_mcp_call *c, struct ph_window w,
-			uint64_t kinds, int64_t limit, int64_t *matched,
-			int64_t *returned, struct ph_mcp_source *src);
+			uint64_t kinds, int64_t limit, int64_t full_limit,
+			int64_t *matched, int64_t *returned, size_t *full_extra,
+			struct ph_mcp_source *src);
 
 /* key: value, a parsed JSON value. */
 static inline void ph_mcp_json_kv(struct ph_jw *jw, const char *k,
@@ -214,6 +219,23 @@ static inline void ph_mcp_json_kv(struct ph_jw *jw, const char *k,
 {
 	ph_jw_key(jw, k);
 	ph_jw_value(jw, v);
+}
+
+/*
+ * The length of the first line of a JSON string value, at most cap: for
+ * "%.*s" in a summary line (the string is not NUL-terminated).  0 when v
+ * is not a string.
+ */
+static inline int ph_mcp_first_line(const struct ph_json *v, size_t cap)
+{
+	const char *nl;
+	size_t n;
+
+	if (!ph_json_is(v, PH_JSON_STRING))
+		return 0;
+	nl = memchr(v->u.s, '\n', v->n);
+	n = nl ? (size_t)(nl - v->u.s) : v->n;
+	return (int)(n > cap ? cap : n);
 }
 
 /* Runs argv (no shell), output into out (capped); exit status or -1. */

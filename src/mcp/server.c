@@ -408,7 +408,7 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 	const char *why, *det;
 	struct ph_buf text = PH_BUF_INIT(ANSWER_CAP);
 	struct ph_jw jw;
-	size_t start = out->len, head, n, full, ret;
+	size_t start = out->len, head, n, full, ret, m_full;
 
 	if (!ph_json_is(name, PH_JSON_STRING)) {
 		rpc_error(out, id, -32602,
@@ -482,13 +482,19 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 		       c.payload.len + 1 :
 		       0) +
 	      c.image_len;
-	/* The note counts itself: grow until the digits settle. */
+	/*
+	 * The note counts itself: grow until the digits settle.  M is the
+	 * answer at detail full with its own note, where N = M.
+	 */
+	m_full = full + 24;
+	for (int i = 0; i < 4; i++)
+		m_full = full + strlen(" [ returned; full \u2248 ]") +
+			 2 * (size_t)digits(m_full);
 	n = ret + 24;
 	for (int i = 0; i < 4; i++)
 		n = ret + strlen(" [ returned; full \u2248 ]") +
-		    (size_t)digits(n) + (size_t)digits(full + (n - ret));
-	if (ph_buf_addf(&text, " [%zu returned; full \u2248 %zu]", n,
-			full + (n - ret)))
+		    (size_t)digits(n) + (size_t)digits(m_full);
+	if (ph_buf_addf(&text, " [%zu returned; full \u2248 %zu]", n, m_full))
 		goto toobig;
 	if (c.detail != PH_DETAIL_SUMMARY && !c.is_error &&
 	    (ph_buf_addch(&text, '\n') ||

@@ -129,8 +129,81 @@ const char *ph_mcp_why_not(struct ph_mcp *m, char *buf, size_t size)
 	return buf;
 }
 
+static bool newest_session(struct ph_mcp *m, struct ph_session_info *out);
+
+static int max_t_cb(void *ctx, const struct ph_event *ev)
+{
+	int64_t *t = ctx;
+
+	if (ev->t > *t)
+		*t = ev->t;
+	return 0;
+}
+
+/*
+ * The newest event time in an NDJSON session file, read from its tail
+ * (the last 64 KiB, then the last 4 MiB when no event ends in that):
+ * 0 when none is found.
+ */
+static int64_t file_last_t(const char *path)
+{
+	static const size_t tails[] = { (size_t)64 << 10, (size_t)4 << 20 };
+	struct stat st;
+	int64_t t = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (size_t k = 0; !t && k < PH_ARRAY_SIZE(tails); k++) {
+		struct ph_buf b = PH_BUF_INIT(tails[k] + 1);
+		struct ph_arena a;
+		struct ph_ingest in;
+		off_t from;
+		ssize_t n;
+		size_t i = 0;
+
+		if (fstat(fd, &st) || ph_buf_grow(&b, tails[k])) {
+			ph_buf_release(&b);
+			break;
+		}
+		from = st.st_size > (off_t)tails[k] ?
+			       st.st_size - (off_t)tails[k] :
+			       0;
+		n = pread(fd, b.buf, tails[k], from);
+		if (n <= 0) {
+			ph_buf_release(&b);
+			break;
+		}
+		ph_buf_setlen(&b, (size_t)n);
+		/* A tail that starts mid-line: skip to the first whole one. */
+		if (from > 0)
+			while (i < b.len && b.buf[i++] != '\n')
+				;
+		ph_arena_init(&a, 1 << 16, tails[k] * 8);
+		ph_ingest_init(&in, max_t_cb, &t);
+		while (i < b.len) {
+			char *nl = memchr(b.buf + i, '\n', b.len - i);
+
+			if (!nl)
+				break; /* a torn last line */
+			ph_ingest_line(&in, &a, b.buf + i,
+				       (size_t)(nl - (b.buf + i)));
+			ph_arena_reset(&a);
+			i = (size_t)(nl - b.buf) + 1;
+		}
+		ph_ingest_release(&in);
+		ph_arena_release(&a);
+		ph_buf_release(&b);
+		if (st.st_size <= (off_t)tails[k])
+			break; /* the whole file was read */
+	}
+	close(fd);
+	return t;
+}
+
 int64_t ph_mcp_now(struct ph_mcp *m)
 {
+	struct ph_session_info si;
 	int64_t t = 0;
 
 	if (m->lv) {
@@ -144,6 +217,19 @@ int64_t ph_mcp_now(struct ph_mcp *m)
 
 		if (here > t)
 			t = here;
+	}
+	if (t)
+		return t;
+	/*
+	 * Nothing live: the answer comes from the newest session on disk,
+	 * whose clock is the app's of that run (another boot, another
+	 * device), not ours: its newest event is "now".
+	 */
+	if (!ph_mcp_connected(m) && newest_session(m, &si)) {
+		char p[4200];
+
+		snprintf(p, sizeof(p), "%.4000s/events.ndjson", si.path);
+		t = file_last_t(p);
 	}
 	return t ? t : ph_clock_uptime_ms();
 }
@@ -364,8 +450,48 @@ static bool newest_session(struct ph_mcp *m, struct ph_session_info *out)
 }
 
 /*
- * Picks the source for window w: the live store when it holds events and
- * covers w.from, else the newest session on disk.
+ * The session file that continues the live store back in time: the one
+ * this host writes, else (another host writes it) the newest on disk for
+ * the app.  Its id, for notes, into id.
+ */
+static bool live_session_file(struct ph_mcp *m, char *path, size_t size,
+			      char *id, size_t idsize)
+{
+	struct ph_session_info si;
+	const char *end, *start;
+	int64_t started_at;
+
+	pthread_mutex_lock(&m->lv->mu);
+	snprintf(path, size, "%.4000s", m->lv->session_path);
+	pthread_mutex_unlock(&m->lv->mu);
+	pthread_mutex_lock(&m->lv->store.lock);
+	started_at = m->lv->store.in.ident.have ?
+			     m->lv->store.in.ident.started_at :
+			     INT64_MIN;
+	pthread_mutex_unlock(&m->lv->store.lock);
+	/* Only the live process's own session: another run's seqs start
+	 * afresh and would hide the buffer's events as already read. */
+	if (!path[0] && newest_session(m, &si) && si.started_at == started_at)
+		snprintf(path, size, "%.4000s/events.ndjson", si.path);
+	if (!path[0] || access(path, R_OK)) {
+		path[0] = '\0';
+		return false;
+	}
+	/* .../<id>/events.ndjson */
+	end = strrchr(path, '/');
+	for (start = end; start && start > path && start[-1] != '/'; start--)
+		;
+	snprintf(id, idsize, "%.*s", end && start ? (int)(end - start) : 0,
+		 start ? start : "");
+	return true;
+}
+
+/*
+ * Picks the source for window w.  When the live store holds events it is
+ * the source (src->live); if it no longer covers w.from (it evicted older
+ * events), src->path names the session file that holds the rest, which
+ * the host reads first (ph_analyze_window).  With nothing live, the newest
+ * session on disk for the app (src->path, src->live false).
  */
 static bool pick(struct ph_mcp_call *c, struct ph_window w,
 		 struct ph_mcp_source *src)
@@ -385,8 +511,24 @@ static bool pick(struct ph_mcp_call *c, struct ph_window w,
 			  (covered_from == INT64_MIN ||
 			   (w.from != INT64_MIN && w.from >= covered_from));
 	}
-	if (covered) {
+	if (have) {
+		char id[400];
+
 		src->live = true;
+		if (covered)
+			return true;
+		if (live_session_file(m, src->path, sizeof(src->path), id,
+				      sizeof(id)))
+			snprintf(src->note, sizeof(src->note),
+				 "the live buffer starts at t=%" PRId64
+				 ": the window before it was read from "
+				 "session %s on disk",
+				 covered_from, id);
+		else
+			snprintf(src->note, sizeof(src->note),
+				 "the live buffer starts at t=%" PRId64
+				 " and no session on disk holds the rest",
+				 covered_from);
 		return true;
 	}
 	if (newest_session(m, &si)) {
@@ -394,22 +536,12 @@ static bool pick(struct ph_mcp_call *c, struct ph_window w,
 			 si.path);
 		if (!access(src->path, R_OK)) {
 			snprintf(src->note, sizeof(src->note),
-				 "%s session %s on disk",
-				 have ? "the live buffer does not reach back "
-					"that far: answered from" :
-					"nothing live: answered from",
+				 "nothing live: answered from session %s on "
+				 "disk",
 				 si.id);
 			return true;
 		}
-	}
-	if (have) {
-		/* Evicted and no session: answer what is held, saying so. */
-		src->live = true;
-		snprintf(src->note, sizeof(src->note),
-			 "the live buffer starts at t=%" PRId64
-			 " and no session on disk holds the rest",
-			 covered_from);
-		return true;
+		src->path[0] = '\0';
 	}
 	{
 		char why[400];
@@ -433,8 +565,11 @@ struct ph_analysis *ph_mcp_analyze(struct ph_mcp_call *c, struct ph_window w,
 
 	if (!pick(c, w, src))
 		return NULL;
+	/* The host's own fallback: the file for what the store evicted,
+	 * then the store's newer events, nothing counted twice. */
 	if (src->live)
-		a = ph_analyze_store(&c->m->lv->store, w);
+		a = ph_analyze_window(&c->m->lv->store,
+				      src->path[0] ? src->path : NULL, w);
 	else
 		a = ph_analyze_file(src->path, w, &rc);
 	if (!a)
@@ -451,6 +586,7 @@ struct each_file {
 	void *ctx;
 	int64_t n;
 	int stop;
+	int64_t after_seq; /* the store's part: only seqs above the file's */
 };
 
 static int each_file_cb(void *ctx, const struct ph_event *ev)
@@ -470,22 +606,36 @@ static int each_file_cb(void *ctx, const struct ph_event *ev)
 	return 0;
 }
 
+static int each_newer_cb(void *ctx, const struct ph_event *ev)
+{
+	struct each_file *e = ctx;
+
+	if (ev->seq >= 0 && ev->seq <= e->after_seq)
+		return 0; /* the file had it */
+	e->n++;
+	return e->stop = e->fn(e->ctx, ev);
+}
+
 int64_t ph_mcp_each(struct ph_mcp_call *c, struct ph_window w, uint64_t kinds,
 		    int (*fn)(void *ctx, const struct ph_event *ev), void *ctx,
 		    struct ph_mcp_source *src)
 {
-	struct each_file e = { w, kinds, fn, ctx, 0, 0 };
+	struct each_file e = { w, kinds, fn, ctx, 0, 0, -1 };
 	struct ph_ingest in;
 
 	if (!pick(c, w, src))
 		return -1;
-	if (src->live)
+	if (src->live && !src->path[0])
 		return (int64_t)ph_store_each(&c->m->lv->store, w, kinds, fn,
 					      ctx);
 	ph_ingest_init(&in, each_file_cb, &e);
 	if (ph_ingest_file(&in, src->path))
 		ph_mcp_more(c, " (the session file was read in part)");
+	e.after_seq = in.max_seq;
 	ph_ingest_release(&in);
+	/* As ph_analyze_window does: then the store's newer events. */
+	if (src->live && !e.stop)
+		ph_store_each(&c->m->lv->store, w, kinds, each_newer_cb, &e);
 	return e.n;
 }
 
@@ -568,9 +718,12 @@ const char *ph_mcp_window_params(struct ph_mcp_call *c, int64_t limit,
 
 struct ring {
 	struct ph_mcp_call *c;
-	int64_t first; /* index of the first event to write */
-	int64_t n;     /* events seen */
+	int64_t first;	    /* index of the first event to write */
+	int64_t first_full; /* ... and the first detail full would write */
+	int64_t n;	    /* events seen */
 	int64_t written;
+	size_t full_extra;     /* bytes of [first_full, first) as written */
+	struct ph_buf scratch; /* to measure them */
 };
 
 static int count_cb(void *ctx, const struct ph_event *ev)
@@ -582,32 +735,50 @@ static int count_cb(void *ctx, const struct ph_event *ev)
 	return 0;
 }
 
-/* Writes events from index `first` on, while they are alive (the walk). */
+/*
+ * Writes events from index `first` on, while they are alive (the walk);
+ * the ones only detail full would add are written aside and measured.
+ */
 static int write_cb(void *ctx, const struct ph_event *ev)
 {
 	struct ring *r = ctx;
+	int64_t i = r->n++;
 
-	if (r->n++ >= r->first && ev->frame) {
+	if (!ev->frame || i < r->first_full)
+		return 0;
+	if (i >= r->first) {
 		ph_jw_value(&r->c->jw, ev->frame);
 		r->written++;
+	} else {
+		struct ph_jw jw;
+
+		ph_buf_reset(&r->scratch);
+		ph_jw_init(&jw, &r->scratch);
+		ph_jw_value(&jw, ev->frame);
+		if (!ph_jw_finish(&jw))
+			r->full_extra += r->scratch.len + 1; /* and a comma */
 	}
 	return 0;
 }
 
 int ph_mcp_write_events(struct ph_mcp_call *c, struct ph_window w,
-			uint64_t kinds, int64_t limit, int64_t *matched,
-			int64_t *returned, struct ph_mcp_source *src)
+			uint64_t kinds, int64_t limit, int64_t full_limit,
+			int64_t *matched, int64_t *returned, size_t *full_extra,
+			struct ph_mcp_source *src)
 {
-	struct ring r = { c, 0, 0, 0 };
+	struct ring r = { .c = c, .scratch = PH_BUF_INIT((size_t)64 << 20) };
 
 	if (limit < 0)
 		limit = 0;
+	if (full_limit < limit)
+		full_limit = limit;
 	/* Events borrow from their store chunk or the file's batch: count
 	 * first, then write the newest `limit` during a second walk. */
 	if (ph_mcp_each(c, w, kinds, count_cb, &r, src) < 0)
 		return -1;
 	*matched = r.n;
 	r.first = r.n > limit ? r.n - limit : 0;
+	r.first_full = r.n > full_limit ? r.n - full_limit : 0;
 	r.n = 0;
 	ph_jw_key(&c->jw, "events");
 	ph_jw_arr_begin(&c->jw);
@@ -615,6 +786,9 @@ int ph_mcp_write_events(struct ph_mcp_call *c, struct ph_window w,
 		r.written = 0;
 	ph_jw_arr_end(&c->jw);
 	*returned = r.written;
+	if (full_extra)
+		*full_extra = r.full_extra;
+	ph_buf_release(&r.scratch);
 	return 0;
 }
 
@@ -628,8 +802,8 @@ int ph_mcp_events_instead(struct ph_mcp_call *c, const char *what,
 
 	(void)mark;
 	ph_mcp_why_not(c->m, why, sizeof(why));
-	if (ph_mcp_write_events(c, c->w, ph_kinds_mask(kinds), limit, &matched,
-				&returned, &src)) {
+	if (ph_mcp_write_events(c, c->w, ph_kinds_mask(kinds), limit, limit,
+				&matched, &returned, NULL, &src)) {
 		ph_mcp_fail(c,
 			    "cannot answer %s: the app is not connected (%s), "
 			    "and no events of it are held here or on disk. "

@@ -2,10 +2,15 @@
  * systrace.c: system traces for the MCP tools.  On this machine the trace
  * engine's tracefs recorder (`porthole trace record`, run as a child so
  * its output never reaches our stdout and its signal handling restores
- * tracefs); on a device, `perfetto` over adb: one-shot, or a detached
- * ring-buffer session snapshotted with --clone-by-name.  The ring session
- * is written down in .porthole/traces/ring.json, so a restarted server can
- * still snapshot and stop it.  Captures land in .porthole/traces/.
+ * tracefs); on a device, `perfetto` over adb: one-shot (-o, pull, rm), or
+ * a detached ring-buffer session (--background-wait, whose exit status
+ * says the session started, and which prints the pid to stop it by),
+ * snapshotted with --clone-by-name and stopped with kill -TERM, waiting
+ * for the process to be gone (it writes the ring out on the way) before
+ * the pull and the clean-up.  The ring session is written down in
+ * .porthole/traces/ring.json, so a restarted server can still snapshot
+ * and stop it.  Captures land in .porthole/traces/.  The exact adb
+ * commands are tested against a fake adb (tests/e2e/mcp_adb.py).
  */
 #include "ph_common.h"
 #include "mcp.h"
@@ -22,6 +27,8 @@
 
 #define DEVICE_DIR "/data/misc/perfetto-traces"
 #define RING_NAME  "porthole-ring"
+/* How long a stopped ring may take to write its buffer out. */
+#define STOP_WAIT_MS 30000
 
 static const char *const perfetto_cats[] = {
 	"sched", "freq", "idle",	  "am",	   "wm",
@@ -216,6 +223,26 @@ static bool is_recorder(int64_t pid)
 	return strstr(cmd, "trace record") != NULL;
 }
 
+/*
+ * The pid `perfetto --background-wait` prints on stdout: the last line
+ * that is a number alone (adb shell brings its log lines on stderr into
+ * the same output, before it).  0 when there is none.
+ */
+static int64_t printed_pid(const char *out)
+{
+	int64_t pid = 0;
+
+	while (*out) {
+		size_t n = strcspn(out, "\r\n"), d = strspn(out, "0123456789");
+
+		if (d && d == n && d < 12)
+			pid = strtoll(out, NULL, 10);
+		out += n;
+		out += strspn(out, "\r\n");
+	}
+	return pid;
+}
+
 int ph_systrace_ring_start(struct ph_mcp *m, struct ph_systrace_ring *r,
 			   char *why, size_t wsize)
 {
@@ -281,7 +308,10 @@ int ph_systrace_ring_start(struct ph_mcp *m, struct ph_systrace_ring *r,
 		argv[k++] = "adb";
 		argv[k++] = "shell";
 		argv[k++] = "perfetto";
-		argv[k++] = "--background";
+		/* -wait: its exit status says whether the session started
+		 * (a second session of this name is refused there, where
+		 * --background would print a pid and exit 0 regardless). */
+		argv[k++] = "--background-wait";
 		argv[k++] = "--unique-session-name";
 		argv[k++] = RING_NAME;
 		argv[k++] = "-b";
@@ -293,15 +323,23 @@ int ph_systrace_ring_start(struct ph_mcp *m, struct ph_systrace_ring *r,
 		for (size_t i = 0; i < PH_ARRAY_SIZE(perfetto_cats); i++)
 			argv[k++] = (char *)perfetto_cats[i];
 		argv[k] = NULL;
-		if (ph_mcp_run(argv, &out, 20000) != 0) {
+		if (ph_mcp_run(argv, &out, 40000) != 0) {
 			snprintf(why, wsize,
-				 "perfetto --background over adb "
+				 "perfetto --background-wait over adb "
 				 "failed: %.300s",
 				 out.buf);
 			ph_buf_release(&out);
 			return PH_EIO;
 		}
-		r->pid = strtoll(out.buf, NULL, 10); /* it prints its pid */
+		r->pid = printed_pid(out.buf);
+		if (r->pid <= 0) {
+			snprintf(why, wsize,
+				 "perfetto started a ring but printed no pid "
+				 "to stop it by: %.300s",
+				 out.buf);
+			ph_buf_release(&out);
+			return PH_EIO;
+		}
 		ph_buf_release(&out);
 	}
 	r->active = true;
@@ -395,6 +433,7 @@ int ph_systrace_ring_stop(struct ph_mcp *m, char *path, size_t size, char *why,
 	char p[4300];
 
 	path[0] = '\0';
+	why[0] = '\0';
 	if (ph_systrace_ring_load(m, &r)) {
 		snprintf(why, wsize, "no ring session is running");
 		return PH_ENOENT;
@@ -410,24 +449,34 @@ int ph_systrace_ring_stop(struct ph_mcp *m, char *path, size_t size, char *why,
 		}
 		snprintf(path, size, "%s", r.out);
 	} else {
+		struct ph_buf out = PH_BUF_INIT(1 << 16);
 		char pid[32];
 		char *kill_[] = { "adb", "shell", "kill", "-TERM", pid, NULL };
+		char *alive[] = { "adb", "shell", "kill", "-0", pid, NULL };
 		char *rm[] = { "adb", "shell", "rm", "-f", r.out, NULL };
 		char *pull[] = { "adb", "pull", r.out, path, NULL };
+		int64_t end = ph_clock_uptime_ms() + STOP_WAIT_MS;
 
 		snprintf(pid, sizeof(pid), "%" PRId64, r.pid);
 		fresh(m, "ring", "pftrace", path, size);
-		if (r.pid > 0)
-			ph_mcp_run(kill_, NULL, 10000);
-		usleep(500000);
-		if (ph_mcp_run(pull, NULL, 60000))
+		/* SIGTERM: perfetto writes the ring to its -o file, then
+		 * exits; the file is whole only once the process is gone. */
+		if (r.pid > 0 && !ph_mcp_run(kill_, NULL, 10000))
+			while (ph_clock_uptime_ms() < end &&
+			       !ph_mcp_run(alive, NULL, 10000))
+				usleep(100000);
+		if (ph_mcp_run(pull, &out, 60000)) {
+			snprintf(why, wsize,
+				 "its trace could not be pulled: %.300s",
+				 out.buf);
+			why[strcspn(why, "\r\n")] = '\0';
 			path[0] = '\0';
+		}
 		ph_mcp_run(rm, NULL, 10000);
+		ph_buf_release(&out);
 	}
 	ring_path(m, p, sizeof(p));
 	unlink(p);
-	(void)why;
-	(void)wsize;
 	return 0;
 }
 

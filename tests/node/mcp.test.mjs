@@ -153,6 +153,14 @@ test('app tools answer with what the sample really did', async () => {
 	const at = await call('what_was_happening', { at: 1 });
 	assert.equal(at.isError, false);
 	assert.match(text(at), /screen/);
+	// a summary is one line of prose: no JSON runs into it (strings the
+	// app sent are quoted by length, never read up to a NUL)
+	for (const tool of ['blocking', 'logs', 'frames', 'inflight', 'recompositions',
+		'nav_state', 'state', 'setup', 'accessibility', 'semantics_tree']) {
+		const windowed = ['blocking', 'logs', 'frames', 'inflight', 'recompositions'];
+		const t = text(await call(tool, windowed.includes(tool) ? { since: 'all' } : {}));
+		assert.doesNotMatch(t, /"\}|\{"/, `${tool}: ${t}`);
+	}
 });
 
 test('screenshot: an image, or an honest refusal', async () => {

@@ -6,6 +6,7 @@
 #include "ph_common.h"
 #include "harness.h"
 #include "mcp/mcp.h"
+#include "ph_clock.h"
 
 #include <zlib.h>
 
@@ -356,5 +357,205 @@ void test_mcp__accessibility_rules(void)
 	CHECK(strstr(b.buf, "\"rule\":\"no-label\""));
 	CHECK(strstr(b.buf, "automatic"));
 	ph_buf_release(&b);
+	ph_arena_release(&a);
+}
+
+/* The JSON payload of an answer at detail normal/full (after the line). */
+static const struct ph_json *payload_of(struct ph_arena *a, const char *t)
+{
+	const char *p = t ? strstr(t, "\n{") : NULL;
+	struct ph_json *root = NULL;
+	char *copy;
+
+	if (!p)
+		return NULL;
+	copy = ph_arena_strndup(a, p + 1, strlen(p + 1));
+	if (!copy || ph_json_parse(a, copy, strlen(copy), &root, NULL))
+		return NULL;
+	return root;
+}
+
+/*
+ * A store that evicted the start of the recording: windows older than it
+ * are answered by the host's fallback (ph_analyze_window): the session
+ * file first, then the store's newer events, nothing counted twice.
+ */
+void test_mcp__an_evicted_window_reads_the_session_on_disk(void)
+{
+	const char *path = FIXTURE("porthole-wire/received.ndjson");
+	struct ph_live lv;
+	struct ph_mcp m;
+	struct ph_arena a;
+	struct ph_analysis *whole;
+	const struct ph_json *p, *f, *evs;
+	int rc = 0;
+	int64_t n;
+	const char *t;
+
+	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
+	whole = ph_analyze_file(path, PH_WINDOW_ALL, &rc);
+	CHECK(whole && whole->nf > 0);
+	CHECK_INT(ph_live_init(&lv), 0);
+	lv.sessions = false;
+	ph_store_release(&lv.store);
+	CHECK_INT(ph_store_init(&lv.store, 64 << 10), 0);
+	CHECK_INT(ph_store_load_file(&lv.store, path), 0);
+	CHECK(lv.store.covered_from != INT64_MIN);
+	snprintf(lv.session_path, sizeof(lv.session_path), "%s", path);
+	CHECK_INT(ph_mcp_init(&m, &lv), 0);
+
+	t = call(&m, &a, "findings", "{\"since\":\"all\",\"detail\":\"full\"}");
+	CHECK(t && strstr(t, "read from session"));
+	p = payload_of(&a, t);
+	f = ph_json_get(p, "findings");
+	CHECK(f);
+	/* the same findings, the same counts as the whole file alone */
+	CHECK_INT(f->n, whole->nf);
+	for (uint32_t i = 0; i < f->n; i++) {
+		CHECK(ph_json_as_int(ph_json_get(&f->u.items[i], "count"), &n));
+		CHECK_INT(n, whole->f[i].count);
+	}
+	/* the events themselves: every one, once */
+	t = call(&m, &a, "timeline",
+		 "{\"since\":\"all\",\"limit\":100000,\"detail\":\"normal\"}");
+	p = payload_of(&a, t);
+	evs = ph_json_get(p, "events");
+	CHECK(evs);
+	CHECK_INT(evs->n, (int64_t)whole->metric[PH_M_EVENTS]);
+	for (uint32_t i = 1; i < evs->n; i++) {
+		int64_t s0 = 0, s1 = 0;
+
+		ph_json_as_int(ph_json_get(&evs->u.items[i - 1], "seq"), &s0);
+		ph_json_as_int(ph_json_get(&evs->u.items[i], "seq"), &s1);
+		CHECK(s1 > s0);
+	}
+	ph_analysis_free(whole);
+	ph_mcp_release(&m);
+	ph_live_release(&lv);
+	ph_arena_release(&a);
+}
+
+/*
+ * Nothing live, and a session on disk from another boot whose app clock
+ * is far ahead of this machine's: "now" is that session's newest event,
+ * not this machine's uptime, so the default window still covers it.
+ */
+void test_mcp__a_session_from_another_boot_answers_on_its_own_clock(void)
+{
+	const char *tmp = ph_test_tmpdir();
+	char dir[600], path[700];
+	const char *old = getenv("PORTHOLE_PROJECT_ROOT");
+	char saved[4096] = "";
+	int64_t t0 = ph_clock_uptime_ms() + ((int64_t)1 << 40);
+	struct ph_live lv;
+	struct ph_mcp m;
+	struct ph_arena a;
+	const char *t;
+	char want[64];
+	FILE *fp;
+
+	if (old)
+		snprintf(saved, sizeof(saved), "%s", old);
+	snprintf(dir, sizeof(dir), "%s/boot/.porthole/sessions/app_x_1", tmp);
+	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+	CHECK_INT(system(path), 0);
+	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
+	fp = fopen(path, "w");
+	CHECK(fp);
+	fprintf(fp,
+		"{\"id\":1,\"ok\":true,\"result\":{\"protocol\":1,"
+		"\"packageName\":\"app.x\",\"processName\":\"app.x\","
+		"\"startedAt\":%" PRId64 "}}\n",
+		t0 - 10);
+	fprintf(fp,
+		"{\"event\":\"blocked\",\"t\":%" PRId64
+		",\"seq\":0,\"data\":{\"durationMs\":700,\"top\":"
+		"\"stall_here(x.c:9)\"}}\n",
+		t0);
+	fprintf(fp,
+		"{\"event\":\"log\",\"t\":%" PRId64
+		",\"seq\":1,\"data\":{\"level\":\"I\",\"tag\":\"x\","
+		"\"message\":\"after\"}}\n",
+		t0 + 900);
+	CHECK_INT(fclose(fp), 0);
+	snprintf(path, sizeof(path), "%s/boot", tmp);
+	setenv("PORTHOLE_PROJECT_ROOT", path, 1);
+	ph_arena_init(&a, 1 << 16, (size_t)1 << 26);
+	CHECK_INT(ph_live_init(&lv), 0);
+	lv.sessions = false;
+	CHECK_INT(ph_mcp_init(&m, &lv), 0);
+	CHECK_INT(ph_mcp_now(&m), t0 + 900);
+	t = call(&m, &a, "findings", "{}");
+	snprintf(want, sizeof(want), "t=%" PRId64 "..%" PRId64, t0, t0 + 900);
+	CHECK(t && strstr(t, want));
+	CHECK(strstr(t, "stalled 700 ms"));
+	CHECK(strstr(t, "answered from session app_x_1"));
+	ph_mcp_release(&m);
+	ph_live_release(&lv);
+	ph_arena_release(&a);
+	if (saved[0])
+		setenv("PORTHOLE_PROJECT_ROOT", saved, 1);
+	else
+		unsetenv("PORTHOLE_PROJECT_ROOT");
+}
+
+/* A session on disk for the evicted part: findings' source note. */
+static const char *evicted_answer(struct ph_arena *a, const char *root,
+				  int64_t started_at)
+{
+	const char *path = ph_test_fixture("porthole-wire/received.ndjson");
+	struct ph_live lv;
+	struct ph_mcp m;
+	char dir[800], cmd[2000];
+	const char *t = NULL;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir),
+		 "%s/.porthole/sessions/com.example.shop_x_%lld", root,
+		 (long long)started_at);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%s/.porthole' && mkdir -p '%s' && "
+		 "cp '%s' '%s/events.ndjson'",
+		 root, dir, path, dir);
+	if (!path || system(cmd))
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "%s/meta.json", dir);
+	if (!(f = fopen(cmd, "w")))
+		return NULL;
+	fprintf(f, "{\"packageName\":\"com.example.shop\",\"startedAt\":%lld}",
+		(long long)started_at);
+	fclose(f);
+	setenv("PORTHOLE_PROJECT_ROOT", root, 1);
+	if (!ph_live_init(&lv)) {
+		lv.sessions = false;
+		ph_store_release(&lv.store);
+		if (!ph_store_init(&lv.store, 64 << 10) &&
+		    !ph_store_load_file(&lv.store, path) &&
+		    !ph_mcp_init(&m, &lv)) {
+			t = call(&m, a, "findings", "{\"since\":\"all\"}");
+			ph_mcp_release(&m);
+		}
+		ph_live_release(&lv);
+	}
+	unsetenv("PORTHOLE_PROJECT_ROOT");
+	return t;
+}
+
+/*
+ * Without a session of its own, the server reads the newest on disk for
+ * the app only when it is the live process's (same startedAt): another
+ * run's seqs start afresh and would hide the buffer's events.
+ */
+void test_mcp__an_evicted_window_reads_only_its_own_process_session(void)
+{
+	const char *root = ph_test_tmpdir();
+	struct ph_arena a;
+	const char *t;
+
+	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
+	t = evicted_answer(&a, root, 12000); /* the fixture's startedAt */
+	CHECK(t && strstr(t, "read from session com.example.shop_x_12000"));
+	t = evicted_answer(&a, root, 999);
+	CHECK(t && strstr(t, "no session on disk holds the rest"));
 	ph_arena_release(&a);
 }

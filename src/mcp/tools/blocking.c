@@ -33,9 +33,7 @@ static int blocking_call(struct ph_mcp_call *c)
 			c, "; stall %" PRId64 " ms at t=%" PRId64 " in %.*s",
 			ms, at,
 			ph_json_is(stack, PH_JSON_STRING) ?
-				(int)strcspn(stack->u.s, "\n") > 120 ?
-				120 :
-				(int)strcspn(stack->u.s, "\n") :
+				ph_mcp_first_line(stack, 120) :
 				1,
 			ph_json_is(stack, PH_JSON_STRING) ? stack->u.s : "?");
 	}

@@ -40,32 +40,30 @@ static const char *evidence_tool(const char *id)
 	return "what_was_happening";
 }
 
-/* One finding, with evidenceTool added. */
-static void write_one(struct ph_mcp_call *c, const struct ph_finding *f,
-		      bool brief)
+/* One finding into out, with evidenceTool added. */
+static void write_one(struct ph_jw *out, const struct ph_finding *f, bool brief)
 {
 	struct ph_buf b = PH_BUF_INIT((size_t)16 << 20);
 	struct ph_jw jw;
 
 	if (brief) {
-		ph_jw_obj_begin(&c->jw);
-		ph_jw_kv_str(&c->jw, "id", f->id);
-		ph_jw_kv_str(&c->jw, "severity", ph_severity_name(f->severity));
-		ph_jw_kv_str(&c->jw, "title", f->title);
+		ph_jw_obj_begin(out);
+		ph_jw_kv_str(out, "id", f->id);
+		ph_jw_kv_str(out, "severity", ph_severity_name(f->severity));
+		ph_jw_kv_str(out, "title", f->title);
 		if (f->ndetail)
-			ph_jw_kv_str(&c->jw, "detail", f->detail[0]);
+			ph_jw_kv_str(out, "detail", f->detail[0]);
 		if (!f->spanning) {
-			ph_jw_kv_int(&c->jw, "from", f->from);
-			ph_jw_kv_int(&c->jw, "to", f->to);
+			ph_jw_kv_int(out, "from", f->from);
+			ph_jw_kv_int(out, "to", f->to);
 		}
-		ph_jw_kv_int(&c->jw, "count", f->count);
+		ph_jw_kv_int(out, "count", f->count);
 		if (ph_status_name(f->status))
-			ph_jw_kv_str(&c->jw, "status",
-				     ph_status_name(f->status));
+			ph_jw_kv_str(out, "status", ph_status_name(f->status));
 		if (f->where_short)
-			ph_jw_kv_str(&c->jw, "where", f->where_short);
-		ph_jw_kv_str(&c->jw, "evidenceTool", evidence_tool(f->id));
-		ph_jw_obj_end(&c->jw);
+			ph_jw_kv_str(out, "where", f->where_short);
+		ph_jw_kv_str(out, "evidenceTool", evidence_tool(f->id));
+		ph_jw_obj_end(out);
 		return;
 	}
 	ph_jw_init(&jw, &b);
@@ -74,7 +72,7 @@ static void write_one(struct ph_mcp_call *c, const struct ph_finding *f,
 		ph_buf_setlen(&b, b.len - 1);
 		if (!ph_buf_addf(&b, ",\"evidenceTool\":\"%s\"}",
 				 evidence_tool(f->id)))
-			ph_jw_raw(&c->jw, b.buf, b.len);
+			ph_jw_raw(out, b.buf, b.len);
 	}
 	ph_buf_release(&b);
 }
@@ -107,6 +105,10 @@ static int findings_call(struct ph_mcp_call *c)
 		ph_watermark_release(&wm);
 		return 0;
 	}
+	/* An open start is the first event seen: the answer quotes a window
+	 * that can be asked again, and that the next call can compare. */
+	if (a->window.from == INT64_MIN && a->first_t)
+		a->window.from = a->first_t;
 	if (root)
 		ph_analysis_resolve_where(a, root);
 	ph_analysis_classify(a, &wm.prev);
@@ -178,7 +180,7 @@ static int findings_call(struct ph_mcp_call *c)
 			continue;
 		if ((int64_t)shown >= limit)
 			break;
-		write_one(c, f, c->detail != PH_DETAIL_FULL);
+		write_one(&c->jw, f, c->detail != PH_DETAIL_FULL);
 		shown++;
 	}
 	ph_jw_arr_end(&c->jw);
@@ -192,18 +194,24 @@ static int findings_call(struct ph_mcp_call *c)
 		ph_mcp_more(c, " (%s)", note);
 	}
 	if (c->detail != PH_DETAIL_FULL) {
-		/* Measured, not guessed: the full array, written aside. */
+		/* Measured, not guessed: the array detail full would write
+		 * (an explicit limit holds there too), written aside. */
 		struct ph_buf fb = PH_BUF_INIT((size_t)64 << 20);
 		struct ph_jw fj;
+		int64_t full_limit = ph_mcp_arg_has(c, "limit") ? limit :
+								  INT64_MAX;
+		int64_t k = 0;
 
 		ph_jw_init(&fj, &fb);
 		ph_jw_arr_begin(&fj);
-		for (size_t i = 0; i < a->nf; i++)
-			if (a->f[i].severity <= min_sev)
-				ph_finding_write(&a->f[i], &fj);
+		for (size_t i = 0; i < a->nf && k < full_limit; i++)
+			if (a->f[i].severity <= min_sev) {
+				write_one(&fj, &a->f[i], false);
+				k++;
+			}
 		ph_jw_arr_end(&fj);
 		if (!ph_jw_finish(&fj))
-			full_arr = fb.len + 20 * matched;
+			full_arr = fb.len;
 		ph_buf_release(&fb);
 	}
 	ph_jw_key(&c->jw, "quiet");

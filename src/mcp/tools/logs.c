@@ -60,10 +60,7 @@ static int logs_call(struct ph_mcp_call *c)
 			continue;
 		ph_json_as_int(ph_json_get(&e->u.items[i], "t"), &t);
 		ph_mcp_more(c, "; newest error at t=%" PRId64 ": %.*s", t,
-			    (int)strcspn(m->u.s, "\n") > 120 ?
-				    120 :
-				    (int)strcspn(m->u.s, "\n"),
-			    m->u.s);
+			    ph_mcp_first_line(m, 120), m->u.s);
 		break;
 	}
 	ph_mcp_put(c, "logs", r);

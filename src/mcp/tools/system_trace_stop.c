@@ -5,12 +5,13 @@
 
 static int system_trace_stop_call(struct ph_mcp_call *c)
 {
-	char path[4500], why[500];
+	char path[4500], why[500] = "";
 
 	if (ph_systrace_ring_stop(c->m, path, sizeof(path), why, sizeof(why)))
 		return ph_mcp_fail(c, "nothing to stop: %s", why);
-	ph_mcp_line(c, "ring session stopped and cleaned up%s%s",
-		    path[0] ? "; its trace is " : "", path);
+	ph_mcp_line(c, "ring session stopped and cleaned up%s%s%s%s",
+		    path[0] ? "; its trace is " : "", path, why[0] ? "; " : "",
+		    why);
 	ph_jw_kv_str(&c->jw, "trace", path[0] ? path : NULL);
 	return 0;
 }

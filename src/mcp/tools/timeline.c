@@ -14,8 +14,8 @@ static int timeline_call(struct ph_mcp_call *c)
 	int64_t limit = ph_mcp_limit(c, "limit", 100, 500);
 	int64_t matched = 0, returned = 0;
 	char names[512] = "", ws[80];
-	size_t o = 0;
-	size_t at;
+	size_t o = 0, extra = 0;
+	int64_t full_limit;
 
 	for (uint32_t i = 0; kinds && i < kinds->n; i++) {
 		const struct ph_json *k = &kinds->u.items[i];
@@ -39,9 +39,10 @@ static int timeline_call(struct ph_mcp_call *c)
 					      "%s%.*s", o ? "," : "", (int)k->n,
 					      k->u.s);
 	}
-	at = c->payload.len;
-	if (ph_mcp_write_events(c, c->w, mask, limit, &matched, &returned,
-				&src))
+	/* What detail full would return: the explicit limit, else 500. */
+	full_limit = ph_mcp_arg_has(c, "limit") ? limit : 500;
+	if (ph_mcp_write_events(c, c->w, mask, limit, full_limit, &matched,
+				&returned, &extra, &src))
 		return 0;
 	ph_jw_kv_int(&c->jw, "matched", matched);
 	ph_jw_kv_int(&c->jw, "returned", returned);
@@ -63,13 +64,8 @@ static int timeline_call(struct ph_mcp_call *c)
 		ph_mcp_more(c, "all returned");
 	if (src.note[0])
 		ph_mcp_more(c, " (%s)", src.note);
-	if (returned)
-		c->full_payload = (c->payload.len - at) *
-					  (size_t)(matched > returned ?
-							   matched :
-							   returned) /
-					  (size_t)returned +
-				  64;
+	if (extra)
+		c->full_payload = c->payload.len + extra + 1; /* and the } */
 	ph_mcp_mark(c, c->w.to);
 	return 0;
 }
