@@ -10,9 +10,12 @@
  * every second.
  *
  * A new WebSocket gets a snapshot of the store first, taken while the
- * client list is locked: a line is in the store before it is in pending,
- * so nothing falls between the snapshot and the stream; a line may come
- * twice, and the page drops repeated seqs.
+ * client list is locked, then the batches broadcast in the last
+ * RECENT_MS: the link hands a line to the store's parser thread and to
+ * pending at the same moment, so a line can be broadcast before the
+ * parser has stored it, and a page that connects in between would miss
+ * it in both.  Replaying the recent batches closes that gap; a line may
+ * then come twice, and the page drops repeated (seq, t) pairs.
  */
 #include "ph_common.h"
 #include "ph_clock.h"
@@ -36,6 +39,9 @@
 #define ANSWER_CAP	(64u << 20)
 #define RPC_TIMEOUT_MS	5000
 #define HELLO_CAP	(64u << 10)
+#define RECENT_MS	2000 /* batches replayed to a new page */
+#define RECENT_CAP	(16u << 20)
+#define RECENT_MAX	64
 
 struct ws_client {
 	struct mg_connection *conn;
@@ -55,8 +61,14 @@ struct ph_ui {
 	bool overflow; /* pending filled: every page gets a new snapshot */
 	char *hello;   /* the last hello answer's result, JSON */
 
-	pthread_mutex_t clients_mu; /* the list, and writes to its sockets */
+	pthread_mutex_t clients_mu; /* clients, their sockets, recent */
 	struct ws_client *clients;
+	struct ph_buf recent; /* the last batches broadcast, oldest first */
+	struct {
+		int64_t at; /* uptime ms it went out */
+		size_t len;
+	} batches[RECENT_MAX];
+	int nbatches;
 
 	pthread_mutex_t save_mu; /* one save at a time (it prints) */
 	pthread_t thread;
@@ -196,6 +208,7 @@ struct engine_job {
 	struct ph_ui *ui;
 	struct ph_window w;
 	const char *trace;
+	int64_t pid; /* the app's, asked about in the trace */
 	struct ph_buf *fb, *tb;
 	char *why;
 	size_t why_size;
@@ -233,8 +246,9 @@ static void *engine_run(void *arg)
 		j->status = 500;
 		return NULL;
 	}
+	j->why[0] = '\0';
 	if (j->trace[0] && ph_ui_trace_ask(j->ui->traces_dir, j->trace, j->w,
-					   j->tb, j->why, j->why_size))
+					   j->pid, j->tb, j->why, j->why_size))
 		j->status = 422;
 	return NULL;
 }
@@ -280,6 +294,7 @@ static int answer_findings(struct ph_ui *ui, struct mg_connection *c,
 	struct ph_err perr = { 0 };
 	struct ph_jw jw;
 	uint64_t version;
+	int64_t pid;
 	int status;
 
 	status = ph_ui_parse_window(query, &w, trace, sizeof(trace), why,
@@ -295,9 +310,18 @@ static int answer_findings(struct ph_ui *ui, struct mg_connection *c,
 	pthread_mutex_lock(&ui->lv->store.lock);
 	version = ui->lv->store.version;
 	pthread_mutex_unlock(&ui->lv->store.lock);
+	pthread_mutex_lock(&ui->lv->link.mu);
+	pid = ui->lv->link.ident.pid;
+	pthread_mutex_unlock(&ui->lv->link.mu);
 	{
-		struct engine_job job = { ui,  w,   trace,	 &fb,
-					  &tb, why, sizeof(why), 0 };
+		struct engine_job job = { .ui = ui,
+					  .w = w,
+					  .trace = trace,
+					  .pid = pid,
+					  .fb = &fb,
+					  .tb = &tb,
+					  .why = why,
+					  .why_size = sizeof(why) };
 
 		if (!on_big_stack(engine_run, &job)) {
 			snprintf(why, sizeof(why), "cannot start a thread");
@@ -355,6 +379,8 @@ static int answer_findings(struct ph_ui *ui, struct mg_connection *c,
 		ph_jw_key(&jw, "trace");
 		ph_jw_obj_begin(&jw);
 		ph_jw_kv_str(&jw, "id", trace);
+		if (why[0]) /* asked about another process than the app's */
+			ph_jw_kv_str(&jw, "processNote", why);
 		for (size_t k = 0; k < PH_ARRAY_SIZE(keep); k++)
 			if (member(ta, keep[k])) {
 				ph_jw_key(&jw, keep[k]);
@@ -788,6 +814,9 @@ static void ws_ready(struct mg_connection *c, void *cbdata)
 	pthread_mutex_lock(&ui->clients_mu);
 	if (!write_snapshot(ui, &b))
 		mg_websocket_write(c, MG_WEBSOCKET_OPCODE_TEXT, b.buf, b.len);
+	if (ui->recent.len)
+		mg_websocket_write(c, MG_WEBSOCKET_OPCODE_TEXT, ui->recent.buf,
+				   ui->recent.len);
 	cl->next = ui->clients;
 	ui->clients = cl;
 	pthread_mutex_unlock(&ui->clients_mu);
@@ -827,6 +856,27 @@ static void broadcast(struct ph_ui *ui, const char *s, size_t n)
 		mg_websocket_write(cl->conn, MG_WEBSOCKET_OPCODE_TEXT, s, n);
 }
 
+/* Keeps batch s as the newest of `recent`, dropping those past RECENT_MS
+ * (or the caps); call with clients_mu held. */
+static void keep_recent(struct ph_ui *ui, const char *s, size_t n, int64_t now)
+{
+	while (ui->nbatches && (now - ui->batches[0].at > RECENT_MS ||
+				ui->nbatches == RECENT_MAX ||
+				ui->recent.len + n > RECENT_CAP)) {
+		ph_buf_consume(&ui->recent, ui->batches[0].len);
+		memmove(&ui->batches[0], &ui->batches[1],
+			sizeof(ui->batches[0]) * (size_t)--ui->nbatches);
+	}
+	if (ph_buf_add(&ui->recent, s, n)) {
+		/* larger than the cap alone: a page gets the snapshot only */
+		ph_buf_reset(&ui->recent);
+		ui->nbatches = 0;
+		return;
+	}
+	ui->batches[ui->nbatches].at = now;
+	ui->batches[ui->nbatches++].len = n;
+}
+
 static void *broadcaster(void *arg)
 {
 	struct ph_ui *ui = arg;
@@ -856,8 +906,10 @@ static void *broadcaster(void *arg)
 			if (ui->clients && !write_snapshot(ui, &s))
 				broadcast(ui, s.buf, s.len);
 			ph_buf_release(&s);
-		} else if (out.len && ui->clients) {
-			broadcast(ui, out.buf, out.len);
+		} else if (out.len) {
+			if (ui->clients)
+				broadcast(ui, out.buf, out.len);
+			keep_recent(ui, out.buf, out.len, now);
 		}
 		if (now - last_status >= 1000 && ui->clients) {
 			struct ph_buf s = PH_BUF_INIT(1 << 16);
@@ -967,6 +1019,7 @@ struct ph_ui *ph_ui_start(const struct ph_ui_options *o, char *why, size_t size)
 	pthread_mutex_init(&ui->clients_mu, NULL);
 	pthread_mutex_init(&ui->save_mu, NULL);
 	ph_buf_init(&ui->pending, PENDING_CAP);
+	ph_buf_init(&ui->recent, RECENT_CAP);
 	/* Loopback only: the page shows an app's insides. */
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", o->port);
 	mg_init_library(0);
@@ -1013,6 +1066,7 @@ void ph_ui_stop(struct ph_ui *ui)
 		ui->clients = next;
 	}
 	ph_buf_release(&ui->pending);
+	ph_buf_release(&ui->recent);
 	free(ui->hello);
 	pthread_mutex_destroy(&ui->mu);
 	pthread_mutex_destroy(&ui->clients_mu);

@@ -216,11 +216,11 @@ static int64_t to_trace_ns(const struct ph_trace *t, int64_t ms)
 }
 
 int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
-		    struct ph_buf *out, char *why, size_t size)
+		    int64_t pid, struct ph_buf *out, char *why, size_t size)
 {
 	struct ph_trace *t;
 	struct ph_jw jw;
-	char path[4400];
+	char path[4400], process[32] = "";
 	int64_t from, to;
 	int rc;
 
@@ -246,8 +246,28 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 	if (from != PH_NULL_I64 && to != PH_NULL_I64 &&
 	    (to < t->first_ts || from > t->last_ts))
 		from = to = PH_NULL_I64;
+	/* The trace engine takes a process given as digits for its pid. */
+	if (pid > 0)
+		snprintf(process, sizeof(process), "%" PRId64, pid);
 	ph_jw_init(&jw, out);
-	rc = ph_trace_ask(t, NULL, from, to, NULL, 0, NULL, &jw, why, size);
+	rc = ph_trace_ask(t, process[0] ? process : NULL, from, to, NULL, 0,
+			  NULL, &jw, why, size);
+	if (rc == PH_ENOENT && process[0]) {
+		/* Recorded elsewhere, or before this app ran: ask about the
+		 * busiest process, and say so beside the answer. */
+		ph_buf_reset(out);
+		ph_jw_init(&jw, out);
+		rc = ph_trace_ask(t, NULL, from, to, NULL, 0, NULL, &jw, why,
+				  size);
+		if (!rc)
+			snprintf(why, size,
+				 "the app's process (pid %s) is not in this "
+				 "trace: the answers are about its busiest "
+				 "process",
+				 process);
+	} else if (!rc) {
+		why[0] = '\0';
+	}
 	if (!rc && ph_jw_finish(&jw)) {
 		snprintf(why, size, "the trace's answer did not fit");
 		rc = PH_ETOOBIG;

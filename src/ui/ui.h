@@ -115,11 +115,13 @@ int ph_ui_traces_write(const char *dir, struct ph_jw *jw);
 bool ph_ui_trace_listed(const char *dir, const char *id);
 /*
  * The trace engine's answers for trace id over window w (app clock ms),
- * as the JSON text of ph_trace_ask's answer, into out.  0 or an error with
- * why.
+ * as the JSON text of ph_trace_ask's answer, into out.  pid: the app's
+ * process (hello.pid), asked about when the trace holds it; otherwise (0,
+ * or a trace from elsewhere) the busiest process is, and the answer's
+ * "processNote" says why.  0 or an error with why.
  */
 int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
-		    struct ph_buf *out, char *why, size_t size);
+		    int64_t pid, struct ph_buf *out, char *why, size_t size);
 
 /* --- the server ----------------------------------------------------------- */
 

@@ -168,8 +168,8 @@ void test_ui__trace_id_refused_before_anything_runs(void)
 	{
 		struct ph_buf b = PH_BUF_INIT(1 << 20);
 
-		CHECK_INT(ph_ui_trace_ask(dir, "nope", PH_WINDOW_ALL, &b, why,
-					  sizeof(why)),
+		CHECK_INT(ph_ui_trace_ask(dir, "nope", PH_WINDOW_ALL, 0, &b,
+					  why, sizeof(why)),
 			  PH_ENOENT);
 		CHECK(strstr(why, "no trace"));
 		CHECK_INT(b.len, 0);

@@ -1,7 +1,8 @@
 // Porthole's live timeline.  Vanilla JS, one canvas, no framework.
 //
-// Events never live in framework state: they go into a plain store (one
-// sorted array of marks per lane, plus the log list), and the canvas is
+// Events never live in framework state: they go into a plain store (per
+// lane a sorted array of marks and pre-binned summaries for zoomed-out
+// draws, plus the log list; docs/ui.md), and the canvas is
 // redrawn from that store at most once per animation frame, only when
 // something changed (or while following the live edge).  Findings are
 // the server's answers (the host's findings engine); the page never judges
@@ -40,29 +41,125 @@
   LANES.forEach((l) => { laneById[l.id] = l; });
 
   // --- the store -----------------------------------------------------------
+  // Each lane keeps its marks sorted by start time (binary search finds the
+  // visible ones when zoomed in) and, beside them, pre-binned summaries at
+  // a few zoom levels: per bucket of LEVEL_W[k] ms and per style class
+  // (color, row), how many marks and their tallest height or value range.
+  // Both are built as events arrive, so a zoomed-out draw touches at most a
+  // few buckets per pixel column, never every event (bench/ui_draw.mjs).
   const S = {
-    lanes: {}, logs: [], seen: new Map(), hello: null, status: null,
+    lanes: {}, logs: [], logBySeq: new Map(), seen: new Map(), hello: null, status: null,
     statusAt: 0, lastT: null, firstT: null, count: 0, version: 0,
     open: new Map(), // http/db/work starts not yet ended, by id
-    kinds: {},
+    kinds: {}, restarts: [], appDropped: 0,
   };
+  const LEVEL_W = [4, 16, 64, 256, 1024, 4096, 16384, 65536];
+  // A mark spanning more buckets than this is kept whole at that level
+  // (it is wide enough there to be drawn as itself).
+  const LONG_BUCKETS = 8;
+  function newLane() {
+    return {
+      marks: [], tail: [], maxDur: 0, rows: [0, 0, 0, 0], total: 0,
+      classes: [], classOf: new Map(),
+      levels: LEVEL_W.map((w) => ({ w, bins: [], longs: [], longMax: 0 })),
+    };
+  }
   function resetStore() {
-    for (const l of LANES) S.lanes[l.id] = { marks: [], sorted: true, maxDur: 0, rows: [0, 0, 0, 0], total: 0 };
-    S.logs = []; S.seen = new Map(); S.lastT = null; S.firstT = null;
-    S.count = 0; S.open = new Map(); S.kinds = {}; S.version++;
-    logDirty = true;
+    for (const l of LANES) S.lanes[l.id] = newLane();
+    S.logs = []; S.logBySeq = new Map(); S.seen = new Map(); S.lastT = null; S.firstT = null;
+    S.count = 0; S.open = new Map(); S.kinds = {}; S.version++; S.restarts = []; S.appDropped = 0;
+    logReset = true; logDirty = true;
   }
 
   const num = (v) => (v === undefined || v === null || v === '' ? NaN : Number(v));
   const truthy = (v) => v === true || v === 'true';
 
+  // First index whose value >= v in a sorted array of numbers.
+  function lowerNum(a, v) {
+    let lo = 0, hi = a.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid] < v) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  // First index whose t0 >= t (marks sorted by t0).
+  function lowerBound(ms, t) {
+    let lo = 0, hi = ms.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (ms[mid].t0 < t) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  const byT0 = (a, b) => a.t0 - b.t0;
+  // The marks of a lane, sorted.  Marks that arrive out of order (a query's
+  // mark starts before it ends, so before the marks that came meanwhile)
+  // wait in `tail` and are merged in here: only the end of the array from
+  // the earliest of them on is touched, not the whole lane.
+  function marksOf(L) {
+    if (L.tail.length) {
+      const tail = L.tail.sort(byT0);
+      L.tail = [];
+      const ms = L.marks, p = lowerBound(ms, tail[0].t0);
+      const rest = ms.splice(p);
+      let i = 0, j = 0;
+      while (i < rest.length && j < tail.length) ms.push(rest[i].t0 <= tail[j].t0 ? rest[i++] : tail[j++]);
+      while (i < rest.length) ms.push(rest[i++]);
+      while (j < tail.length) ms.push(tail[j++]);
+    }
+    return L.marks;
+  }
+  // The style class of a mark: what the draw paints the same way.
+  function classOf(L, m) {
+    const key = m.color + '|' + (m.row | 0) + (m.anon ? '|a' : '') + (m.gc ? '|g' : '');
+    let c = L.classOf.get(key);
+    if (c === undefined) {
+      c = L.classes.length;
+      L.classes.push({ color: m.color, row: m.row | 0, anon: !!m.anon, gc: !!m.gc, value: m.value !== undefined });
+      L.classOf.set(key, c);
+    }
+    return c;
+  }
+  // One bucket of a class at one level: counts, tallest height, value range.
+  function bump(B, b, h, v) {
+    const idx = B.idx;
+    let i = idx.length - 1;
+    if (i < 0 || idx[i] < b) {
+      idx.push(b); B.n.push(1); B.h.push(h); B.lo.push(v); B.hi.push(v);
+      return;
+    }
+    if (idx[i] !== b) {
+      i = lowerNum(idx, b);
+      if (idx[i] !== b) {
+        idx.splice(i, 0, b); B.n.splice(i, 0, 1); B.h.splice(i, 0, h); B.lo.splice(i, 0, v); B.hi.splice(i, 0, v);
+        return;
+      }
+    }
+    B.n[i]++;
+    if (h > B.h[i]) B.h[i] = h;
+    if (v < B.lo[i]) B.lo[i] = v;
+    if (v > B.hi[i]) B.hi[i] = v;
+  }
+  function binAdd(L, m) {
+    const h = m.hfrac || 1, v = m.value >= 0 ? m.value : NaN;
+    for (const lv of L.levels) {
+      const b0 = Math.floor(m.t0 / lv.w), b1 = Math.floor(m.t1 / lv.w);
+      if (b1 - b0 >= LONG_BUCKETS) {
+        const ls = lv.longs;
+        if (!ls.length || ls[ls.length - 1].t0 <= m.t0) ls.push(m);
+        else ls.splice(lowerBound(ls, m.t0), 0, m);
+        if (m.t1 - m.t0 > lv.longMax) lv.longMax = m.t1 - m.t0;
+        continue;
+      }
+      const B = lv.bins[m.cls] || (lv.bins[m.cls] = { idx: [], n: [], h: [], lo: [], hi: [] });
+      for (let b = b0; b <= b1; b++) bump(B, b, h, v);
+    }
+  }
+
   function addMark(laneId, m) {
     const L = S.lanes[laneId];
     const ms = L.marks;
-    if (ms.length && ms[ms.length - 1].t0 > m.t0) L.sorted = false;
+    m.cls = classOf(L, m);
+    if (!ms.length || ms[ms.length - 1].t0 <= m.t0) ms.push(m);
+    else L.tail.push(m);
     const d = m.t1 - m.t0;
     if (d > L.maxDur) L.maxDur = d;
-    ms.push(m);
+    binAdd(L, m);
     L.total++;
   }
   // A free sub-row for a span, so overlapping calls do not hide each other.
@@ -76,18 +173,43 @@
   }
   function isAnonKey(k) { return typeof k === 'string' && (k.startsWith('unnamed#') || k.startsWith('<unnamed')); }
 
+  // The same event can come twice (in a snapshot and in the stream, or in
+  // the backfill after a reconnect); within one process a seq always comes
+  // with the same t, and across processes the t differs, so (seq, t)
+  // names an event even after the app restarted and numbers from 0 again.
+  function seenBefore(seq, t) {
+    const prev = S.seen.get(seq);
+    if (prev === undefined) { S.seen.set(seq, t); return false; }
+    if (prev === t) return true;
+    if (Array.isArray(prev)) {
+      if (prev.includes(t)) return true;
+      prev.push(t);
+      return false;
+    }
+    S.seen.set(seq, [prev, t]);
+    return false;
+  }
+  // The app restarted at about t: a mark on the device lane, and the bar
+  // says so (the timeline keeps the old process's events).
+  function restarted(t, pid) {
+    S.restarts.push({ t, pid });
+    addMark('device', { t0: t, t1: t, color: C.note, label: 'app restarted' + (pid ? ' (pid ' + pid + ')' : ''), restart: true,
+      ev: { event: 'restart', t, seq: -1, data: { pid } } });
+    dirty = true;
+  }
+
   function ingest(ev) {
     if (!ev || typeof ev.event !== 'string' || typeof ev.t !== 'number') return;
-    if (ev.event === 'dropped') return; // counted by the host, never stored
-    const proc = S.hello ? S.hello.startedAt : 0;
+    if (ev.event === 'dropped') { // the app's full queue: counted, not drawn
+      const n = num(ev.data && ev.data.count);
+      if (n > 0) { S.appDropped += n; renderConn(); }
+      return;
+    }
+    const t = ev.t;
     if (typeof ev.seq === 'number' && ev.seq >= 0) {
-      let set = S.seen.get(proc);
-      if (!set) { set = new Set(); S.seen.set(proc, set); }
-      if (set.has(ev.seq)) return;
-      set.add(ev.seq);
+      if (seenBefore(ev.seq, t)) return;
     }
     const d = ev.data || {};
-    const t = ev.t;
     S.count++;
     S.kinds[ev.event] = (S.kinds[ev.event] || 0) + 1;
     if (S.lastT === null || t > S.lastT) S.lastT = t;
@@ -184,13 +306,14 @@
         break;
       case 'log': {
         S.logs.push(ev);
+        if (typeof ev.seq === 'number') S.logBySeq.set(ev.seq, ev);
         logDirty = true;
         if (d.level === 'W' || d.level === 'E' || d.level === 'F')
           addMark('warnings', { t0: t, t1: t, color: d.level === 'W' ? C.warn : C.err, label: d.level + ' ' + (d.tag || '') + ': ' + (d.message || ''), ev });
         break;
       }
       case 'log_append': {
-        const parent = S.logs.find((l) => l.seq === d.seq);
+        const parent = S.logBySeq.get(d.seq);
         if (parent) { parent.more = (parent.more || '') + '\n' + (d.text || ''); }
         break;
       }
@@ -209,23 +332,28 @@
     if (!o || typeof o !== 'object') return;
     if (o.ui === 'snapshot') {
       resetStore();
-      if (o.hello) setHello(o.hello);
+      if (o.hello) setHello(o.hello, false);
       if (o.status) setStatus(o.status);
       const evs = (o.timeline && o.timeline.events) || [];
       for (const e of evs) ingest(e);
+      // A snapshot carries only the newest process's hello: events from
+      // before it started were an earlier process's, so the app restarted
+      // (at least once) while porthole ui was running.
+      const h = S.hello;
+      if (h && typeof h.startedAt === 'number' && S.firstT !== null && S.firstT < h.startedAt) restarted(h.startedAt, h.pid);
       findingsTouch();
       return;
     }
     if (o.ui === 'status') { setStatus(o.status); return; }
     if (typeof o.event === 'string') { ingest(o); return; }
     if (o.result && typeof o.result === 'object') {
-      if (typeof o.result.protocol === 'number' && o.result.packageName) setHello(o.result);
+      if (typeof o.result.protocol === 'number' && o.result.packageName) setHello(o.result, true);
       if (Array.isArray(o.result.events)) for (const e of o.result.events) ingest(e);
     }
   }
 
   // --- the socket ------------------------------------------------------------
-  let ws = null, wsBackoff = 250, wsUp = false;
+  let ws = null, wsBackoff = 250, wsUp = false, batchProbe = null;
   function connect() {
     ws = new WebSocket('ws://' + location.host + '/ws');
     ws.onopen = () => { wsUp = true; wsBackoff = 250; renderConn(); };
@@ -239,6 +367,7 @@
         if (j > i) { try { ingestLine(JSON.parse(text.slice(i, j))); } catch (e) { /* skip a bad line */ } }
         i = j + 1;
       }
+      if (batchProbe) batchProbe();
     };
     ws.onclose = () => {
       wsUp = false; renderConn();
@@ -248,9 +377,22 @@
   }
   setInterval(() => { if (ws && ws.readyState === 1) ws.send('ping'); }, 20000);
 
-  function setHello(h) {
+  // live: the hello came down the stream (the link reached a process),
+  // not in a snapshot.  Another startedAt or pid there is a new process.
+  function setHello(h, live) {
+    const old = S.hello;
+    // A replayed batch can carry the hello of the process before: keep
+    // the newest.
+    if (live && old && typeof h.startedAt === 'number' && h.startedAt < old.startedAt) return;
     S.hello = h;
+    if (live && old && (old.startedAt !== h.startedAt || old.pid !== h.pid)) {
+      const t = typeof h.startedAt === 'number' && h.startedAt > 0 ? h.startedAt : S.lastT;
+      restarted(t === null ? 0 : t, h.pid);
+      toast('The app restarted: ' + (old.pid ? 'pid ' + old.pid + ' → ' : '') + 'pid ' + (h.pid || '?') +
+        '. The timeline keeps the old process\'s events.');
+    }
     $('app').textContent = (h.packageName || '?') + (h.device ? ' · ' + h.device : '') + (h.pid ? ' · pid ' + h.pid : '');
+    renderConn();
     dirty = true;
   }
   function setStatus(st) {
@@ -270,6 +412,12 @@
       state = S.status.link.state;
       text = state === 'connected' ? 'live: ' + (S.status.store.events) + ' events' :
         state + (S.status.link.error ? ': ' + S.status.link.error : '');
+      // The link reconnects by itself; say so, and whether the app it
+      // found again is a new process.
+      const again = (S.status.link.connects || 0) - 1;
+      if (again > 0) text += ' · reconnected ' + (again > 1 ? again + '×' : 'once');
+      if (S.restarts.length) text += ' · app restarted ' + (S.restarts.length > 1 ? S.restarts.length + '×' : 'once');
+      if (S.appDropped) text += ' · the app dropped ' + S.appDropped + ' events (its queue was full)';
       if (S.status.link.warning) text += ' (' + S.status.link.warning + ')';
     } else if (wsUp) { state = 'connecting'; text = 'connected to porthole ui'; }
     el.dataset.state = state;
@@ -279,7 +427,7 @@
   // --- the clock and the view -----------------------------------------------
   const view = { from: 0, to: 30000, follow: true, cursor: null };
   let framework = false;
-  let dirty = true, logDirty = true, lastLogs = 0;
+  let dirty = true, logDirty = true, logReset = true, lastLogs = 0;
 
   // The live edge on the app clock: this machine's clock when the app runs
   // here (the server says so), else the newest event.
@@ -299,12 +447,16 @@
     dirty = true;
     findingsTouch();
   }
-  function plotW() { return canvas.clientWidth - LABEL_W; }
+  // The canvas's CSS size, read in resize() only: reading clientWidth after
+  // the page changed the DOM (the range text, the log pane) forces a
+  // layout, which was a large part of a draw.
+  let cssW = 1, cssH = 1;
+  function plotW() { return Math.max(1, cssW - LABEL_W); }
   function xOf(t) { return LABEL_W + (t - view.from) / span() * plotW(); }
   function tOf(x) { return view.from + (x - LABEL_W) / plotW() * span(); }
 
   // --- findings: the server's answers, never the page's own --------------
-  const F = { state: 'idle', answer: null, asked: null, error: null, timer: 0, seq: 0, marks: [] };
+  const F = { state: 'idle', answer: null, asked: null, error: null, timer: 0, seq: 0, marks: [], trace: '' };
   // A still window is asked 250 ms after it stops moving; while following
   // live the window moves all the time, so it is asked at most every 1.2 s
   // (a debounce there would never fire).
@@ -323,8 +475,9 @@
     const moved = Math.abs(F.asked.from - view.from) > tol || Math.abs(F.asked.to - view.to) > tol;
     const newer = !view.follow && S.status && S.status.store && S.status.store.version !== F.asked.version &&
       S.lastT !== null && S.lastT >= F.asked.from && S.lastT <= F.asked.to;
-    return moved || newer;
+    return moved || newer || F.asked.trace !== F.trace;
   }
+  function askFindingsSoon() { clearTimeout(F.timer); F.timer = 0; dirty = true; askFindings(); }
   async function askFindings() {
     const from = Math.floor(view.from), to = Math.ceil(view.to);
     if (from >= to) return;
@@ -332,17 +485,18 @@
     const my = ++F.seq;
     F.state = 'loading'; dirty = true;
     try {
-      const r = await fetch('/api/findings?from=' + from + '&to=' + to);
+      const trace = F.trace;
+      const r = await fetch('/api/findings?from=' + from + '&to=' + to + (trace ? '&trace=' + encodeURIComponent(trace) : ''));
       const j = await r.json();
       if (my !== F.seq) return;
       if (!r.ok) throw new Error(j.error || r.statusText);
-      F.answer = j; F.asked = { from, to, version }; F.state = 'ok'; F.error = null;
+      F.answer = j; F.asked = { from, to, version, trace }; F.state = 'ok'; F.error = null;
       F.marks = [];
       for (const f of j.findings || []) {
         const w = f.window || {};
         const t0 = f.spanning ? view.from : num(w.from), t1 = f.spanning ? view.to : num(w.to);
         F.marks.push({ t0, t1, f, color: f.severity === 'error' ? C.err : f.severity === 'warning' ? C.warn : C.note,
-          label: f.severity + ': ' + f.title });
+          label: (f.source === 'trace' ? '[trace] ' : '') + f.severity + ': ' + f.title });
       }
       F.marks.sort((a, b) => a.t0 - b.t0);
     } catch (e) {
@@ -358,18 +512,61 @@
     if (!F.answer) return { text: 'not asked yet', color: C.dim, kind: 'idle' };
     const stale = isStale() || F.state === 'loading';
     if (stale) return { text: 'stale: answer for t=' + F.asked.from + '..' + F.asked.to + '; asking again…', color: C.warn, kind: 'stale' };
-    if (!(F.answer.findings || []).length)
-      return { text: 'looked: nothing found (' + (F.answer.quiet || []).length + ' checks quiet)', color: C.ok, kind: 'empty' };
-    return { text: F.answer.findings.length + ' finding' + (F.answer.findings.length > 1 ? 's' : ''), color: C.dim, kind: 'ok' };
+    const fs = F.answer.findings || [];
+    const tr = traceText(fs);
+    if (!fs.length)
+      return { text: 'looked: nothing found (' + (F.answer.quiet || []).length + ' checks quiet)' + tr, color: C.ok, kind: 'empty' };
+    return { text: fs.length + ' finding' + (fs.length > 1 ? 's' : '') + tr, color: C.dim, kind: 'ok' };
   }
+  // What the system trace added, and what it was asked; a trace finding
+  // outside the visible window (a trace from another clock) is counted.
+  function traceText(fs) {
+    const t = F.answer.trace;
+    if (!t) return '';
+    const mine = fs.filter((f) => f.source === 'trace');
+    const off = mine.filter((f) => !f.spanning && f.window && (f.window.to < view.from || f.window.from > view.to)).length;
+    const asked = Array.isArray(F.answer.asked) ? F.answer.asked : [];
+    return ' · system trace ' + t.id + ': ' + mine.length + ' finding' + (mine.length === 1 ? '' : 's') +
+      (off ? ' (' + off + ' outside this window)' : '') + ', asked ' + (asked.join(', ') || 'nothing') +
+      (t.processNote ? ' — ' + t.processNote : '');
+  }
+
+  // --- system traces under .porthole/traces/ ---------------------------------
+  async function loadTraces() {
+    const sel = $('trace');
+    try {
+      const r = await fetch('/api/traces');
+      const j = await r.json();
+      if (!r.ok) throw new Error(j.error || r.statusText);
+      const keep = F.trace;
+      sel.textContent = '';
+      const none = document.createElement('option');
+      none.value = ''; none.textContent = 'no system trace';
+      sel.append(none);
+      for (const t of j.traces || []) {
+        const o = document.createElement('option');
+        o.value = t.id;
+        o.textContent = t.id + ' · ' + Math.round(t.bytes / 1024) + ' KB' +
+          (t.coverage ? ' · t=' + t.coverage.from + '..' + t.coverage.to : ' · ' + (t.reason || 'not on the app clock'));
+        sel.append(o);
+      }
+      sel.value = (j.traces || []).some((t) => t.id === keep) ? keep : '';
+      sel.title = (j.traces || []).length ? 'Merge a system trace\'s answers into the findings' : 'No traces in .porthole/traces/ (porthole trace record --out .porthole/traces/NAME)';
+    } catch (e) {
+      sel.title = 'cannot list traces: ' + (e.message || e);
+    }
+  }
+  $('trace').addEventListener('focus', loadTraces);
+  $('trace').addEventListener('mousedown', loadTraces);
+  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); };
 
   // --- drawing ---------------------------------------------------------------
   let dpr = 1;
   function resize() {
     dpr = window.devicePixelRatio || 1;
-    const w = canvas.clientWidth, h = canvas.clientHeight;
-    canvas.width = Math.max(1, Math.round(w * dpr));
-    canvas.height = Math.max(1, Math.round(h * dpr));
+    cssW = canvas.clientWidth; cssH = canvas.clientHeight;
+    canvas.width = Math.max(1, Math.round(cssW * dpr));
+    canvas.height = Math.max(1, Math.round(cssH * dpr));
     dirty = true;
   }
   window.addEventListener('resize', resize);
@@ -380,15 +577,9 @@
     for (const l of LANES) { tops[l.id] = y; y += l.h; }
     return tops;
   }
-  // First index whose t0 >= t (marks sorted by t0).
-  function lowerBound(ms, t) {
-    let lo = 0, hi = ms.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (ms[mid].t0 < t) lo = mid + 1; else hi = mid; }
-    return lo;
-  }
+  // [first, end) of the marks that may overlap the view.
   function visible(L) {
-    if (!L.sorted) { L.marks.sort((a, b) => a.t0 - b.t0); L.sorted = true; }
-    const ms = L.marks;
+    const ms = marksOf(L);
     return [lowerBound(ms, view.from - L.maxDur), lowerBound(ms, view.to + 1), ms];
   }
   function emptyReason(l, inView) {
@@ -408,7 +599,7 @@
 
   function draw() {
     const t0 = performance.now();
-    const W = canvas.clientWidth, H = canvas.clientHeight;
+    const W = cssW, H = cssH;
     if (view.follow) {
       const s = span(), e = liveEdge();
       view.to = e + s * 0.02; view.from = view.to - s;
@@ -475,61 +666,183 @@
     ctx.fillStyle = C.dim; ctx.fillText('uptime', 8, AXIS_H / 2);
   }
 
-  // Marks of one lane: thin ones share a pixel column, so a dense second
-  // costs one rectangle per column and color, not one per event.
-  function drawLane(l, y) {
-    const L = S.lanes[l.id];
-    const [a, b, ms] = visible(L);
-    const rows = l.id === 'recompose' ? 3 : l.id === 'http' || l.id === 'db' ? 3 : l.id === 'work' || l.id === 'main' ? 2 : 1;
-    const rh = (l.h - 4) / rows;
-    const sc = plotW() / span(), base = LABEL_W - view.from * sc;
-    // The last pixel column drawn per color and row: interleaved kinds
-    // (recompositions and writes) still cost one rectangle per column.
-    const last = {};
-    let n = 0;
-    for (let i = a; i < b; i++) {
-      const m = ms[i];
-      if (m.t1 < view.from) continue;
-      if (m.anon && !framework) continue;
-      n++;
-      let x0 = base + m.t0 * sc, x1 = base + m.t1 * sc;
-      if (x1 - x0 < 2) {
-        const px = x0 | 0, r = m.row | 0;
-        let lr = last[m.color];
-        if (!lr) lr = last[m.color] = [-1, -1, -1, -1];
-        if (lr[r] === px) continue;
-        lr[r] = px;
-        x0 = px; x1 = px + 2;
-      }
-      const row = m.row | 0;
-      let hh = rh - 2, yy = y + 2 + row * rh;
-      if (m.hfrac) { hh = (l.h - 6) * m.hfrac; yy = y + l.h - 3 - hh; }
-      if (x0 < LABEL_W - 2) x0 = LABEL_W - 2;
-      ctx.fillStyle = m.color;
-      ctx.fillRect(x0, yy, x1 - x0, hh);
+  // Drawing a lane goes through pixel columns: every mark (or, zoomed
+  // out, every bucket of the lane's summary) raises the columns it covers
+  // in its style class to its height, and each run of equal columns is one
+  // rectangle, all rectangles of one color one path.  So a dense lane costs
+  // a few rectangles, not one per event: canvas calls, not the loop, were
+  // most of a slow frame (docs/ui.md).
+  const colPool = [];
+  function columns(k, pw) {
+    let c = colPool[k];
+    if (!c || c.length < pw) c = colPool[k] = new Float32Array(pw + 256);
+    return c;
+  }
+  // Raises columns [x0, x1] (pixels from the plot's left edge) to v.
+  function raise(col, x0, x1, v, pw) {
+    let p0 = Math.floor(x0), p1 = Math.floor(x1);
+    if (p1 < 0 || p0 >= pw) return;
+    if (p0 < 0) p0 = 0;
+    if (p1 >= pw) p1 = pw - 1;
+    for (let p = p0; p <= p1; p++) if (v > col[p]) col[p] = v;
+  }
+  // The coarsest summary level still finer than a pixel, or null.
+  function levelFor(L, pxMs) {
+    let lv = null;
+    for (const l of L.levels) if (l.w <= pxMs) lv = l;
+    return lv;
+  }
+  // Adds each run of equal non-zero columns to the current path; geom(v)
+  // gives [y, height] for a column value.  A run is at least 2 px wide, so
+  // a lone point shows.
+  function runs(col, pw, geom) {
+    let p = 0;
+    while (p < pw) {
+      const v = col[p];
+      if (!v) { p++; continue; }
+      let q = p + 1;
+      while (q < pw && col[q] === v) q++;
+      const g = geom(v);
+      ctx.rect(LABEL_W + p, g[0], Math.max(2, q - p), g[1]);
+      p = q;
     }
+  }
+  // Fills the classes' columns from the marks (zoomed in) or from the
+  // summary (zoomed out, when the window holds more marks than pixels).
+  // Returns how many marks that was; used[c] is set for each class touched.
+  function fillColumns(L, used, skip) {
+    const pw = plotW(), from = view.from, to = view.to, pxMs = span() / pw;
+    const [a, b, ms] = visible(L);
+    const lv = levelFor(L, pxMs);
+    let n = 0;
+    const mark = (m) => {
+      if (m.t1 < from || skip(m)) return;
+      const col = columns(m.cls, pw);
+      used[m.cls] = 1;
+      const x0 = (m.t0 - from) / pxMs, x1 = (m.t1 - from) / pxMs;
+      // A wide mark ends where it ends, so neighbours keep their gap.
+      raise(col, x0, x1 - x0 >= 2 ? x1 - 1 : x0, m.hfrac || 1, pw);
+      n++;
+    };
+    if (!lv || b - a <= pw) {
+      for (let i = a; i < b; i++) mark(ms[i]);
+      return n;
+    }
+    const w = lv.w, bFrom = Math.floor(from / w), bTo = Math.floor(to / w);
+    for (let c = 0; c < L.classes.length; c++) {
+      const B = lv.bins[c];
+      if (!B || skip(L.classes[c])) continue;
+      const idx = B.idx, e = lowerNum(idx, bTo + 1);
+      let i = lowerNum(idx, bFrom);
+      if (i >= e) continue;
+      const col = columns(c, pw);
+      used[c] = 1;
+      for (; i < e; i++) {
+        let p = Math.floor((idx[i] * w - from) / pxMs);
+        if (p < 0) p = 0; else if (p >= pw) p = pw - 1;
+        if (B.h[i] > col[p]) col[p] = B.h[i];
+        n += B.n[i];
+      }
+    }
+    const ls = lv.longs;
+    for (let i = lowerBound(ls, from - lv.longMax); i < ls.length && ls[i].t0 <= to; i++) mark(ls[i]);
     return n;
   }
+  // Where classes share a column the worse one is painted last, on top:
+  // zoomed out, a column shows the worst thing in it.
+  const RANK = { [C.err]: 3, [C.warn]: 2, [C.mainq]: 1 };
+  // One path per color over the used classes, then the columns cleared.
+  function paint(L, used, geomOf) {
+    const pw = plotW();
+    const done = new Uint8Array(L.classes.length);
+    const order = [];
+    for (let c = 0; c < L.classes.length; c++) if (used[c]) order.push(c);
+    order.sort((x, y) => (RANK[L.classes[x].color] || 0) - (RANK[L.classes[y].color] || 0) || x - y);
+    for (const c of order) {
+      if (done[c]) continue;
+      const color = L.classes[c].color;
+      ctx.fillStyle = color;
+      ctx.beginPath();
+      for (let k = c; k < L.classes.length; k++) {
+        if (!used[k] || done[k] || L.classes[k].color !== color) continue;
+        done[k] = 1;
+        runs(colPool[k], pw, geomOf(L.classes[k]));
+        colPool[k].fill(0, 0, pw);
+      }
+      ctx.fill();
+    }
+  }
+  const hiddenAnon = (m) => m.anon && !framework;
+  function drawLane(l, y) {
+    const L = S.lanes[l.id];
+    const rows = l.id === 'recompose' ? 3 : l.id === 'http' || l.id === 'db' ? 3 : l.id === 'work' || l.id === 'main' ? 2 : 1;
+    const rh = (l.h - 4) / rows;
+    const used = new Uint8Array(L.classes.length);
+    const n = fillColumns(L, used, hiddenAnon);
+    paint(L, used, (cl) => {
+      if (l.id === 'frames') return (v) => { const hh = (l.h - 6) * v; return [y + l.h - 3 - hh, hh]; };
+      const g = [y + 2 + cl.row * rh, rh - 2];
+      return () => g;
+    });
+    return n;
+  }
+  // Memory: a line through the samples, or zoomed out the band between
+  // each pixel column's lowest and highest sample; GC pauses as ticks.
+  const memLo = [], memHi = [];
   function drawMemory(l, y) {
     const L = S.lanes[l.id];
+    const pw = plotW(), from = view.from, to = view.to, pxMs = span() / pw;
     const [a, b, ms] = visible(L);
+    const lv = levelFor(L, pxMs);
+    const used = new Uint8Array(L.classes.length);
+    const ticks = fillColumns(L, used, (m) => !m.gc);
     let lo = Infinity, hi = -Infinity, n = 0;
-    for (let i = a; i < b; i++) { const v = ms[i].value; if (v >= 0) { if (v < lo) lo = v; if (v > hi) hi = v; } }
-    if (hi < lo) return 0;
-    if (hi === lo) { hi += 1; lo = Math.max(0, lo - 1); }
+    const yOf = (v) => y + l.h - 4 - (v - lo) / (hi - lo) * (l.h - 10);
     ctx.strokeStyle = C.mem; ctx.lineWidth = 1.5; ctx.beginPath();
-    let first = true;
-    for (let i = Math.max(0, a - 1); i < Math.min(ms.length, b + 1); i++) {
-      const m = ms[i];
-      if (m.gc) { ctx.fillStyle = C.warn; ctx.fillRect(xOf(m.t0), y + 2, 2, 6); continue; }
-      if (!(m.value >= 0)) continue;
-      const x = xOf(m.t0), yy = y + l.h - 4 - (m.value - lo) / (hi - lo) * (l.h - 10);
-      if (first) { ctx.moveTo(x, yy); first = false; } else ctx.lineTo(x, yy);
-      n++;
+    if (lv && b - a > pw) {
+      for (let p = 0; p < pw; p++) { memLo[p] = Infinity; memHi[p] = -Infinity; }
+      const w = lv.w, bFrom = Math.floor(from / w), bTo = Math.floor(to / w);
+      L.classes.forEach((cl, c) => {
+        const B = lv.bins[c];
+        if (!B || !cl.value) return;
+        for (let i = lowerNum(B.idx, bFrom), e = lowerNum(B.idx, bTo + 1); i < e; i++) {
+          let p = Math.floor((B.idx[i] * w - from) / pxMs);
+          if (p < 0) p = 0; else if (p >= pw) p = pw - 1;
+          if (B.lo[i] < memLo[p]) memLo[p] = B.lo[i];
+          if (B.hi[i] > memHi[p]) memHi[p] = B.hi[i];
+          n += B.n[i];
+        }
+      });
+      for (let p = 0; p < pw; p++) if (memHi[p] >= memLo[p]) { if (memLo[p] < lo) lo = memLo[p]; if (memHi[p] > hi) hi = memHi[p]; }
+      if (hi >= lo) {
+        if (hi === lo) { hi += 1; lo = Math.max(0, lo - 1); }
+        let first = true;
+        for (let p = 0; p < pw; p++) {
+          if (!(memHi[p] >= memLo[p])) continue;
+          const x = LABEL_W + p + 0.5;
+          if (first) { ctx.moveTo(x, yOf(memHi[p])); first = false; } else ctx.lineTo(x, yOf(memHi[p]));
+          ctx.lineTo(x, yOf(memLo[p]));
+        }
+      }
+    } else {
+      for (let i = a; i < b; i++) { const v = ms[i].value; if (v >= 0) { if (v < lo) lo = v; if (v > hi) hi = v; } }
+      if (hi >= lo) {
+        if (hi === lo) { hi += 1; lo = Math.max(0, lo - 1); }
+        const sc = pw / span(), base = LABEL_W - from * sc;
+        let first = true;
+        for (let i = Math.max(0, a - 1); i < Math.min(ms.length, b + 1); i++) {
+          const m = ms[i];
+          if (!(m.value >= 0)) continue;
+          const x = base + m.t0 * sc, yy = yOf(m.value);
+          if (first) { ctx.moveTo(x, yy); first = false; } else ctx.lineTo(x, yy);
+          n++;
+        }
+      }
     }
     ctx.stroke();
-    ctx.fillStyle = C.dim; ctx.fillText(Math.round(hi) + ' MB', canvas.clientWidth - 60, y + 8);
-    return n;
+    paint(L, used, () => { const g = [y + 2, 6]; return () => g; });
+    if (hi >= lo) { ctx.fillStyle = C.dim; ctx.fillText(Math.round(hi) + ' MB', cssW - 60, y + 8); }
+    return n + ticks;
   }
   function drawFindings(l, y) {
     const st = findingsText();
@@ -549,9 +862,11 @@
     ctx.fillText(st.text, LABEL_W + 10, y + l.h - 7);
     return n + 1;
   }
+  let rangeText = '';
   function renderRange() {
-    const s = span();
-    $('range').textContent = 't=' + Math.round(view.from) + '..' + Math.round(view.to) + ' (' + (s >= 10000 ? (s / 1000).toFixed(0) : (s / 1000).toFixed(2)) + ' s)';
+    const sp = span();
+    const text = 't=' + Math.round(view.from) + '..' + Math.round(view.to) + ' (' + (sp >= 10000 ? (sp / 1000).toFixed(0) : (sp / 1000).toFixed(2)) + ' s)';
+    if (text !== rangeText) { rangeText = text; $('range').textContent = text; }
   }
 
   function frame() {
@@ -578,8 +893,7 @@
     if (l.id === 'findings') F.marks.forEach(consider);
     else {
       const L = S.lanes[l.id];
-      if (!L.sorted) visible(L);
-      const ms = L.marks;
+      const ms = marksOf(L);
       for (let i = lowerBound(ms, t - slack - L.maxDur); i < ms.length && ms[i].t0 <= t + slack; i++) consider(ms[i]);
     }
     if (best) best.lane = l.id;
@@ -676,32 +990,64 @@
   }
 
   // --- the log pane ------------------------------------------------------------
-  const LOG_ROWS = 1500;
-  let selectedLog = null;
-  function renderLogs() {
-    const box = $('log-rows');
-    const atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
-    const logs = S.logs.length > LOG_ROWS ? S.logs.slice(S.logs.length - LOG_ROWS) : S.logs;
-    const frag = document.createDocumentFragment();
-    for (const ev of logs) {
-      const d = ev.data || {};
-      const r = document.createElement('div');
-      r.className = 'log ' + (d.level || '') + (ev === selectedLog ? ' sel' : '');
-      r.setAttribute('role', 'listitem');
-      r.dataset.t = ev.t;
-      const t = document.createElement('span'); t.className = 't'; t.textContent = ev.t;
-      const lv = document.createElement('span'); lv.className = 'lv'; lv.textContent = d.level || '?';
-      const tag = document.createElement('span'); tag.className = 'tag'; tag.textContent = d.tag || '';
-      const msg = document.createElement('span'); msg.className = 'msg'; msg.textContent = d.message || '';
-      r.append(t, lv, tag, msg);
-      r.onclick = () => { selectedLog = ev; moveTo(ev.t); logDirty = true; };
-      frag.append(r);
-    }
-    box.textContent = '';
-    box.append(frag);
-    $('log-count').textContent = S.logs.length ? '(' + S.logs.length + ' lines)' : '(no lines yet)';
-    if (atBottom && !selectedLog) box.scrollTop = box.scrollHeight;
+  // A virtual list: a sizer as tall as every line, and DOM rows only for
+  // the lines in view (a pool reused as it scrolls), so a stream of logs
+  // costs the same few rows whatever its rate; building a row per line
+  // was most of the page's time at a few thousand events a second.
+  const LOG_ROW_H = 17, LOG_MAX = 100000;
+  let selectedLog = null, logPinned = true, logFirst = 0;
+  const logBox = $('log-rows'), logSizer = document.createElement('div');
+  logSizer.className = 'log-sizer';
+  logBox.append(logSizer);
+  const logPool = [];
+  function logRow() {
+    const r = document.createElement('div');
+    r.setAttribute('role', 'listitem');
+    for (const c of ['t', 'lv', 'tag', 'msg']) { const e = document.createElement('span'); e.className = c; r.append(e); }
+    r.onclick = () => {
+      const ev = r.ev;
+      if (!ev) return;
+      selectedLog = ev; logPinned = false;
+      for (const x of logPool) x.ev = null; // repaint the selection
+      moveTo(ev.t);
+      renderLogs();
+    };
+    logSizer.append(r);
+    return r;
   }
+  function logOffset() { return Math.max(0, S.logs.length - LOG_MAX); }
+  function renderLogs() {
+    const off = logOffset(), n = S.logs.length - off;
+    if (logReset) { logReset = false; logBox.scrollTop = 0; logPinned = true; }
+    logSizer.style.height = n * LOG_ROW_H + 'px';
+    const viewH = logBox.clientHeight;
+    if (logPinned) logBox.scrollTop = Math.max(0, n * LOG_ROW_H - viewH);
+    const first = Math.max(0, Math.floor(logBox.scrollTop / LOG_ROW_H));
+    const count = Math.min(n - first, Math.ceil(viewH / LOG_ROW_H) + 1);
+    logFirst = first;
+    for (let k = 0; k < Math.max(count, logPool.length); k++) {
+      const r = logPool[k] || (logPool[k] = logRow());
+      if (k >= count) { r.hidden = true; r.ev = null; continue; }
+      const ev = S.logs[off + first + k], d = ev.data || {};
+      r.hidden = false;
+      if (r.ev === ev) continue;
+      r.ev = ev;
+      r.style.top = (first + k) * LOG_ROW_H + 'px';
+      r.className = 'log ' + (d.level || '') + (ev === selectedLog ? ' sel' : '');
+      r.dataset.t = ev.t;
+      const c = r.children;
+      c[0].textContent = ev.t; c[1].textContent = d.level || '?';
+      c[2].textContent = d.tag || ''; c[3].textContent = d.message || '';
+    }
+    $('log-count').textContent = S.logs.length ? '(' + S.logs.length + ' lines' + (off ? ', the last ' + LOG_MAX + ' listed' : '') + ')' : '(no lines yet)';
+  }
+  // Scrolled to the bottom, the list follows new lines; scrolled up, it
+  // stays where the person put it.
+  logBox.addEventListener('scroll', () => {
+    const n = S.logs.length - logOffset();
+    logPinned = logBox.scrollTop + logBox.clientHeight >= n * LOG_ROW_H - 4 && !selectedLog;
+    if (Math.floor(logBox.scrollTop / LOG_ROW_H) !== logFirst) { for (const r of logPool) r.ev = null; renderLogs(); }
+  }, { passive: true });
 
   // --- toasts, clipboard ----------------------------------------------------------
   function toast(text, value) {
@@ -728,16 +1074,18 @@
   function windowSummary(from, to) {
     const parts = [];
     const count = (laneId, pred) => {
-      const L = S.lanes[laneId];
-      if (!L.sorted) visible(L);
+      const L = S.lanes[laneId], ms = marksOf(L);
       let n = 0;
-      for (const m of L.marks) if (m.t1 >= from && m.t0 <= to && (!pred || pred(m))) n++;
+      for (let i = lowerBound(ms, from - L.maxDur), e = lowerBound(ms, to + 1); i < e; i++) {
+        const m = ms[i];
+        if (m.t1 >= from && (!pred || pred(m))) n++;
+      }
       return n;
     };
     const rec = count('recompose', (m) => m.ev.event === 'recompose');
     const sw = count('recompose', (m) => m.ev.event === 'state_write' && !m.anon);
     const fr = count('frames');
-    const st = S.lanes.main.marks.filter((m) => m.ev.event === 'blocked' && m.t1 >= from && m.t0 <= to);
+    const st = marksOf(S.lanes.main).filter((m) => m.ev.event === 'blocked' && m.t1 >= from && m.t0 <= to);
     const mq = count('main', (m) => m.ev.event === 'db_end');
     const dbn = count('db'), http = count('http'), bad = count('http', (m) => m.color === C.err);
     const work = count('work'), warn = count('warnings');
@@ -843,8 +1191,11 @@
     laneCounts() { const o = {}; for (const l of LANES) o[l.id] = S.lanes[l.id].total; return o; },
     laneRect(id) { const tops = laneTops(); const r = canvas.getBoundingClientRect(); return { x: r.left + LABEL_W, y: r.top + tops[id], w: plotW(), h: laneById[id].h }; },
     xOf: (t) => canvas.getBoundingClientRect().left + xOf(t),
-    marks: (id) => S.lanes[id].marks.map((m) => ({ t0: m.t0, t1: m.t1, kind: m.ev && m.ev.event, label: m.label })),
-    findings: () => ({ state: F.state, kind: findingsText().kind, text: findingsText().text, n: F.answer ? (F.answer.findings || []).length : null }),
+    marks: (id) => marksOf(S.lanes[id]).map((m) => ({ t0: m.t0, t1: m.t1, kind: m.ev && m.ev.event, label: m.label })),
+    findings: () => ({ state: F.state, kind: findingsText().kind, text: findingsText().text, n: F.answer ? (F.answer.findings || []).length : null,
+      trace: F.answer && F.answer.trace ? F.answer.trace : null, asked: F.answer ? F.answer.asked || null : null,
+      fromTrace: F.answer ? (F.answer.findings || []).filter((f) => f.source === 'trace').map((f) => ({ id: f.id, title: f.title, window: f.window || null })) : [],
+      drawnTrace: F.marks.filter((m) => m.f.source === 'trace' && m.t1 >= view.from && m.t0 <= view.to).length }),
     emptyReason: (id) => emptyReason(laneById[id], false),
     view: () => ({ from: view.from, to: view.to, follow: view.follow }),
     setView: (from, to) => setView(from, to, false),
@@ -852,6 +1203,13 @@
     drawTimes,
     selected: () => (selected ? { label: selected.label, lane: selected.lane } : null),
     drawNow() { draw(); },
+    // After each WebSocket message: what the store holds and how far the
+    // newest event is behind the live edge (bench/ui_stream.mjs).
+    probe(fn) {
+      batchProbe = fn ? () => fn({ count: S.count, kinds: S.kinds, lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version }) : null;
+    },
+    stats: () => ({ count: S.count, kinds: { ...S.kinds }, lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version,
+      restarts: S.restarts.slice(), hello: S.hello, conn: $('conn-text').textContent, state: $('conn').dataset.state }),
     drawn: (id) => drawn[id] || 0,
     inject(ev) { ingest(ev); },
     withCollectors(cols) { if (S.hello) S.hello.collectors = cols; dirty = true; },
@@ -876,5 +1234,6 @@
   resetStore();
   resize();
   connect();
+  loadTraces();
   requestAnimationFrame(frame);
 })();
