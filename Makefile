@@ -23,7 +23,7 @@ CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	-fno-strict-aliasing -pthread -MMD -MP
 LDFLAGS += -pthread
 # Every library the host and tests link; all from Debian (make deps).
-LDLIBS := -lm -lz -lzstd -lsqlite3 -lyaml -lcivetweb
+LDLIBS := -lm -lz -ldeflate -lzstd -lsqlite3 -lyaml -lcivetweb
 
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -227,6 +227,13 @@ bench: deps
 # The agent's bench links the agent, as an app does.
 $(O)/bin/bench-agent: bench/bench_agent.c $(call obj,tests/lib/ph_client.c) \
 		$(LIBPH) $(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
+		$(AGENT_LIBS)
+
+# The UI's bench streams from the real agent to the page, as an app does.
+$(O)/bin/bench-ui: bench/bench_ui.c $(LIBPH) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \

@@ -8,12 +8,14 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # Compilers and fuzzing runtime; the libraries of DESIGN.md section 7 (SQLite,
-# zlib, zstd, libcurl, civetweb, libyaml, libdw for the agent's symbolizer,
-# jansson for tests only); the tools the tests drive: python3 (test
-# scripts), pkg-config (the agent's .pc file), Node.js + npm (the MCP SDK
-# and Playwright clients), Chromium (the page's browser tests).
+# zlib, libdeflate for iotrace's gzip writer, zstd, libcurl, civetweb,
+# libyaml, libdw for the agent's symbolizer, jansson for tests only); the
+# tools the tests drive: python3 (test scripts), pkg-config (the agent's .pc
+# file), Node.js + npm (the MCP SDK and Playwright clients), Chromium (the
+# page's browser tests).
 PKGS="gcc make clang libclang-rt-14-dev clang-format pkg-config
-  libsqlite3-dev zlib1g-dev libzstd-dev zstd libcurl4-openssl-dev
+  libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev zstd
+  libcurl4-openssl-dev
   libcivetweb-dev libyaml-dev libdw-dev libjansson-dev
   python3 chromium"
 

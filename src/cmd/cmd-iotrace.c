@@ -152,6 +152,8 @@ static int do_record(int argc, char **argv)
 	o.snapshots = true;
 	o.snapshot_interval = 60;
 	o.buffer_kb = 4096;
+	o.set_nice = true;
+	o.nice = -10;
 	o.out_dir = NULL;
 	for (int i = 1; i < argc && !bad; i++) {
 		const char *a = argv[i], *v;
@@ -192,6 +194,18 @@ static int do_record(int argc, char **argv)
 					      v);
 				bad = 1;
 			}
+		} else if (!strcmp(a, "--nice")) {
+			int64_t n = 0;
+
+			if (!(v = value(argc, argv, &i)) || !integer(v, &n) ||
+			    n < -20 || n > 19) {
+				if (v)
+					usage("--nice: '%s' is not a nice "
+					      "value (-20..19)",
+					      v);
+				bad = 1;
+			}
+			o.nice = (int)n;
 		} else if (!strcmp(a, "--top-level")) {
 			o.top_level = true;
 		} else if (!strcmp(a, "--text")) {
@@ -256,10 +270,13 @@ const struct ph_cmd ph_cmd_iotrace = {
 		"[--snapshot-interval S]\n"
 		"                          [--buffer-kb KB] [--tracefs PATH] "
 		"[--top-level] [--text]\n"
+		"                          [--nice N]\n"
 		"      Records every block request's device latency (root). "
 		"Until N seconds\n"
 		"      pass or SIGINT/SIGTERM; tracefs is left exactly as it "
 		"was found.\n"
+		"      Runs at nice -10 (--nice N) so a busy machine cannot "
+		"starve it.\n"
 		"  porthole iotrace parse FILE... [--out DIR] [--gzip|--zstd]\n"
 		"                         [--mono-to-real-offset-ns NS]\n"
 		"      Converts saved ftrace text (trace, trace_pipe, systrace "

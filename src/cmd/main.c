@@ -13,6 +13,7 @@ extern const struct ph_cmd ph_cmd_version;
 extern const struct ph_cmd ph_cmd_trace;
 extern const struct ph_cmd ph_cmd_heap;
 extern const struct ph_cmd ph_cmd_iotrace;
+extern const struct ph_cmd ph_cmd_io;
 extern const struct ph_cmd ph_cmd_report;
 extern const struct ph_cmd ph_cmd_capture;
 extern const struct ph_cmd ph_cmd_compare;
@@ -31,6 +32,7 @@ const struct ph_cmd *const ph_cmds[] = {
 	&ph_cmd_trace,
 	&ph_cmd_heap,
 	&ph_cmd_iotrace,
+	&ph_cmd_io,
 	&ph_cmd_capture,
 	&ph_cmd_report,
 	&ph_cmd_compare,

@@ -8,8 +8,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <libdeflate.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 /* --- clocks --------------------------------------------------------------- */
@@ -394,23 +394,31 @@ static int pump(struct ph_iot_csv *c, bool end)
 			if (rc)
 				return rc;
 		} while (in.pos < in.size || (end && left));
-	} else {
-		z_stream *z = c->z;
-		int zr;
+	} else if (c->in.len) {
+		/*
+		 * One gzip member per block (RFC 1952 allows any number; every
+		 * reader, Python's gzip and ours included, reads them as one
+		 * stream): libdeflate compresses a whole buffer about twice as
+		 * fast as zlib's streaming deflate at level 1, and smaller.
+		 */
+		size_t bound = libdeflate_gzip_compress_bound(c->z, c->in.len);
+		size_t n;
 
-		z->next_in = (Bytef *)c->in.buf;
-		z->avail_in = (uInt)c->in.len;
-		do {
-			z->next_out = c->out;
-			z->avail_out = (uInt)c->out_cap;
-			zr = deflate(z, end ? Z_FINISH : Z_NO_FLUSH);
-			if (zr == Z_STREAM_ERROR)
-				return ph_error(PH_EIO, "deflate failed");
-			rc = write_all(c, c->out, c->out_cap - z->avail_out);
-			if (rc)
-				return rc;
-		} while (z->avail_in || z->avail_out == 0 ||
-			 (end && zr != Z_STREAM_END));
+		if (bound > c->out_cap) {
+			unsigned char *o = realloc(c->out, bound);
+
+			if (!o)
+				return PH_ENOMEM;
+			c->out = o;
+			c->out_cap = bound;
+		}
+		n = libdeflate_gzip_compress(c->z, c->in.buf, c->in.len, c->out,
+					     c->out_cap);
+		if (!n)
+			return ph_error(PH_EIO, "gzip compression failed");
+		rc = write_all(c, c->out, n);
+		if (rc)
+			return rc;
 	}
 	ph_buf_reset(&c->in);
 	return 0;
@@ -443,15 +451,10 @@ static int open_file(struct ph_iot_csv *c, int64_t mono_ns)
 			return PH_ENOMEM;
 		ZSTD_CCtx_reset(c->z, ZSTD_reset_session_only);
 		ZSTD_CCtx_setParameter(c->z, ZSTD_c_compressionLevel, c->level);
-	} else {
-		z_stream *z = c->z ? c->z : calloc(1, sizeof(*z));
-
-		if (!z)
+	} else if (!c->z) {
+		c->z = libdeflate_alloc_compressor(c->level);
+		if (!c->z)
 			return PH_ENOMEM;
-		c->z = z;
-		if (deflateInit2(z, c->level, Z_DEFLATED, 15 + 16, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return ph_error(PH_ENOMEM, "deflateInit2 failed");
 	}
 	c->file_bytes = 0;
 	if (ph_buf_addstr(&c->in, c->header))
@@ -469,8 +472,6 @@ int ph_iot_csv_close_file(struct ph_iot_csv *c)
 	if (c->fd < 0)
 		return 0;
 	rc = pump(c, true);
-	if (c->compression == PH_IOT_GZIP)
-		deflateEnd(c->z);
 	snprintf(part, sizeof(part), "%s.part", c->path);
 	if (close(c->fd) && !rc)
 		rc = ph_error(PH_EIO, "close %s: %s", part, strerror(errno));
@@ -508,7 +509,7 @@ int ph_iot_csv_release(struct ph_iot_csv *c)
 	if (c->compression == PH_IOT_ZSTD)
 		ZSTD_freeCCtx(c->z);
 	else
-		free(c->z);
+		libdeflate_free_compressor(c->z);
 	c->z = NULL;
 	free(c->out);
 	c->out = NULL;

@@ -81,7 +81,7 @@ struct ph_iot_csv {
 	uint64_t rotate_bytes;	  /* uncompressed bytes per file */
 	int fd;			  /* the open file, or -1 */
 	char path[PATH_MAX + 64]; /* its final name */
-	void *z;		  /* z_stream or ZSTD_CCtx */
+	void *z;		  /* libdeflate_compressor or ZSTD_CCtx */
 	struct ph_buf in;	  /* rows not yet compressed */
 	unsigned char *out;	  /* compressed bytes not yet written */
 	size_t out_cap;

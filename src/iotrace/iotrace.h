@@ -54,6 +54,8 @@ struct ph_iot_record_opts {
 	bool top_level;		  /* use the top-level buffer, no instance */
 	bool text;		  /* read trace_pipe text, not the binary
 				   * per-CPU pipes (rawpipe.h says why) */
+	bool set_nice;		  /* raise the collector's priority ... */
+	int nice;		  /* ... to this nice value (never lower it) */
 	FILE *report;		  /* what was done, or NULL */
 };
 

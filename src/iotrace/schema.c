@@ -268,18 +268,50 @@ static void pairing_json(struct ph_jw *w, const struct ph_iot_session *s)
 	ph_jw_obj_end(w);
 }
 
+/*
+ * Events lost, from the manifest's sources.  The kernel's per-CPU stats
+ * and what the reader saw (pages marked as following lost events, text
+ * `[LOST N EVENTS]` lines) are two views of the same losses, so they are
+ * not added: the larger is the count.  A saved `trace` file's header
+ * (entries written beyond those still in the buffer) is a third view,
+ * used only offline, where there are no stats.
+ */
+uint64_t ph_iot_total_lost(const struct ph_iot_manifest *m)
+{
+	const struct ph_iot_parse_stats *st = m->session ? &m->session->st :
+							   NULL;
+	uint64_t kernel = 0, reader = 0, header = 0;
+
+	for (size_t i = 0; i < m->n_loss; i++)
+		kernel += m->loss[i].overrun + m->loss[i].commit_overrun +
+			  m->loss[i].dropped;
+	if (m->raw)
+		reader += m->raw->missed_events;
+	if (st) {
+		reader += st->lost_events;
+		if (st->header_written > st->header_in_buffer)
+			header = (uint64_t)(st->header_written -
+					    st->header_in_buffer);
+	}
+	if (reader > kernel)
+		kernel = reader;
+	return kernel > header ? kernel : header;
+}
+
 static void loss_json(struct ph_jw *w, const struct ph_iot_manifest *m)
 {
 	const struct ph_iot_parse_stats *st = m->session ? &m->session->st :
 							   NULL;
-	uint64_t over = 0, commit = 0, dropped = 0, lost;
+	uint64_t over = 0, commit = 0, dropped = 0, read = 0;
+	bool have_read = m->n_loss > 0;
 
 	for (size_t i = 0; i < m->n_loss; i++) {
 		over += m->loss[i].overrun;
 		commit += m->loss[i].commit_overrun;
 		dropped += m->loss[i].dropped;
+		read += m->loss[i].read;
+		have_read = have_read && m->loss[i].have_read;
 	}
-	lost = over + commit + dropped;
 	ph_jw_key(w, "ftrace_loss");
 	ph_jw_obj_begin(w);
 	ph_jw_kv_str(w, "source",
@@ -288,6 +320,8 @@ static void loss_json(struct ph_jw *w, const struct ph_iot_manifest *m)
 		ph_jw_kv_int(w, "overrun", (int64_t)over);
 		ph_jw_kv_int(w, "commit_overrun", (int64_t)commit);
 		ph_jw_kv_int(w, "dropped_events", (int64_t)dropped);
+		if (have_read)
+			ph_jw_kv_int(w, "kernel_read_events", (int64_t)read);
 		ph_jw_key(w, "per_cpu");
 		ph_jw_arr_begin(w);
 		for (size_t i = 0; i < m->n_loss; i++) {
@@ -300,6 +334,9 @@ static void loss_json(struct ph_jw *w, const struct ph_iot_manifest *m)
 				     (int64_t)m->loss[i].dropped);
 			ph_jw_kv_int(w, "entries_left",
 				     (int64_t)m->loss[i].entries);
+			if (m->loss[i].have_read)
+				ph_jw_kv_int(w, "read_events",
+					     (int64_t)m->loss[i].read);
 			ph_jw_obj_end(w);
 		}
 		ph_jw_arr_end(w);
@@ -307,25 +344,25 @@ static void loss_json(struct ph_jw *w, const struct ph_iot_manifest *m)
 	if (m->raw) {
 		ph_jw_kv_int(w, "lost_events_in_pages",
 			     (int64_t)m->raw->missed_events);
-		lost += m->raw->missed_events;
+		/* every event the kernel handed over was decoded: the
+		 * binary reader's count beside the kernel's */
+		ph_jw_kv_int(w, "events_decoded",
+			     (int64_t)(m->raw->events + m->raw->other_events +
+				       m->raw->bad_events));
 	}
 	if (st) {
 		ph_jw_kv_int(w, "lost_event_markers",
 			     (int64_t)st->lost_markers);
 		ph_jw_kv_int(w, "lost_events_in_markers",
 			     (int64_t)st->lost_events);
-		lost += st->lost_events;
 		if (st->header_written >= 0) {
 			ph_jw_kv_int(w, "trace_header_entries_in_buffer",
 				     st->header_in_buffer);
 			ph_jw_kv_int(w, "trace_header_entries_written",
 				     st->header_written);
-			if (st->header_written > st->header_in_buffer)
-				lost += (uint64_t)(st->header_written -
-						   st->header_in_buffer);
 		}
 	}
-	ph_jw_kv_int(w, "total_lost", (int64_t)lost);
+	ph_jw_kv_int(w, "total_lost", (int64_t)ph_iot_total_lost(m));
 	ph_jw_obj_end(w);
 }
 
@@ -462,6 +499,8 @@ int ph_iot_manifest_write(const char *dir, const struct ph_iot_manifest *m)
 		ph_jw_double(&w, (double)m->self_cpu_ns / 1e6);
 	else
 		ph_jw_null(&w);
+	if (m->have_nice)
+		ph_jw_kv_int(&w, "collector_nice", m->nice);
 	ph_jw_obj_end(&w);
 	rc = ph_jw_finish(&w);
 	if (!rc)

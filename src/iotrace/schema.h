@@ -37,6 +37,8 @@ struct ph_iot_cpu_loss {
 	uint64_t commit_overrun; /* events lost while being written */
 	uint64_t dropped; /* events dropped (buffer full, no overwrite) */
 	uint64_t entries; /* events still in the buffer at the end */
+	uint64_t read;	  /* events the kernel handed to readers */
+	bool have_read;	  /* the kernel reports `read events` */
 };
 
 /* Everything a manifest says beyond the schema. */
@@ -70,7 +72,12 @@ struct ph_iot_manifest {
 	size_t n_loss;
 	uint64_t snapshots;  /* process snapshots taken */
 	int64_t self_cpu_ns; /* the collector's own CPU time, or -1 */
+	bool have_nice;	     /* live: the collector's nice value is known */
+	int nice;	     /* it, while recording */
 };
+
+/* ftrace_loss.total_lost: the events lost, counting each loss once. */
+uint64_t ph_iot_total_lost(const struct ph_iot_manifest *m);
 
 /* Writes DIR/manifest.json (through a temporary name). */
 int ph_iot_manifest_write(const char *dir,

@@ -2,9 +2,9 @@
  * summary.c: `porthole iotrace summary DIR`, a recording as a person
  * reads it.
  *
- * It reads the ds files back the way any consumer of schema v3 should: by
- * column name from the header row, not by position, so a file written by
- * another io-tracer collector reads too.  Latencies are kept as integer
+ * It reads the ds files back through ds_read.h: by column name from the
+ * header row, not by position, so a file written by another io-tracer
+ * collector reads too.  Latencies are kept as integer
  * nanoseconds (the CSV's milliseconds have at most six decimals), and the
  * percentiles are nearest-rank over the sorted values: p50 of 4 values is
  * the 2nd, p99 of 100 the 99th, never an interpolation.
@@ -17,8 +17,7 @@
 #include "ph_log.h"
 #include "iotrace/iotrace.h"
 #include "iotrace/block_parse.h"
-
-#include <dirent.h>
+#include "iotrace/ds_read.h"
 
 const char *ph_iot_num(uint64_t v, char *buf)
 {
@@ -136,302 +135,58 @@ struct totals {
 	int64_t first_ns, last_ns;
 };
 
-/* Splits one CSV record at p into fields; returns the byte after it. */
-#define MAX_FIELDS 32
-struct field {
-	const char *s;
-	size_t n;
-};
-
-static const char *csv_record(const char *p, const char *e, struct field *f,
-			      size_t *nf, struct ph_buf *scratch)
+/* One ds row into the totals; a ph_iot_ds_read callback. */
+static int add_row(void *ctx, const struct ph_iot_ds_rec *r)
 {
-	size_t n = 0;
+	struct totals *t = ctx;
+	struct group *g, *pg;
+	char key[64];
 
-	ph_buf_reset(scratch);
-	for (;;) {
-		const char *start = p;
-
-		if (p < e && *p == '"') {
-			/* quoted: unescape into scratch */
-			size_t at = scratch->len;
-
-			for (p++; p < e; p++) {
-				if (*p == '"') {
-					if (p + 1 < e && p[1] == '"') {
-						p++;
-					} else {
-						p++;
-						break;
-					}
-				}
-				if (ph_buf_addch(scratch, *p))
-					return NULL;
-			}
-			if (n < MAX_FIELDS) {
-				/* scratch may move while growing: keep the
-				 * offset, made a pointer at the end */
-				f[n].s = NULL;
-				f[n].n = at << 16 | (scratch->len - at);
-			}
-		} else {
-			while (p < e && *p != ',' && *p != '\n' && *p != '\r')
-				p++;
-			if (n < MAX_FIELDS) {
-				f[n].s = start;
-				f[n].n = (size_t)(p - start);
-			}
-		}
-		n++;
-		if (p < e && *p == ',') {
-			p++;
-			continue;
-		}
-		break;
+	t->rows++;
+	if (r->mono_ns >= 0) {
+		if (t->first_ns < 0 || r->mono_ns < t->first_ns)
+			t->first_ns = r->mono_ns;
+		if (r->mono_ns > t->last_ns)
+			t->last_ns = r->mono_ns;
 	}
-	while (p < e && (*p == '\r' || *p == '\n'))
-		p++;
-	for (size_t i = 0; i < n && i < MAX_FIELDS; i++)
-		if (!f[i].s) {
-			f[i].s = scratch->buf + (f[i].n >> 16);
-			f[i].n &= 0xffff;
-		}
-	*nf = n < MAX_FIELDS ? n : MAX_FIELDS;
-	return p;
+	snprintf(key, sizeof(key), "%.*s\t%.*s",
+		 (int)(r->dev_n > 24 ? 24 : r->dev_n), r->dev,
+		 (int)(r->op_n > 24 ? 24 : r->op_n), r->op);
+	g = group_get(&t->by_op, key);
+	if (!g)
+		return PH_ENOMEM;
+	snprintf(key, sizeof(key), "%.*s\t%.*s",
+		 (int)(r->pid_text_n > 10 ? 10 : r->pid_text_n), r->pid_text,
+		 (int)(r->comm_n > 40 ? 40 : r->comm_n), r->comm);
+	pg = group_get(&t->by_proc, key);
+	if (!pg)
+		return PH_ENOMEM;
+	g->count++;
+	g->bytes += r->size;
+	pg->count++;
+	pg->bytes += r->size;
+	if (r->latency_ns >= 0) {
+		g->device_ns += r->latency_ns;
+		pg->device_ns += r->latency_ns;
+		if (lat_add(&g->lat, r->latency_ns) ||
+		    lat_add(&pg->lat, r->latency_ns) ||
+		    lat_add(&t->all, r->latency_ns))
+			return PH_ENOMEM;
+	} else {
+		t->no_latency++;
+	}
+	if (r->queue_ns >= 0 && lat_add(&g->queue, r->queue_ns))
+		return PH_ENOMEM;
+	return 0;
 }
 
-static bool field_u64(const struct field *f, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!f->n || f->n > 19)
-		return false;
-	for (size_t i = 0; i < f->n; i++) {
-		if (f->s[i] < '0' || f->s[i] > '9')
-			return false;
-		x = x * 10 + (uint64_t)(f->s[i] - '0');
-	}
-	*v = x;
-	return true;
-}
-
-/* "0.075" (milliseconds, up to 6 decimals) -> 75000 (nanoseconds). */
-static bool field_ms(const struct field *f, int64_t *ns)
-{
-	uint64_t whole = 0, frac = 0;
-	size_t i = 0, d = 0;
-
-	if (!f->n)
-		return false;
-	for (; i < f->n && f->s[i] >= '0' && f->s[i] <= '9'; i++) {
-		if (i > 12)
-			return false;
-		whole = whole * 10 + (uint64_t)(f->s[i] - '0');
-	}
-	if (i < f->n && f->s[i] == '.') {
-		for (i++; i < f->n && f->s[i] >= '0' && f->s[i] <= '9'; i++)
-			if (d < 6) {
-				frac = frac * 10 + (uint64_t)(f->s[i] - '0');
-				d++;
-			}
-	}
-	if (i != f->n)
-		return false;
-	while (d++ < 6)
-		frac *= 10;
-	*ns = (int64_t)(whole * 1000000 + frac);
-	return true;
-}
-
-enum {
-	C_OPERATION,
-	C_PID,
-	C_COMMAND,
-	C_SIZE,
-	C_LATENCY,
-	C_DEVICE,
-	C_QUEUE,
-	C_MONO,
-	C_COUNT
-};
-
-static const char *const wanted[C_COUNT] = {
-	"operation",  "pid",	"command",	    "size",
-	"latency_ms", "device", "queue_latency_ms", "mono_ns",
-};
-
-static int add_file(struct totals *t, const char *path)
-{
-	struct ph_buf data = PH_BUF_INIT(PH_BUF_NO_CAP);
-	struct ph_buf scratch = PH_BUF_INIT(1 << 16);
-	struct field f[MAX_FIELDS];
-	int col[C_COUNT];
-	const char *p, *e;
-	size_t nf;
-	int rc = ph_iot_read_file(path, &data);
-
-	if (rc)
-		goto out;
-	p = data.buf;
-	e = data.buf + data.len;
-	p = csv_record(p, e, f, &nf, &scratch);
-	for (int c = 0; c < C_COUNT; c++) {
-		col[c] = -1;
-		for (size_t i = 0; p && i < nf; i++)
-			if (f[i].n == strlen(wanted[c]) &&
-			    !memcmp(f[i].s, wanted[c], f[i].n))
-				col[c] = (int)i;
-	}
-	if (!p || col[C_OPERATION] < 0 || col[C_DEVICE] < 0 ||
-	    col[C_LATENCY] < 0) {
-		rc = ph_error(PH_ECORRUPT, "%s: not a ds file (header)", path);
-		goto out;
-	}
-	t->files++;
-	while (p && p < e) {
-		char key[64];
-		struct group *g;
-		const struct field *pid, *comm;
-		uint64_t size = 0, mono;
-		int64_t ns, q;
-		bool has_lat;
-
-		p = csv_record(p, e, f, &nf, &scratch);
-		if (!p) {
-			rc = PH_ENOMEM;
-			goto out;
-		}
-		if (nf <= (size_t)col[C_LATENCY] ||
-		    nf <= (size_t)col[C_OPERATION] ||
-		    nf <= (size_t)col[C_DEVICE])
-			continue; /* a short line: not a row */
-		t->rows++;
-		if (col[C_SIZE] >= 0 && (size_t)col[C_SIZE] < nf)
-			field_u64(&f[col[C_SIZE]], &size);
-		has_lat = field_ms(&f[col[C_LATENCY]], &ns);
-		if (col[C_MONO] >= 0 && (size_t)col[C_MONO] < nf &&
-		    field_u64(&f[col[C_MONO]], &mono)) {
-			if (t->first_ns < 0 || (int64_t)mono < t->first_ns)
-				t->first_ns = (int64_t)mono;
-			if ((int64_t)mono > t->last_ns)
-				t->last_ns = (int64_t)mono;
-		}
-		snprintf(key, sizeof(key), "%.*s\t%.*s",
-			 (int)(f[col[C_DEVICE]].n > 24 ? 24 :
-							 f[col[C_DEVICE]].n),
-			 f[col[C_DEVICE]].s,
-			 (int)(f[col[C_OPERATION]].n > 24 ?
-				       24 :
-				       f[col[C_OPERATION]].n),
-			 f[col[C_OPERATION]].s);
-		g = group_get(&t->by_op, key);
-		pid = col[C_PID] >= 0 && (size_t)col[C_PID] < nf ?
-			      &f[col[C_PID]] :
-			      NULL;
-		comm = col[C_COMMAND] >= 0 && (size_t)col[C_COMMAND] < nf ?
-			       &f[col[C_COMMAND]] :
-			       NULL;
-		snprintf(key, sizeof(key), "%.*s\t%.*s",
-			 pid ? (int)(pid->n > 10 ? 10 : pid->n) : 0,
-			 pid ? pid->s : "",
-			 comm ? (int)(comm->n > 40 ? 40 : comm->n) : 0,
-			 comm ? comm->s : "");
-		struct group *pg = group_get(&t->by_proc, key);
-
-		if (!g || !pg) {
-			rc = PH_ENOMEM;
-			goto out;
-		}
-		g->count++;
-		g->bytes += size;
-		pg->count++;
-		pg->bytes += size;
-		if (has_lat) {
-			g->device_ns += ns;
-			pg->device_ns += ns;
-			if (lat_add(&g->lat, ns) || lat_add(&pg->lat, ns) ||
-			    lat_add(&t->all, ns)) {
-				rc = PH_ENOMEM;
-				goto out;
-			}
-		} else {
-			t->no_latency++;
-		}
-		if (col[C_QUEUE] >= 0 && (size_t)col[C_QUEUE] < nf &&
-		    field_ms(&f[col[C_QUEUE]], &q) && lat_add(&g->queue, q)) {
-			rc = PH_ENOMEM;
-			goto out;
-		}
-	}
-out:
-	ph_buf_release(&data);
-	ph_buf_release(&scratch);
-	return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool ds_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	if (strncmp(n, "ds_", 3))
-		return false;
-	return (len > 7 && !strcmp(n + len - 7, ".csv.gz")) ||
-	       (len > 8 && !strcmp(n + len - 8, ".csv.zst")) ||
-	       (len > 4 && !strcmp(n + len - 4, ".csv"));
-}
-
-/* Every ds file of dir, in name order: the order they were written. */
+/* Every ds file of dir, in the order they were written. */
 static int read_ds(struct totals *t, const char *dir)
 {
-	char path[PATH_MAX];
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *d;
-	DIR *dp;
-	int rc = 0;
+	struct ph_iot_ds_stats st = { 0 };
+	int rc = ph_iot_ds_read(dir, add_row, t, &st);
 
-	snprintf(path, sizeof(path), "%s/ds", dir);
-	dp = opendir(path);
-	if (!dp)
-		return ph_error(PH_ENOENT, "%s: %s", path, strerror(errno));
-	while ((d = readdir(dp))) {
-		if (!ds_name(d->d_name))
-			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 16;
-			nn = realloc(names, cap * sizeof(*names));
-			if (!nn) {
-				rc = PH_ENOMEM;
-				break;
-			}
-			names = nn;
-		}
-		names[n] = strdup(d->d_name);
-		if (!names[n]) {
-			rc = PH_ENOMEM;
-			break;
-		}
-		n++;
-	}
-	closedir(dp);
-	if (!rc && n)
-		sort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n && !rc; i++) {
-		char file[PATH_MAX + 256];
-
-		snprintf(file, sizeof(file), "%s/ds/%s", dir, names[i]);
-		rc = add_file(t, file);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	t->files = st.files;
 	return rc;
 }
 
