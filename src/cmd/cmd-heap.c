@@ -2,22 +2,30 @@
  * porthole heap: hprof heap dumps into leak traces and retained sizes.
  *
  *   porthole heap leaks DUMP [--map FILE] [--class NAME] [--json]
+ *                       [--session ID|DIR]
  *   porthole heap top DUMP [--by retained|shallow|count] [--limit N] [--json]
  *   porthole heap path DUMP OBJECT_ID [--map FILE] [--json]
  *   porthole heap stats DUMP [--json]
  *   porthole heap dump (--application-id ID | --pid PID) [--out FILE]
- *                      [--map FILE] [--json]
+ *                      [--map FILE] [--json] [--session ID|DIR]
  *
- * The engine is src/heap/; this file parses arguments and, for `dump`,
- * drives adb (or jcmd) to take the dump.  docs/heap.md is the manual.
+ * The engine is src/heap/; this file parses arguments, for `dump` drives
+ * adb (or jcmd) to take the dump, and hands the leaks to a session as
+ * `leak` events: the app's live session (a host recording it) after
+ * `dump --application-id`, or the one --session names.  docs/heap.md is
+ * the manual.
  */
 #include "ph_common.h"
 #include "cmd.h"
 #include "heap/heap.h"
+#include "host/env.h"
+#include "host/session.h"
 #include "ph_buf.h"
+#include "ph_error.h"
 #include "ph_log.h"
 
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,10 +113,87 @@ static int wait_device_file(char *adb, const char *remote)
 	return -1;
 }
 
-static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
-		     const char *pid, const char *outpath)
+/* The dump's wall-clock time on the session's uptime clock, or 0. */
+static int64_t uptime_of(void *ctx, uint64_t wall_ms)
 {
-	char out_default[256], remote[256];
+	int64_t t;
+
+	if (wall_ms <= INT64_MAX &&
+	    ph_session_uptime_at(ctx, (int64_t)wall_ms, &t))
+		return t;
+	fprintf(stderr,
+		"porthole heap: the dump's time does not map onto the "
+		"session's clock (no device:clocks event, or the dump is "
+		"older than the process); its leak events get t 0\n");
+	return 0;
+}
+
+/* --session ID|DIR: a session's directory into buf, or false, said. */
+static bool session_dir(const char *arg, char *buf, size_t size)
+{
+	char sessions[4096], path[4400];
+	struct stat st;
+
+	if (strchr(arg, '/')) {
+		snprintf(buf, size, "%s", arg);
+	} else {
+		ph_env_sessions_dir(sessions, sizeof(sessions));
+		snprintf(buf, size, "%s/%s", sessions, arg);
+	}
+	snprintf(path, sizeof(path), "%s/events.ndjson", buf);
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "porthole heap: no session at %s\n", buf);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * `leaks`, and with a session directory, its `leak` events added to that
+ * session (docs/heap.md, "Leaks in the app's session").
+ */
+static int leaks_into(struct ph_heap_cmd_opts *o, const char *dir)
+{
+	struct ph_buf ev = PH_BUF_INIT(PH_BUF_NO_CAP);
+	size_t lines = 0;
+	int status, rc;
+
+	if (!dir)
+		return ph_heap_cmd_leaks(o, stdout);
+	o->events = &ev;
+	o->uptime_of = uptime_of;
+	o->uptime_ctx = (void *)dir;
+	status = ph_heap_cmd_leaks(o, stdout);
+	if (status <= 1 && ev.len) {
+		for (size_t i = 0; i < ev.len; i++)
+			lines += ev.buf[i] == '\n';
+		rc = ph_session_add_events(dir, ev.buf, ev.len);
+		if (rc) {
+			fprintf(stderr,
+				"porthole heap: could not add the leak "
+				"events to %s (%s)\n",
+				dir, ph_strerror(rc));
+			status = 2;
+		} else {
+			fprintf(stderr,
+				"porthole heap: %zu leak event%s added to "
+				"the session %s\n",
+				lines, lines == 1 ? "" : "s", dir);
+		}
+	} else if (status <= 1) {
+		fprintf(stderr,
+			"porthole heap: no leaks; nothing added to the "
+			"session %s\n",
+			dir);
+	}
+	ph_buf_release(&ev);
+	return status;
+}
+
+static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
+		     const char *pid, const char *outpath, const char *session)
+{
+	char out_default[256], remote[256], live[4200];
 	const char *adb_env = getenv("PORTHOLE_ADB");
 	const char *jcmd_env = getenv("PORTHOLE_JCMD");
 	char *adb = (char *)(adb_env && *adb_env ? adb_env : "adb");
@@ -174,7 +259,21 @@ static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
 	}
 	fprintf(stderr, "porthole heap: dump saved to %s\n", outpath);
 	o->dump = outpath;
-	return ph_heap_cmd_leaks(o, stdout);
+	if (!session && app) {
+		/* while a host records the app, the leaks go on its timeline */
+		char sessions[4096];
+
+		ph_env_sessions_dir(sessions, sizeof(sessions));
+		if (ph_sessions_live(sessions, app, live, sizeof(live)))
+			session = live;
+		else
+			fprintf(stderr,
+				"porthole heap: no host is recording %s "
+				"(porthole watch, mcp or ui), so the leaks "
+				"go to no session; --session names one\n",
+				app);
+	}
+	return leaks_into(o, session);
 }
 
 static bool parse_id(const char *s, uint64_t *out)
@@ -190,6 +289,8 @@ static int heap_exec(int argc, char **argv)
 {
 	struct ph_heap_cmd_opts o = { .limit = 20 };
 	const char *sub, *app = NULL, *pid = NULL, *outpath = NULL;
+	const char *session = NULL;
+	char sdir[4200];
 	const char *pos[3] = { 0 };
 	int npos = 0;
 
@@ -230,6 +331,8 @@ static int heap_exec(int argc, char **argv)
 			pid = argv[++i];
 		} else if (!strcmp(a, "--out") && has_val) {
 			outpath = argv[++i];
+		} else if (!strcmp(a, "--session") && has_val) {
+			session = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			return ph_cmd_usage_error(&ph_cmd_heap,
 						  "unknown option %s", a);
@@ -240,6 +343,13 @@ static int heap_exec(int argc, char **argv)
 						  "too many arguments");
 		}
 	}
+	if (session && strcmp(sub, "leaks") && strcmp(sub, "dump"))
+		return ph_cmd_usage_error(&ph_cmd_heap,
+					  "--session goes with leaks and dump");
+	if (session && !session_dir(session, sdir, sizeof(sdir)))
+		return 2;
+	if (session)
+		session = sdir;
 	if (!strcmp(sub, "dump")) {
 		if (!!app == !!pid || npos)
 			return ph_cmd_usage_error(
@@ -248,7 +358,7 @@ static int heap_exec(int argc, char **argv)
 		if (app && (strchr(app, '/') || strchr(app, ' ') || !*app))
 			return ph_cmd_usage_error(
 				&ph_cmd_heap, "bad application id '%s'", app);
-		return dump_exec(&o, app, pid, outpath);
+		return dump_exec(&o, app, pid, outpath, session);
 	}
 	if (npos < 1)
 		return ph_cmd_usage_error(&ph_cmd_heap, "%s needs a DUMP", sub);
@@ -263,7 +373,7 @@ static int heap_exec(int argc, char **argv)
 	if (npos != 1)
 		return ph_cmd_usage_error(&ph_cmd_heap, "too many arguments");
 	if (!strcmp(sub, "leaks"))
-		return ph_heap_cmd_leaks(&o, stdout);
+		return leaks_into(&o, session);
 	if (!strcmp(sub, "top"))
 		return ph_heap_cmd_top(&o, stdout);
 	if (!strcmp(sub, "stats"))
@@ -275,9 +385,12 @@ const struct ph_cmd ph_cmd_heap = {
 	.name = "heap",
 	.summary = "hprof heap dumps into leak traces and retained sizes",
 	.usage = "porthole heap leaks|top|path|stats|dump ...\n"
-		 "  heap leaks DUMP [--map FILE] [--class NAME] [--json]\n"
+		 "  heap leaks DUMP [--map FILE] [--class NAME] [--json] "
+		 "[--session ID|DIR]\n"
 		 "      leak traces, grouped by signature; exit 1 when the "
-		 "app leaks\n"
+		 "app leaks;\n"
+		 "      --session adds them to a recorded session as leak "
+		 "events\n"
 		 "  heap top DUMP [--by retained|shallow|count] [--limit N] "
 		 "[--json]\n"
 		 "      class histogram and the biggest retainers\n"
@@ -285,9 +398,12 @@ const struct ph_cmd ph_cmd_heap = {
 		 "      the shortest strong path from a GC root to an object\n"
 		 "  heap stats DUMP [--json]\n"
 		 "      records, roots, heaps, classes, reachable objects\n"
-		 "  heap dump (--application-id ID | --pid PID) [--out FILE]\n"
+		 "  heap dump (--application-id ID | --pid PID) [--out FILE] "
+		 "[--session ID|DIR]\n"
 		 "      dump a device app (adb) or a local JVM (jcmd), then "
-		 "`leaks`\n"
+		 "`leaks`;\n"
+		 "      the leaks join the app's session while a host records "
+		 "it\n"
 		 "  PORTHOLE_ADB and PORTHOLE_JCMD name other adb/jcmd "
 		 "binaries.",
 	.flags = PH_CMD_QUIET_SIGPIPE,

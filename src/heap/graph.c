@@ -19,8 +19,12 @@
 #include "ph_common.h"
 #include "heap.h"
 
+#include <sys/mman.h>
+
 #define EDGE_LIB  (1u << 31)
 #define EDGE_MASK (~EDGE_LIB)
+/* Bytes of records the graph pass reads between dropping pages. */
+#define GRAPH_WINDOW ((uint64_t)16 << 20)
 
 const struct ph_heap_libref ph_heap_librefs[] = {
 	{ "android.view.inputmethod.InputMethodManager", "mNextServedView",
@@ -79,13 +83,15 @@ static inline uint64_t rdid(const uint8_t *p, uint32_t idsz)
 struct u32vec {
 	uint32_t *p;
 	size_t n, cap;
+	bool big; /* p is ph_heap_big_alloc's */
 };
 
 static inline int push32(struct u32vec *v, uint32_t x)
 {
 	if (PH_UNLIKELY(v->n == v->cap)) {
 		size_t cap = v->cap ? v->cap + v->cap / 2 : 1024;
-		uint32_t *np = realloc(v->p, cap * 4);
+		uint32_t *np = v->big ? ph_heap_big_realloc(v->p, cap * 4) :
+					realloc(v->p, cap * 4);
 
 		if (!np)
 			return PH_ENOMEM;
@@ -290,6 +296,72 @@ uint64_t ph_heap_native_size(const struct ph_heap *h, uint32_t obj)
 		       0;
 }
 
+/*
+ * The graph pass looks up every reference's target, millions of times.
+ * ph_heap_find's binary search over the keys costs ~22 dependent cache
+ * misses each; keys are dense (ids are addresses), so a table of where
+ * each 2^bits-slot bucket of keys starts narrows a lookup to a bucket of
+ * one or two objects.  About one table entry per object, for the pass
+ * only: the index itself stays 12 bytes per object.
+ */
+struct finder {
+	uint32_t *start; /* nbuckets + 1: first object of each bucket */
+	uint32_t nbuckets;
+	unsigned bits;
+};
+
+static int finder_init(struct finder *f, const struct ph_heap *h)
+{
+	uint64_t span;
+	uint32_t at = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (h->wide || !h->nobj)
+		return 0; /* ph_heap_find does it */
+	span = (uint64_t)h->keys[h->nobj - 1] + 1;
+	while ((span >> f->bits) > h->nobj)
+		f->bits++;
+	f->nbuckets = (uint32_t)((span - 1) >> f->bits) + 1;
+	f->start = ph_heap_big_alloc(((size_t)f->nbuckets + 1) * 4);
+	if (!f->start)
+		return PH_ENOMEM;
+	for (uint32_t b = 0; b < f->nbuckets; b++) {
+		while (at < h->nobj && (h->keys[at] >> f->bits) < b)
+			at++;
+		f->start[b] = at;
+	}
+	f->start[f->nbuckets] = h->nobj;
+	return 0;
+}
+
+static inline uint32_t finder_find(const struct finder *f,
+				   const struct ph_heap *h, uint64_t id)
+{
+	uint64_t d;
+	uint32_t key, lo, hi;
+
+	if (!f->start)
+		return ph_heap_find(h, id);
+	d = id - h->min_id;
+	if (id < h->min_id || (d & ((1ull << h->shift) - 1)))
+		return PH_HEAP_NONE;
+	d >>= h->shift;
+	if (d >> f->bits >= f->nbuckets)
+		return PH_HEAP_NONE;
+	key = (uint32_t)d;
+	lo = f->start[key >> f->bits];
+	hi = f->start[(key >> f->bits) + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (h->keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nobj && h->keys[lo] == key ? lo : PH_HEAP_NONE;
+}
+
 static uint32_t clamp32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
@@ -302,28 +374,45 @@ int ph_heap_graph(struct ph_heap *h)
 	struct u32vec edges = { 0 };
 	struct libset ls = { 0 };
 	uint32_t prim_cls[16];
-	uint32_t last_c = PH_HEAP_NONE;
+	uint32_t last_c = PH_HEAP_NONE, jlc;
+	uint64_t class_size;
 	uint64_t last_cid = 0;
 	uint8_t *folded = NULL;
+	struct finder fi = { 0 };
+	uint64_t touched = 0, last_rec = 0, step;
 	int rc = PH_ENOMEM;
 
 	if (h->cls)
 		return 0;
+	if (n > EDGE_MASK)
+		return PH_CORRUPT(&h->err, 0, "more than 2^31 objects");
 	for (unsigned t = 0; t < 16; t++)
 		prim_cls[t] = h->unknown_cls;
 	for (uint32_t c = 0; c < h->nclasses; c++)
 		if (h->classes[c].prim_type)
 			prim_cls[h->classes[c].prim_type] = c;
-	h->cls = malloc(((size_t)n + 1) * 4);
-	h->shallow = malloc(((size_t)n + 1) * 4);
-	h->eoff = malloc(((size_t)n + 1) * 4);
+	/*
+	 * A class object is an instance of java.lang.Class: it occupies at
+	 * least that class's instance size (on ART, mirror::Class's fields,
+	 * header included) and then its static fields.  ahat and perflib
+	 * charge exactly that; the vtable and imtable ART embeds are not in
+	 * the dump and are left out by all three.
+	 */
+	jlc = ph_heap_class_by_name(h, "java.lang.Class");
+	class_size = jlc != PH_HEAP_NONE ? h->classes[jlc].instance_size : 0;
+	h->cls = ph_heap_big_alloc(((size_t)n + 1) * 4);
+	h->shallow = ph_heap_big_alloc(((size_t)n + 1) * 4);
+	h->eoff = ph_heap_big_alloc(((size_t)n + 1) * 4);
 	folded = calloc((size_t)n / 8 + 1, 1);
 	edges.cap = (size_t)n * 2 + 16;
-	edges.p = malloc(edges.cap * 4);
+	edges.p = ph_heap_big_alloc(edges.cap * 4);
+	edges.big = true;
 	if (!h->cls || !h->shallow || !h->eoff || !folded || !edges.p)
 		goto out;
-	if (libset_build(h, &ls))
+	if (libset_build(h, &ls) || finder_init(&fi, h))
 		goto out;
+	if (h->mapped) /* mostly in file order: read ahead again */
+		madvise((void *)h->data, h->size, MADV_NORMAL);
 	struct u32vec wrefs = { 0 };
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -336,6 +425,14 @@ int ph_heap_graph(struct ph_heap *h)
 			goto out;
 		}
 		h->eoff[i] = (uint32_t)edges.n;
+		/*
+		 * How far the pass has moved through the file: objects come
+		 * in id order, which is file order in runs, and a jump maps
+		 * at most a fault-around's worth of pages.
+		 */
+		step = rec >= last_rec ? rec - last_rec : UINT64_MAX;
+		touched += step < 65536 ? step : 65536;
+		last_rec = rec;
 		switch (ph_heap_kind_of(h, i)) {
 		case PH_HEAP_CLASS: {
 			uint64_t cid = rdid(p, idsz), q, sz = 0;
@@ -356,8 +453,9 @@ int ph_heap_graph(struct ph_heap *h)
 				if (t == PH_HT_OBJECT) {
 					uint64_t id =
 						rdid(d + q + idsz + 1, idsz);
-					uint32_t to = id ? ph_heap_find(h, id) :
-							   PH_HEAP_NONE;
+					uint32_t to =
+						id ? finder_find(&fi, h, id) :
+						     PH_HEAP_NONE;
 
 					if (to != PH_HEAP_NONE) {
 						if (static_is_lib(h, c,
@@ -371,7 +469,7 @@ int ph_heap_graph(struct ph_heap *h)
 				sz += ts;
 				q += idsz + 1 + ts;
 			}
-			h->shallow[i] = h->perflib_sizes ? 0 : clamp32(sz);
+			h->shallow[i] = clamp32(class_size + sz);
 			break;
 		}
 		case PH_HEAP_INSTANCE: {
@@ -399,7 +497,7 @@ int ph_heap_graph(struct ph_heap *h)
 				id = rdid(fd + off, idsz);
 				if (!id)
 					continue;
-				to = ph_heap_find(h, id);
+				to = finder_find(&fi, h, id);
 				if (to == PH_HEAP_NONE)
 					continue;
 				if (off == k->referent_off &&
@@ -426,6 +524,7 @@ int ph_heap_graph(struct ph_heap *h)
 					h->shallow[i] =
 						clamp32(h->shallow[i] +
 							(uint64_t)al * es);
+					touched += 4096; /* a page, anywhere */
 				}
 				if (ls.has[c] && libset_has(&ls, c, off))
 					to |= EDGE_LIB;
@@ -450,7 +549,7 @@ int ph_heap_graph(struct ph_heap *h)
 
 				if (!id)
 					continue;
-				to = ph_heap_find(h, id);
+				to = finder_find(&fi, h, id);
 				if (to != PH_HEAP_NONE && push32(&edges, to))
 					goto out;
 			}
@@ -467,10 +566,22 @@ int ph_heap_graph(struct ph_heap *h)
 		}
 		}
 		h->cls[i] = c;
+		if (PH_UNLIKELY(touched >= GRAPH_WINDOW)) {
+			/* objects come in (mostly) file order: what the pass
+			 * read so far need not stay resident (see hprof.c);
+			 * the read-ahead advice stays as it is */
+			if (h->mapped)
+				madvise((void *)h->data, h->size,
+					MADV_DONTNEED);
+			touched = 0;
+		}
 	}
 	h->eoff[n] = (uint32_t)edges.n;
 	h->nedges = edges.n;
-	h->edst = edges.p;
+	/* give back the spare capacity: the edges live as long as the heap */
+	h->edst = ph_heap_big_realloc(edges.p, (edges.n + 1) * 4);
+	if (!h->edst)
+		h->edst = edges.p;
 	edges.p = NULL;
 	/* values folded into their String are not counted twice */
 	for (uint32_t i = 0; i < n; i++)
@@ -500,10 +611,11 @@ int ph_heap_graph(struct ph_heap *h)
 	rc = find_native(h);
 	ph_heap_drop_pages(h);
 out:
-	free(edges.p);
+	ph_heap_big_free(edges.p);
 	free(folded);
 	free(ls.keys);
 	free(ls.has);
+	ph_heap_big_free(fi.start);
 	return rc;
 }
 
@@ -562,8 +674,8 @@ static int root_rank(unsigned kind)
 
 void ph_heap_paths_release(struct ph_heap_paths *p)
 {
-	free(p->parent);
-	free(p->state);
+	ph_heap_big_free(p->parent);
+	ph_heap_big_free(p->state);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -578,11 +690,12 @@ int ph_heap_paths(struct ph_heap *h, struct ph_heap_paths *p,
 	int rc = PH_ENOMEM;
 
 	memset(p, 0, sizeof(*p));
-	p->parent = malloc(((size_t)n + 1) * 4);
-	p->state = calloc((size_t)n + 1, 1);
-	/* each object enters each queue at most once */
-	qn = malloc(((size_t)n + 1) * 4);
-	ql = malloc(((size_t)n + 1) * 4);
+	p->parent = ph_heap_big_alloc(((size_t)n + 1) * 4);
+	p->state = ph_heap_big_alloc((size_t)n + 1);
+	/* each object enters each queue at most once (pages that a search
+	 * stopped early never touched cost nothing) */
+	qn = ph_heap_big_alloc(((size_t)n + 1) * 4);
+	ql = ph_heap_big_alloc(((size_t)n + 1) * 4);
 	if (!p->parent || !p->state || !qn || !ql)
 		goto out;
 	memset(p->parent, 0xff, ((size_t)n + 1) * 4);
@@ -687,8 +800,8 @@ int ph_heap_paths(struct ph_heap *h, struct ph_heap_paths *p,
 			p->reached++;
 	rc = 0;
 out:
-	free(qn);
-	free(ql);
+	ph_heap_big_free(qn);
+	ph_heap_big_free(ql);
 	free(want);
 	if (rc)
 		ph_heap_paths_release(p);
@@ -721,11 +834,11 @@ static void mark_from(struct ph_heap *h, uint8_t *reach, uint32_t *stack,
 int ph_heap_reachability(struct ph_heap *h, uint8_t **out)
 {
 	uint8_t *reach = malloc((size_t)h->nobj + 1);
-	uint32_t *stack = malloc(((size_t)h->nobj + 1) * 4);
+	uint32_t *stack = ph_heap_big_alloc(((size_t)h->nobj + 1) * 4);
 
 	if (!reach || !stack) {
 		free(reach);
-		free(stack);
+		ph_heap_big_free(stack);
 		return PH_ENOMEM;
 	}
 	memset(reach, PH_REACH_UNREACHABLE, (size_t)h->nobj + 1);
@@ -752,7 +865,7 @@ int ph_heap_reachability(struct ph_heap *h, uint8_t **out)
 			}
 		}
 	}
-	free(stack);
+	ph_heap_big_free(stack);
 	*out = reach;
 	return 0;
 }
@@ -763,24 +876,51 @@ int ph_heap_reachability(struct ph_heap *h, uint8_t **out)
  * Lengauer and Tarjan, "A Fast Algorithm for Finding Dominators in a
  * Flowgraph" (TOPLAS 1979), with simple path compression.  Vertices are
  * renumbered in depth-first preorder; 0 is a virtual root whose children
- * are the GC roots.  All arrays below are indexed by that number.
+ * are the GC roots.  The arrays in struct lt are indexed by that number.
+ *
+ * Peak memory is what decides whether a phone-sized dump fits on a
+ * laptop, and this step sets the peak, so its arrays are few and reused:
+ *  - the predecessors are one array of blocks, vertex by vertex, each
+ *    block opening with the vertex's DFS parent marked PRED_FIRST: the
+ *    main loop walks the blocks backwards and needs neither block offsets
+ *    nor a parent array;
+ *  - a bucket is a list threaded through idom (a vertex's idom is written
+ *    only as it leaves its bucket), and the bucket heads live in the
+ *    object -> preorder map, which is dead by then;
+ *  - eval's path stack grows on demand (paths are short in practice);
+ *  - the result is written per object into that same map's memory.
  */
+#define PRED_FIRST (1u << 31)
+
 struct lt {
-	uint32_t *vertex, *parent, *semi, *label, *ancestor, *idom;
-	uint32_t *bhead, *bnext, *stk;
+	uint32_t *semi, *label, *ancestor, *idom;
+	uint32_t *stk; /* eval's path */
+	size_t nstk;
 };
 
-static uint32_t lt_eval(struct lt *t, uint32_t v)
+static int lt_eval(struct lt *t, uint32_t v, uint32_t *out)
 {
 	size_t sp = 0;
 	uint32_t u;
 
-	if (t->ancestor[v] == PH_HEAP_NONE)
-		return v;
+	if (t->ancestor[v] == PH_HEAP_NONE) {
+		*out = v;
+		return 0;
+	}
 	/* compress: collect the path whose ancestors have ancestors */
 	for (u = v; t->ancestor[t->ancestor[u]] != PH_HEAP_NONE;
-	     u = t->ancestor[u])
+	     u = t->ancestor[u]) {
+		if (PH_UNLIKELY(sp == t->nstk)) {
+			size_t cap = t->nstk ? t->nstk * 2 : 4096;
+			uint32_t *np = realloc(t->stk, cap * 4);
+
+			if (!np)
+				return PH_ENOMEM;
+			t->stk = np;
+			t->nstk = cap;
+		}
 		t->stk[sp++] = u;
+	}
 	while (sp) {
 		u = t->stk[--sp];
 		uint32_t a = t->ancestor[u];
@@ -789,186 +929,231 @@ static uint32_t lt_eval(struct lt *t, uint32_t v)
 			t->label[u] = t->label[a];
 		t->ancestor[u] = t->ancestor[a];
 	}
-	return t->label[v];
+	*out = t->label[v];
+	return 0;
+}
+
+/*
+ * Depth-first preorder from the virtual root (vertex 0) over the strong
+ * edges: dfn[obj] and vertex[number] map both ways, parent[number] is the
+ * DFS tree parent (parent may be NULL).  dfn must be all NONE; sv and sc
+ * are the stack (vertices, edge cursors), as long as the vertex count.
+ * Deterministic, so a second run numbers every object the same.  Returns
+ * the number of vertices, the virtual root included.
+ */
+static uint32_t dfs(const struct ph_heap *h, const uint32_t *rl, uint32_t nroot,
+		    uint32_t *dfn, uint32_t *vertex, uint32_t *parent,
+		    uint32_t *sv, uint32_t *sc)
+{
+	const uint32_t N = h->nobj;
+	uint32_t nv = 1;
+	size_t sp = 0;
+
+	vertex[0] = N;
+	if (parent)
+		parent[0] = 0;
+	sv[sp] = 0;
+	sc[sp++] = 0;
+	while (sp) {
+		uint32_t v = sv[sp - 1], c = sc[sp - 1];
+		uint32_t x = vertex[v], y;
+
+		if (x == N) {
+			if (c >= nroot) {
+				sp--;
+				continue;
+			}
+			y = rl[c];
+		} else {
+			if (c >= h->eoff[x + 1] - h->eoff[x]) {
+				sp--;
+				continue;
+			}
+			y = h->edst[h->eoff[x] + c] & EDGE_MASK;
+		}
+		sc[sp - 1] = c + 1;
+		if (dfn[y] != PH_HEAP_NONE)
+			continue;
+		dfn[y] = nv;
+		vertex[nv] = y;
+		if (parent)
+			parent[nv] = v;
+		sv[sp] = nv;
+		sc[sp++] = 0;
+		nv++;
+	}
+	return nv;
 }
 
 int ph_heap_dominators(struct ph_heap *h)
 {
 	const uint32_t N = h->nobj;
-	uint32_t *dfn = NULL, *pcount = NULL, *pe = NULL;
+	uint32_t *dfn = NULL, *vertex = NULL, *parent = NULL, *pe = NULL;
+	uint32_t *rl = NULL, *bhead;
 	struct lt t = { 0 };
-	uint64_t *ret = NULL;
-	uint32_t *cnt = NULL;
 	uint32_t nv = 1, nroot = 0;
-	uint32_t **roots_list = NULL;
-	uint32_t *rl = NULL;
+	uint64_t np = 0, k;
 	int rc = PH_ENOMEM;
 
 	if (h->idom)
 		return 0;
-	dfn = malloc(((size_t)N + 1) * 4);
+	dfn = ph_heap_big_alloc(((size_t)N + 1) * 4);
 	rl = malloc((h->nroots + 1) * 4);
-	t.vertex = malloc(((size_t)N + 2) * 4);
-	t.parent = malloc(((size_t)N + 2) * 4);
-	t.semi = malloc(((size_t)N + 2) * 4);
-	t.label = malloc(((size_t)N + 2) * 4);
-	if (!dfn || !rl || !t.vertex || !t.parent || !t.semi || !t.label)
+	vertex = ph_heap_big_alloc(((size_t)N + 2) * 4);
+	parent = ph_heap_big_alloc(((size_t)N + 2) * 4);
+	t.semi = ph_heap_big_alloc(((size_t)N + 2) * 4);
+	t.label = ph_heap_big_alloc(((size_t)N + 2) * 4);
+	if (!dfn || !rl || !vertex || !parent || !t.semi || !t.label)
 		goto out;
 	memset(dfn, 0xff, ((size_t)N + 1) * 4);
-	(void)roots_list;
 	for (size_t i = 0; i < h->nroots; i++) {
 		uint32_t o = h->roots[i].obj;
 
 		if (root_counts(h, &h->roots[i]))
 			rl[nroot++] = o;
 	}
-	/* iterative DFS; semi holds the stack's vertices, label its cursors */
-	{
-		size_t sp = 0;
-
-		t.vertex[0] = N;
-		t.parent[0] = 0;
-		t.semi[sp] = 0;
-		t.label[sp++] = 0;
-		while (sp) {
-			uint32_t v = t.semi[sp - 1], c = t.label[sp - 1];
-			uint32_t x = t.vertex[v], y;
-
-			if (x == N) {
-				if (c >= nroot) {
-					sp--;
-					continue;
-				}
-				y = rl[c];
-			} else {
-				if (c >= h->eoff[x + 1] - h->eoff[x]) {
-					sp--;
-					continue;
-				}
-				y = h->edst[h->eoff[x] + c] & EDGE_MASK;
-			}
-			t.label[sp - 1] = c + 1;
-			if (dfn[y] != PH_HEAP_NONE)
-				continue;
-			dfn[y] = nv;
-			t.vertex[nv] = y;
-			t.parent[nv] = v;
-			t.semi[sp] = nv;
-			t.label[sp++] = 0;
-			nv++;
-		}
-	}
+	nv = dfs(h, rl, nroot, dfn, vertex, parent, t.semi, t.label);
 	h->reachable = nv - 1;
-	/* predecessors, as CSR over DFS numbers */
-	pcount = calloc((size_t)nv + 1, 4);
-	if (!pcount)
-		goto out;
-	uint64_t np = nroot;
-	for (uint32_t v = 1; v < nv; v++) {
-		uint32_t x = t.vertex[v];
 
-		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
-			uint32_t y = h->edst[e] & EDGE_MASK;
-
-			pcount[dfn[y] + 1]++;
-			np++;
-		}
-	}
+	/* predecessor counts into semi, then each block's start (in label)
+	 * and fill cursor (in semi) */
+	memset(t.semi, 0, ((size_t)nv + 1) * 4);
 	for (uint32_t i = 0; i < nroot; i++)
-		pcount[dfn[rl[i]] + 1]++;
+		t.semi[dfn[rl[i]] + 1]++;
+	np = nroot;
+	for (uint32_t v = 1; v < nv; v++) {
+		uint32_t x = vertex[v];
+
+		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++)
+			t.semi[dfn[h->edst[e] & EDGE_MASK] + 1]++;
+		np += h->eoff[x + 1] - h->eoff[x];
+	}
 	for (uint32_t v = 0; v < nv; v++)
-		pcount[v + 1] += pcount[v];
-	pe = malloc((np + 1) * 4);
+		t.semi[v + 1] += t.semi[v];
+	pe = ph_heap_big_alloc((np + 1) * 4);
 	if (!pe)
 		goto out;
-	{
-		/* fill using semi as the per-vertex cursor */
-		for (uint32_t v = 0; v < nv; v++)
-			t.semi[v] = pcount[v];
-		for (uint32_t i = 0; i < nroot; i++)
-			pe[t.semi[dfn[rl[i]]]++] = 0;
-		for (uint32_t v = 1; v < nv; v++) {
-			uint32_t x = t.vertex[v];
-
-			for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++) {
-				uint32_t w = dfn[h->edst[e] & EDGE_MASK];
-
-				pe[t.semi[w]++] = v;
-			}
-		}
+	for (uint32_t w = 1; w < nv; w++) {
+		t.label[w] = t.semi[w];
+		pe[t.semi[w]++] = PH_HEAP_NONE; /* the parent's slot */
 	}
-	t.ancestor = malloc((size_t)nv * 4);
-	t.idom = malloc((size_t)nv * 4);
-	t.bhead = malloc((size_t)nv * 4);
-	t.bnext = malloc((size_t)nv * 4);
-	t.stk = malloc((size_t)nv * 4);
-	if (!t.ancestor || !t.idom || !t.bhead || !t.bnext || !t.stk)
+	/*
+	 * The DFS tree edge into w (the first edge from its parent) takes
+	 * the block's first slot; every other edge the next free one.  Each
+	 * block is exactly its vertex's in-degree long.
+	 */
+#define PUT_PRED(w, v)                                                  \
+	do {                                                            \
+		if (parent[w] == (v) && pe[t.label[w]] == PH_HEAP_NONE) \
+			pe[t.label[w]] = (v) | PRED_FIRST;              \
+		else                                                    \
+			pe[t.semi[w]++] = (v);                          \
+	} while (0)
+	for (uint32_t i = 0; i < nroot; i++)
+		PUT_PRED(dfn[rl[i]], 0u);
+	for (uint32_t v = 1; v < nv; v++) {
+		uint32_t x = vertex[v];
+
+		for (uint32_t e = h->eoff[x]; e < h->eoff[x + 1]; e++)
+			PUT_PRED(dfn[h->edst[e] & EDGE_MASK], v);
+	}
+#undef PUT_PRED
+	/* the loop needs no map back to objects: a second DFS remakes it */
+	ph_heap_big_free(parent);
+	ph_heap_big_free(vertex);
+	parent = vertex = NULL;
+
+	bhead = dfn; /* object -> preorder is dead: bucket heads */
+	t.ancestor = ph_heap_big_alloc((size_t)nv * 4);
+	t.idom = ph_heap_big_alloc((size_t)nv * 4);
+	if (!t.ancestor || !t.idom)
 		goto out;
 	for (uint32_t v = 0; v < nv; v++) {
 		t.semi[v] = v;
 		t.label[v] = v;
 		t.ancestor[v] = PH_HEAP_NONE;
-		t.bhead[v] = PH_HEAP_NONE;
-		t.idom[v] = 0;
+		bhead[v] = PH_HEAP_NONE;
 	}
+	t.idom[0] = 0;
+	k = np;
 	for (uint32_t w = nv - 1; w >= 1; w--) {
-		uint32_t pw = t.parent[w];
+		uint32_t pw = PH_HEAP_NONE, v, u;
 
-		for (uint32_t k = pcount[w]; k < pcount[w + 1]; k++) {
-			uint32_t u = lt_eval(&t, pe[k]);
-
+		/* w's block, backwards: it opens with the parent */
+		while (pw == PH_HEAP_NONE && k > 0) {
+			v = pe[--k];
+			if (v & PRED_FIRST) {
+				v &= ~PRED_FIRST;
+				pw = v;
+			}
+			if (lt_eval(&t, v, &u))
+				goto out;
 			if (t.semi[u] < t.semi[w])
 				t.semi[w] = t.semi[u];
 		}
-		t.bnext[w] = t.bhead[t.semi[w]];
-		t.bhead[t.semi[w]] = w;
-		t.ancestor[w] = pw;
-		for (uint32_t v = t.bhead[pw]; v != PH_HEAP_NONE;
-		     v = t.bnext[v]) {
-			uint32_t u = lt_eval(&t, v);
-
-			t.idom[v] = t.semi[u] < t.semi[v] ? u : pw;
+		if (pw == PH_HEAP_NONE) {
+			rc = PH_EINVAL; /* cannot happen: every block has one */
+			goto out;
 		}
-		t.bhead[pw] = PH_HEAP_NONE;
+		t.idom[w] = bhead[t.semi[w]];
+		bhead[t.semi[w]] = w;
+		t.ancestor[w] = pw;
+		for (v = bhead[pw]; v != PH_HEAP_NONE;) {
+			uint32_t next = t.idom[v];
+
+			if (lt_eval(&t, v, &u))
+				goto out;
+			t.idom[v] = t.semi[u] < t.semi[v] ? u : pw;
+			v = next;
+		}
+		bhead[pw] = PH_HEAP_NONE;
 	}
+	ph_heap_big_free(pe);
+	pe = NULL;
+	free(t.stk);
+	t.stk = NULL;
 	for (uint32_t w = 1; w < nv; w++)
 		if (t.idom[w] != t.semi[w])
 			t.idom[w] = t.idom[t.idom[w]];
-	free(pe);
-	pe = NULL;
-	free(pcount);
-	pcount = NULL;
-	free(t.bhead);
-	free(t.bnext);
-	free(t.stk);
-	free(t.ancestor);
-	t.bhead = t.bnext = t.stk = t.ancestor = NULL;
+	ph_heap_big_free(t.semi);
+	t.semi = NULL;
 
-	/* retained sizes: children before parents, reverse preorder */
-	ret = calloc(nv, 8);
-	cnt = calloc(nv, 4);
-	if (!ret || !cnt)
+	/* preorder -> object again, the stack in label and ancestor */
+	vertex = ph_heap_big_alloc(((size_t)nv + 1) * 4);
+	if (!vertex)
+		goto out;
+	memset(dfn, 0xff, ((size_t)N + 1) * 4);
+	if (dfs(h, rl, nroot, dfn, vertex, NULL, t.label, t.ancestor) != nv) {
+		rc = PH_EINVAL; /* cannot happen: the same walk twice */
+		goto out;
+	}
+	ph_heap_big_free(t.ancestor);
+	ph_heap_big_free(t.label);
+	t.ancestor = t.label = NULL;
+
+	/* per object: immediate dominators, then retained sizes, children
+	 * before parents (reverse preorder) */
+	h->idom = dfn;
+	dfn = NULL;
+	memset(h->idom, 0xff, ((size_t)N + 1) * 4);
+	for (uint32_t w = 1; w < nv; w++)
+		h->idom[vertex[w]] = t.idom[w] ? vertex[t.idom[w]] :
+						 PH_HEAP_NONE;
+	h->retained = ph_heap_big_alloc(((size_t)N + 1) * 8);
+	h->retained_count = ph_heap_big_alloc(((size_t)N + 1) * 4);
+	if (!h->retained || !h->retained_count)
 		goto out;
 	for (uint32_t w = nv - 1; w >= 1; w--) {
-		ret[w] += h->shallow[t.vertex[w]];
-		cnt[w] += 1;
-		if (t.idom[w]) {
-			ret[t.idom[w]] += ret[w];
-			cnt[t.idom[w]] += cnt[w];
-		}
-	}
-	h->idom = malloc(((size_t)N + 1) * 4);
-	h->retained = calloc((size_t)N + 1, 8);
-	h->retained_count = calloc((size_t)N + 1, 4);
-	if (!h->idom || !h->retained || !h->retained_count)
-		goto out;
-	memset(h->idom, 0xff, ((size_t)N + 1) * 4);
-	for (uint32_t w = 1; w < nv; w++) {
-		uint32_t x = t.vertex[w];
+		uint32_t x = vertex[w];
 
-		h->idom[x] = t.idom[w] ? t.vertex[t.idom[w]] : PH_HEAP_NONE;
-		h->retained[x] = ret[w];
-		h->retained_count[x] = cnt[w];
+		h->retained[x] += h->shallow[x];
+		h->retained_count[x] += 1;
+		if (t.idom[w]) {
+			uint32_t y = vertex[t.idom[w]];
+
+			h->retained[y] += h->retained[x];
+			h->retained_count[y] += h->retained_count[x];
+		}
 	}
 	/* per class: instances not dominated by one of their own class */
 	for (uint32_t x = 0; x < N; x++) {
@@ -983,24 +1168,23 @@ int ph_heap_dominators(struct ph_heap *h)
 	}
 	rc = 0;
 out:
-	free(dfn);
+	ph_heap_big_free(dfn);
 	free(rl);
-	free(pcount);
-	free(pe);
-	free(ret);
-	free(cnt);
-	free(t.vertex);
-	free(t.parent);
-	free(t.semi);
-	free(t.label);
-	free(t.ancestor);
-	free(t.idom);
-	free(t.bhead);
-	free(t.bnext);
+	ph_heap_big_free(vertex);
+	ph_heap_big_free(parent);
+	ph_heap_big_free(pe);
+	ph_heap_big_free(t.semi);
+	ph_heap_big_free(t.label);
+	ph_heap_big_free(t.ancestor);
+	ph_heap_big_free(t.idom);
 	free(t.stk);
 	if (rc) {
-		free(h->idom);
+		ph_heap_big_free(h->idom);
+		ph_heap_big_free(h->retained);
+		ph_heap_big_free(h->retained_count);
 		h->idom = NULL;
+		h->retained = NULL;
+		h->retained_count = NULL;
 	}
 	return rc;
 }
@@ -1014,8 +1198,8 @@ uint64_t ph_heap_retained_in_heap(struct ph_heap *h, uint32_t obj,
 
 	if (!h->idom || obj >= h->nobj || !h->retained_count[obj])
 		return 0;
-	in = calloc((size_t)h->nobj + 1, 1); /* 0 ?, 1 inside, 2 outside */
-	path = malloc(((size_t)h->nobj + 1) * 4);
+	in = ph_heap_big_alloc((size_t)h->nobj + 1); /* 0 ?, 1 in, 2 out */
+	path = ph_heap_big_alloc(((size_t)h->nobj + 1) * 4);
 	if (!in || !path)
 		goto out;
 	in[obj] = 1;
@@ -1038,7 +1222,7 @@ uint64_t ph_heap_retained_in_heap(struct ph_heap *h, uint32_t obj,
 		if (in[x] == 1 && ph_heap_heap_of(h, x) == heap)
 			sum += h->shallow[x];
 out:
-	free(in);
-	free(path);
+	ph_heap_big_free(in);
+	ph_heap_big_free(path);
 	return sum;
 }

@@ -224,7 +224,7 @@ struct ph_heap {
 	 * differ from ours (tests/unit/test_heap.c, docs/heap.md).  Set them
 	 * after open, before ph_heap_graph().
 	 */
-	bool perflib_sizes;	      /* no String folding; class objects 0 B */
+	bool perflib_sizes;	      /* a String is not charged its chars */
 	bool perflib_no_thread_roots; /* ROOT_THREAD_OBJECT is not a root */
 	bool perflib_referents;	      /* Reference.referent is a strong edge */
 
@@ -234,6 +234,21 @@ struct ph_heap {
 
 /* ------------------------------------------------------------------ */
 /* hprof.c: reading and indexing                                       */
+
+/*
+ * Arrays of one entry per object (tens of megabytes each) come straight
+ * from mmap, zeroed: freeing one gives its memory back at once.  Through
+ * malloc, freeing a block that big raises glibc's mmap threshold to its
+ * size, the next ones come from the brk heap, and freeing those returns
+ * nothing, so peak RSS creeps up by every array a step frees.  They ask
+ * for transparent huge pages too: faulting tens of megabytes 4 KiB at a
+ * time costs more than filling them.  (Under AddressSanitizer they are
+ * plain calloc/realloc/free, so its redzones still guard them.)  Every
+ * array in struct ph_heap that holds one entry per object is one of these.
+ */
+void *ph_heap_big_alloc(size_t bytes);
+void *ph_heap_big_realloc(void *p, size_t bytes);
+void ph_heap_big_free(void *p);
 
 void ph_heap_init(struct ph_heap *h);
 /*
@@ -427,6 +442,16 @@ int ph_heap_leaks(struct ph_heap *h, const struct ph_leak_opts *opts,
  * it is not strongly reachable. */
 int ph_heap_path_trace(struct ph_heap *h, uint32_t obj,
 		       struct ph_leak_trace *out) PH_WUR;
+/*
+ * The `leak` events of an analysis (docs/protocol.md §4.3), appended to
+ * out: one NDJSON line per leak group, {"event":"leak","t":t,"seq":-1,
+ * "data":{...}}, each '\n'-terminated, with the fields of `heap leaks
+ * --json` and traceText cut at 6000 characters plus "...".  hprof names
+ * the dump (may be NULL); t is app uptime in ms (0: unknown).
+ */
+int ph_heap_leak_events(struct ph_heap *h, const struct ph_leak_result *res,
+			const char *hprof, int64_t t,
+			struct ph_buf *out) PH_WUR;
 /* LeakCanary's text rendering of one trace. */
 int ph_leak_trace_render(struct ph_heap *h, const struct ph_leak_trace *t,
 			 bool show_status, struct ph_buf *out) PH_WUR;
@@ -460,6 +485,14 @@ struct ph_heap_cmd_opts {
 	long limit;
 	bool json;
 	uint64_t object_id; /* path */
+	/*
+	 * leaks: when set, the `leak` events of the analysis are appended
+	 * to events too, their t the app uptime that uptime_of (may be NULL:
+	 * t 0, unknown) gives for the dump's wall-clock time.
+	 */
+	struct ph_buf *events;
+	int64_t (*uptime_of)(void *ctx, uint64_t wall_ms);
+	void *uptime_ctx;
 };
 /* Each returns the exit status of its command (0, 1 = leaks found, 2). */
 int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out);

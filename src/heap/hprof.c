@@ -101,20 +101,17 @@ static inline uint64_t rdid(const uint8_t *p, uint32_t idsz)
 	return idsz == 4 ? rd4(p) : rd8(p);
 }
 
+/* ph_heap_type_size for the pass: inlined, no switch */
+static inline size_t tsize(uint32_t idsz, unsigned type)
+{
+	static const uint8_t sz[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8 };
+
+	return type == PH_HT_OBJECT ? idsz : type < 12 ? sz[type] : 0;
+}
+
 size_t ph_heap_type_size(const struct ph_heap *h, unsigned type)
 {
-	switch (type) {
-	case PH_HT_OBJECT: return h->idsz;
-	case PH_HT_BOOLEAN:
-	case PH_HT_BYTE: return 1;
-	case PH_HT_CHAR:
-	case PH_HT_SHORT: return 2;
-	case PH_HT_FLOAT:
-	case PH_HT_INT: return 4;
-	case PH_HT_DOUBLE:
-	case PH_HT_LONG: return 8;
-	}
-	return 0;
+	return tsize(h->idsz, type);
 }
 
 const char *ph_heap_root_name(unsigned kind)
@@ -148,18 +145,105 @@ const char *ph_heap_kind_name(enum ph_heap_kind kind)
 	return names[kind & 3];
 }
 
+/* ---- memory ---------------------------------------------------------- */
+
+/*
+ * Under AddressSanitizer the per-object arrays stay on malloc, so its
+ * redzones still guard them (the fuzzer runs there).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BIG_MALLOC 1
+#endif
+#endif
+
+#ifndef BIG_MALLOC
+#define BIG_HDR 64 /* holds the mapping's length; keeps 64-byte alignment */
+
+static void advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+#endif
+
+void *ph_heap_big_alloc(size_t bytes)
+{
+#ifdef BIG_MALLOC
+	return calloc(bytes ? bytes : 1, 1);
+#else
+	size_t len = bytes + BIG_HDR;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, &len, sizeof(len));
+	advise_huge(m + BIG_HDR, bytes);
+	return m + BIG_HDR;
+#endif
+}
+
+void ph_heap_big_free(void *p)
+{
+#ifdef BIG_MALLOC
+	free(p);
+#else
+	size_t len;
+
+	if (!p)
+		return;
+	memcpy(&len, (char *)p - BIG_HDR, sizeof(len));
+	munmap((char *)p - BIG_HDR, len);
+#endif
+}
+
+void *ph_heap_big_realloc(void *p, size_t bytes)
+{
+#ifdef BIG_MALLOC
+	return realloc(p, bytes ? bytes : 1);
+#else
+	size_t len, nlen = bytes + BIG_HDR;
+	char *m;
+
+	if (!p)
+		return ph_heap_big_alloc(bytes);
+	memcpy(&len, (char *)p - BIG_HDR, sizeof(len));
+	m = mremap((char *)p - BIG_HDR, len, nlen, MREMAP_MAYMOVE);
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, &nlen, sizeof(nlen));
+	if (nlen > len)
+		advise_huge(m + BIG_HDR, bytes);
+	return m + BIG_HDR;
+#endif
+}
+
 /* ---- growable arrays for the pass ---------------------------------- */
 
 struct vec {
 	void *p;
 	size_t n, cap;
+	bool big; /* p is ph_heap_big_alloc's */
 };
 
 static int vec_push(struct vec *v, const void *item, size_t sz)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 256;
-		void *np = realloc(v->p, cap * sz);
+		void *np = v->big ? ph_heap_big_realloc(v->p, cap * sz) :
+				    realloc(v->p, cap * sz);
 
 		if (!np)
 			return PH_ENOMEM;
@@ -186,6 +270,8 @@ struct reader {
 	struct vec classes;    /* struct ph_heap_class */
 	struct vec roots;      /* struct ph_heap_root */
 	struct vec threads;    /* uint64_t: serial << 32 | root index */
+	uint64_t win_next;     /* advance() when the cursor passes this */
+	uint64_t win_lo;       /* first page not yet dropped */
 	uint32_t cur_heap;
 	uint32_t hid_of[PH_HEAP_MAX_HEAPS];
 	uint64_t heap_name_sid[PH_HEAP_MAX_HEAPS];
@@ -236,6 +322,33 @@ static int push_root(struct reader *r, uint64_t id, unsigned kind,
 }
 
 /*
+ * The pass reads the mapping front to back, once.  Every WINDOW bytes it
+ * drops the pages behind the cursor from the resident set (they stay in
+ * the page cache, and fault back if read again), so the dump never sits
+ * in our resident set whole: peak RSS is the index, not the file.
+ */
+#define WINDOW ((uint64_t)16 << 20)
+
+static void advance_slow(struct reader *r, uint64_t p)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = p & ~(page - 1);
+
+	if (lo > r->win_lo) {
+		madvise((char *)r->h->data + r->win_lo, lo - r->win_lo,
+			MADV_DONTNEED);
+		r->win_lo = lo;
+	}
+	r->win_next = p + WINDOW;
+}
+
+static inline void advance(struct reader *r, uint64_t p)
+{
+	if (PH_UNLIKELY(p >= r->win_next))
+		advance_slow(r, p);
+}
+
+/*
  * A CLASS_DUMP body from p (after the tag); returns its length through
  * *len, or PH_ECORRUPT.
  */
@@ -267,7 +380,7 @@ static int read_class(struct reader *r, const uint8_t *d, uint64_t p,
 		size_t ts;
 
 		NEED(3);
-		ts = ph_heap_type_size(h, d[q + 2]);
+		ts = tsize(idsz, d[q + 2]);
 		if (!ts)
 			return PH_CORRUPT(&h->err, q + 2,
 					  "constant pool entry of type %u",
@@ -284,7 +397,7 @@ static int read_class(struct reader *r, const uint8_t *d, uint64_t p,
 		size_t ts;
 
 		NEED((uint64_t)idsz + 1);
-		ts = ph_heap_type_size(h, d[q + idsz]);
+		ts = tsize(idsz, d[q + idsz]);
 		if (!ts)
 			return PH_CORRUPT(&h->err, q + idsz,
 					  "static field of type %u",
@@ -299,8 +412,7 @@ static int read_class(struct reader *r, const uint8_t *d, uint64_t p,
 	c.own_off = q;
 	NEED((uint64_t)c.nown * (idsz + 1));
 	for (unsigned i = 0; i < c.nown; i++)
-		if (!ph_heap_type_size(h,
-				       d[q + (uint64_t)i * (idsz + 1) + idsz]))
+		if (!tsize(idsz, d[q + (uint64_t)i * (idsz + 1) + idsz]))
 			return PH_CORRUPT(
 				&h->err, q + (uint64_t)i * (idsz + 1) + idsz,
 				"instance field of type %u",
@@ -326,10 +438,12 @@ static int read_heap(struct reader *r, uint64_t p, uint64_t end)
 	int rc;
 
 	while (p < end) {
-		uint8_t tag = d[p];
+		uint8_t tag;
 		uint64_t q = p + 1, len = 0;
 		uint64_t left = end - q;
 
+		advance(r, p);
+		tag = d[p];
 		h->sub_count[tag]++;
 		switch (tag) {
 		case PH_ROOT_UNKNOWN:
@@ -429,7 +543,7 @@ static int read_heap(struct reader *r, uint64_t p, uint64_t end)
 
 			if (hdr > left)
 				goto short_rec;
-			es = ph_heap_type_size(h, d[q + idsz + 8]);
+			es = tsize(idsz, d[q + idsz + 8]);
 			if (!es || d[q + idsz + 8] == PH_HT_OBJECT) {
 				rc = PH_CORRUPT(&h->err, q + idsz + 8,
 						"primitive array of type %u",
@@ -482,6 +596,7 @@ static int read_records(struct reader *r, uint64_t p)
 		if (h->size - p < 9)
 			return PH_CORRUPT(&h->err, p,
 					  "truncated record header");
+		advance(r, p);
 		tag = d[p];
 		len = rd4(d + p + 5);
 		body = p + 9;
@@ -546,17 +661,16 @@ static int cmp_u64pair(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts ids with metas alongside; a dump in address order costs a scan. */
-static int sort_objects(uint64_t *ids, uint64_t *metas, size_t n)
+/*
+ * Sorts ids with metas alongside: LSD radix, 16 bits a pass, over (id,
+ * meta) pairs; stable, so duplicate ids (a hostile dump) keep dump order.
+ * The general case: build_index avoids it for the usual dumps.
+ */
+static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
 {
 	uint64_t *tmp, *t2;
 	size_t i;
 
-	for (i = 1; i < n && ids[i - 1] <= ids[i]; i++)
-		;
-	if (i >= n)
-		return 0;
-	/* LSD radix, 16 bits a pass, over (id, meta) pairs. */
 	tmp = malloc(n * 16);
 	t2 = malloc(n * 16);
 	if (!tmp || !t2) {
@@ -602,34 +716,188 @@ static int sort_objects(uint64_t *ids, uint64_t *metas, size_t n)
 	return 0;
 }
 
-/* Builds the compact keys from sorted ids (see heap.h). */
-static int build_keys(struct ph_heap *h, uint64_t *ids)
+/* m[rank of keys[i]] = metas[i]: the rank is the bits set below it */
+static inline __attribute__((always_inline)) void
+scatter_body(const uint32_t *keys, const uint64_t *metas, uint64_t *m, size_t n,
+	     const uint64_t *bm, const uint32_t *before)
 {
-	uint64_t or_bits = 0, span;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = keys[i];
+		uint64_t below = bm[k >> 6] & ((1ull << (k & 63)) - 1);
 
-	if (!h->nobj) {
-		free(ids);
-		h->keys = calloc(1, 4);
+		m[before[k >> 6] + (uint32_t)__builtin_popcountll(below)] =
+			metas[i];
+	}
+}
+
+static void scatter(const uint32_t *keys, const uint64_t *metas, uint64_t *m,
+		    size_t n, const uint64_t *bm, const uint32_t *before)
+{
+	scatter_body(keys, metas, m, n, bm, before);
+}
+
+/* The same with the popcnt instruction, where the CPU has it (x86-64
+ * builds target the baseline, whose popcount is a library call). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PH_HAVE_POPCNT_TARGET 1
+__attribute__((target("popcnt"))) static void
+scatter_popcnt(const uint32_t *keys, const uint64_t *metas, uint64_t *m,
+	       size_t n, const uint64_t *bm, const uint32_t *before)
+{
+	scatter_body(keys, metas, m, n, bm, before);
+}
+#else
+#define PH_HAVE_POPCNT_TARGET 0
+#endif
+
+/*
+ * Sorts by rank in a bitmap of the key space: every key sets its bit, a
+ * key's place is the number of bits set before it.  O(n), and its writes
+ * are sequential within each run of ascending ids, which is how dumps
+ * come (a JVM dump is a few hundred address-ordered runs, one per heap
+ * region).  Used when the key space is dense (at most 64 slots per
+ * object, so the bitmap costs at most 8 bytes per object, briefly).
+ * Returns 1, changing nothing, when two objects share an id.
+ *
+ * On entry keys[i] holds object i's key; on success keys and *metas are
+ * in key order (*metas is replaced).
+ */
+static int rank_sort(uint32_t *keys, uint64_t **metas, size_t n, uint64_t span)
+{
+	size_t words = (size_t)(span >> 6) + 1;
+	uint64_t *bm = calloc(words, 8);
+	uint32_t *before = malloc(words * 4);
+	uint64_t *m = NULL;
+	size_t i, at = 0;
+	int rc = PH_ENOMEM;
+
+	if (!bm || !before)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint64_t bit = 1ull << (keys[i] & 63);
+
+		if (bm[keys[i] >> 6] & bit) {
+			rc = 1;
+			goto out;
+		}
+		bm[keys[i] >> 6] |= bit;
+	}
+	m = ph_heap_big_alloc(n * 8);
+	if (!m)
+		goto out;
+	for (size_t w = 0; w < words; w++) {
+		before[w] = (uint32_t)at;
+		at += (size_t)__builtin_popcountll(bm[w]);
+	}
+#if PH_HAVE_POPCNT_TARGET
+	if (__builtin_cpu_supports("popcnt"))
+		scatter_popcnt(keys, *metas, m, n, bm, before);
+	else
+#endif
+		scatter(keys, *metas, m, n, bm, before);
+	/* the sorted keys are the set bits, in order */
+	at = 0;
+	for (size_t w = 0; w < words; w++)
+		for (uint64_t b = bm[w]; b; b &= b - 1)
+			keys[at++] = (uint32_t)(w << 6 |
+						(unsigned)__builtin_ctzll(b));
+	ph_heap_big_free(*metas);
+	*metas = m;
+	rc = 0;
+out:
+	free(bm);
+	free(before);
+	return rc;
+}
+
+/*
+ * The index (see heap.h) from the pass's ids and metas, in dump order;
+ * takes both arrays.  Ids are addresses: they share an alignment (shift)
+ * and usually span less than 2^32 aligned slots, so a 32-bit key per
+ * object does; otherwise the raw ids stay (wide).
+ */
+static int build_index(struct ph_heap *h, uint64_t *ids, uint64_t *metas)
+{
+	size_t n = h->nobj;
+	uint64_t min, max, or_bits = 0, span;
+	bool sorted = true;
+	uint32_t *keys;
+	int rc;
+
+	h->meta = metas;
+	if (!n) {
+		ph_heap_big_free(ids);
+		h->keys = ph_heap_big_alloc(4);
 		return h->keys ? 0 : PH_ENOMEM;
 	}
-	h->min_id = ids[0];
-	for (size_t i = 0; i < h->nobj; i++)
-		or_bits |= ids[i] - h->min_id;
+	min = max = ids[0];
+	for (size_t i = 1; i < n; i++) {
+		/* ctz of the OR of differences from any one id is the
+		 * alignment they all share */
+		or_bits |= ids[i] - ids[0];
+		if (ids[i] < ids[i - 1])
+			sorted = false;
+		if (ids[i] < min)
+			min = ids[i];
+		if (ids[i] > max)
+			max = ids[i];
+	}
+	h->min_id = min;
 	h->shift = or_bits ? (unsigned)__builtin_ctzll(or_bits) : 0;
 	if (h->shift > 16)
 		h->shift = 16;
-	span = (ids[h->nobj - 1] - h->min_id) >> h->shift;
-	if (span > UINT32_MAX) {
-		h->wide = true;
-		h->wide_ids = ids;
-		return 0;
+	span = (max - min) >> h->shift;
+	if (span > UINT32_MAX || (!sorted && span / 64 > n)) {
+		/* wide, or sparse keys: the general sort */
+		if (!sorted) {
+			rc = radix_sort(ids, metas, n);
+			if (rc) {
+				ph_heap_big_free(ids);
+				return rc;
+			}
+		}
+		if (span > UINT32_MAX) {
+			h->wide = true;
+			h->wide_ids = ids;
+			return 0;
+		}
+		sorted = true;
 	}
-	h->keys = malloc((size_t)h->nobj * 4);
+	/* keys over the ids' own memory, then the rest given back */
+	keys = (uint32_t *)ids;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)((ids[i] - min) >> h->shift);
+
+		memcpy((char *)ids + 4 * i, &k, 4);
+	}
+	h->keys = ph_heap_big_realloc(keys, n * 4);
 	if (!h->keys)
+		h->keys = keys;
+	if (sorted)
+		return 0;
+	rc = rank_sort(h->keys, &h->meta, n, span);
+	if (rc != 1)
+		return rc;
+	/* duplicate ids: back to wide ids for the stable general sort */
+	ids = ph_heap_big_alloc(n * 8);
+	if (!ids)
 		return PH_ENOMEM;
-	for (size_t i = 0; i < h->nobj; i++)
-		h->keys[i] = (uint32_t)((ids[i] - h->min_id) >> h->shift);
-	free(ids);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = min + ((uint64_t)h->keys[i] << h->shift);
+	ph_heap_big_free(h->keys);
+	h->keys = NULL;
+	rc = radix_sort(ids, h->meta, n);
+	if (rc) {
+		ph_heap_big_free(ids);
+		return rc;
+	}
+	keys = (uint32_t *)ids;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)((ids[i] - min) >> h->shift);
+
+		memcpy((char *)ids + 4 * i, &k, 4);
+	}
+	h->keys = keys;
 	return 0;
 }
 
@@ -1014,6 +1282,22 @@ nomem:
 	return PH_ENOMEM;
 }
 
+/* Whether records of `size` bytes, each starting with a u64 id, ascend. */
+static bool sorted_by_id(const void *p, size_t n, size_t size)
+{
+	const char *c = p;
+
+	for (size_t i = 1; i < n; i++) {
+		uint64_t a, b;
+
+		memcpy(&a, c + (i - 1) * size, 8);
+		memcpy(&b, c + i * size, 8);
+		if (a > b)
+			return false;
+	}
+	return true;
+}
+
 /* ---- open ----------------------------------------------------------- */
 
 void ph_heap_init(struct ph_heap *h)
@@ -1027,7 +1311,7 @@ static int index_dump(struct ph_heap *h)
 	struct reader r = { .h = h };
 	const uint8_t *d = h->data;
 	size_t hl = 0;
-	uint64_t *ids;
+	uint64_t *ids, *metas;
 	int rc;
 
 	while (hl < h->size && hl < 32 && d[hl])
@@ -1048,15 +1332,18 @@ static int index_dump(struct ph_heap *h)
 	h->timestamp_ms = rd8(d + hl + 5);
 	h->nheaps = 0;
 	r.cur_heap = heap_for(&r, 0, 0); /* "default" until told */
+	/* only a mapping of our own is windowed (see advance) */
+	r.win_next = h->mapped ? 0 : UINT64_MAX;
 
 	if (h->size > (1ull << 40))
 		return PH_CORRUPT(&h->err, 0,
 				  "dumps over 1 TB are not indexed");
 	/* a first guess that avoids most regrowth on JVM-sized objects */
 	r.ids.cap = h->size / 32 + 16;
-	r.ids.p = malloc(r.ids.cap * 8);
+	r.ids.p = ph_heap_big_alloc(r.ids.cap * 8);
 	r.metas.cap = r.ids.cap;
-	r.metas.p = malloc(r.metas.cap * 8);
+	r.metas.p = ph_heap_big_alloc(r.metas.cap * 8);
+	r.ids.big = r.metas.big = true;
 	if (!r.ids.p || !r.metas.p) {
 		rc = PH_ENOMEM;
 		goto out;
@@ -1073,26 +1360,22 @@ static int index_dump(struct ph_heap *h)
 		goto out;
 	}
 	h->nobj = (uint32_t)r.ids.n;
-	rc = sort_objects(r.ids.p, r.metas.p, r.ids.n);
-	if (rc)
-		goto out;
 	ids = r.ids.p;
 	r.ids.p = NULL;
-	h->meta = r.metas.p;
+	metas = r.metas.p;
 	r.metas.p = NULL;
-	rc = build_keys(h, ids);
-	if (rc) {
-		free(ids);
+	rc = build_index(h, ids, metas);
+	if (rc)
 		goto out;
-	}
 
 	/* strings, load-class table */
-	if (r.strs.n)
+	/* dumps usually write these in id order: then sorting is a scan */
+	if (!sorted_by_id(r.strs.p, r.strs.n, sizeof(struct strrec)))
 		qsort(r.strs.p, r.strs.n, sizeof(struct strrec), cmp_str);
 	h->nstrs = r.strs.n;
 	h->str_ids = malloc((h->nstrs + 1) * 8);
 	h->str_offs = malloc((h->nstrs + 1) * 8);
-	if (r.lcs.n)
+	if (!sorted_by_id(r.lcs.p, r.lcs.n, sizeof(struct lcrec)))
 		qsort(r.lcs.p, r.lcs.n, sizeof(struct lcrec), cmp_u64pair);
 	h->nlc = r.lcs.n;
 	h->lc_ids = malloc((h->nlc + 1) * 8);
@@ -1123,7 +1406,8 @@ static int index_dump(struct ph_heap *h)
 	}
 
 	/* classes */
-	if (r.classes.n)
+	if (!sorted_by_id(r.classes.p, r.classes.n,
+			  sizeof(struct ph_heap_class)))
 		qsort(r.classes.p, r.classes.n, sizeof(struct ph_heap_class),
 		      cmp_class);
 	h->classes = r.classes.p;
@@ -1157,8 +1441,8 @@ static int index_dump(struct ph_heap *h)
 		h->thread_objs[i] = h->roots[(uint32_t)t].obj;
 	}
 out:
-	free(r.ids.p);
-	free(r.metas.p);
+	ph_heap_big_free(r.ids.p);
+	ph_heap_big_free(r.metas.p);
 	free(r.strs.p);
 	free(r.lcs.p);
 	free(r.classes.p);
@@ -1287,22 +1571,22 @@ void ph_heap_release(struct ph_heap *h)
 	free(h->classes);
 	free(h->fields);
 	free(h->refoffs);
-	free(h->keys);
-	free(h->wide_ids);
-	free(h->meta);
+	ph_heap_big_free(h->keys);
+	ph_heap_big_free(h->wide_ids);
+	ph_heap_big_free(h->meta);
 	free(h->roots);
 	free(h->thread_serials);
 	free(h->thread_objs);
-	free(h->cls);
-	free(h->shallow);
-	free(h->eoff);
-	free(h->edst);
+	ph_heap_big_free(h->cls);
+	ph_heap_big_free(h->shallow);
+	ph_heap_big_free(h->eoff);
+	ph_heap_big_free(h->edst);
 	free(h->wrefs);
 	free(h->native_obj);
 	free(h->native_size);
-	free(h->idom);
-	free(h->retained);
-	free(h->retained_count);
+	ph_heap_big_free(h->idom);
+	ph_heap_big_free(h->retained);
+	ph_heap_big_free(h->retained_count);
 	ph_arena_release(&h->arena);
 	memset(h, 0, sizeof(*h));
 }

@@ -138,6 +138,95 @@ static void jw_trace_nodes(struct ph_jw *w, struct ph_heap *h,
 	ph_jw_arr_end(w);
 }
 
+/* Where a `leak` event's traceText is cut (docs/protocol.md §4.3). */
+#define TRACE_CAP_CHARS 6000
+
+/* The length of s's first `chars` UTF-8 characters (all of it if less). */
+static size_t utf8_prefix(const char *s, size_t n, size_t chars)
+{
+	size_t i = 0;
+
+	for (; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && chars-- == 0)
+			break;
+	return i;
+}
+
+/*
+ * A leak group's fields, the `leak` event's data (docs/protocol.md §4.3,
+ * no more: an event carries only what the protocol lists); `heap leaks
+ * --json` (event false) adds the library leak's pattern.  trace is the
+ * rendered trace; a cap > 0 cuts it there, marked with "...".
+ */
+static void jw_leak_fields(struct ph_jw *w, struct ph_heap *h,
+			   const struct ph_leak_trace *t, const char *hprof,
+			   const struct ph_buf *trace, size_t cap, bool event)
+{
+	char sd[512];
+	size_t n = cap ? utf8_prefix(trace->buf, trace->len, cap) : trace->len;
+
+	ph_jw_kv_str(w, "kind", t->library ? "library" : "application");
+	ph_jw_kv_str(w, "signature", t->signature);
+	ph_jw_kv_str(w, "shortDescription", short_desc(h, t, sd, sizeof(sd)));
+	ph_jw_kv_str(w, "leakingClass",
+		     ph_heap_class_name(h,
+					h->cls[t->nodes[t->nnodes - 1].obj]));
+	ph_jw_kv_int(w, "retainedHeapByteSize", (int64_t)t->retained);
+	ph_jw_kv_int(w, "retainedObjectCount", t->retained_count);
+	ph_jw_kv_int(w, "leakCount", t->group_count);
+	ph_jw_kv_str(w, "gcRoot", ph_heap_root_name(t->root_kind));
+	ph_jw_kv_str(w, "source", "heap");
+	if (hprof)
+		ph_jw_kv_str(w, "hprof", hprof);
+	if (t->library && !event)
+		ph_jw_kv_str(w, "libraryLeakPattern", t->library_desc);
+	ph_jw_key(w, "traceText");
+	if (n < trace->len) {
+		struct ph_buf cut = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+		if (ph_buf_add(&cut, trace->buf, n) ||
+		    ph_buf_addstr(&cut, "..."))
+			ph_jw_strn(w, trace->buf, n); /* no memory: uncut */
+		else
+			ph_jw_strn(w, cut.buf, cut.len);
+		ph_buf_release(&cut);
+	} else {
+		ph_jw_strn(w, trace->buf, trace->len);
+	}
+}
+
+int ph_heap_leak_events(struct ph_heap *h, const struct ph_leak_result *res,
+			const char *hprof, int64_t t, struct ph_buf *out)
+{
+	struct ph_buf tr = PH_BUF_INIT(PH_BUF_NO_CAP);
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < res->ntraces; i++) {
+		const struct ph_leak_trace *lt = &res->traces[i];
+		struct ph_jw w;
+
+		ph_buf_reset(&tr);
+		rc = ph_leak_trace_render(h, lt, true, &tr);
+		if (rc)
+			break;
+		ph_jw_init(&w, out);
+		ph_jw_obj_begin(&w);
+		ph_jw_kv_str(&w, "event", "leak");
+		ph_jw_kv_int(&w, "t", t);
+		ph_jw_kv_int(&w, "seq", -1); /* host-made: never a device seq */
+		ph_jw_key(&w, "data");
+		ph_jw_obj_begin(&w);
+		jw_leak_fields(&w, h, lt, hprof, &tr, TRACE_CAP_CHARS, true);
+		ph_jw_obj_end(&w);
+		ph_jw_obj_end(&w);
+		rc = ph_jw_finish(&w);
+		if (!rc)
+			rc = ph_buf_addch(out, '\n');
+	}
+	ph_buf_release(&tr);
+	return rc;
+}
+
 static const char rule[] = "====================================\n";
 
 int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out)
@@ -164,6 +253,16 @@ int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out)
 		       ph_strerror(rc));
 		goto out;
 	}
+	if (o->events) {
+		int64_t t = o->uptime_of ? o->uptime_of(o->uptime_ctx,
+							h.timestamp_ms) :
+					   0;
+
+		if (ph_heap_leak_events(&h, &res, o->dump, t, o->events)) {
+			ph_log(PH_LOG_ERROR, "out of memory");
+			goto out;
+		}
+	}
 	if (o->json) {
 		struct ph_jw w;
 
@@ -180,35 +279,12 @@ int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out)
 		ph_jw_arr_begin(&w);
 		for (size_t i = 0; i < res.ntraces; i++) {
 			const struct ph_leak_trace *t = &res.traces[i];
-			char sd[512];
 
 			ph_buf_reset(&tr);
 			if (ph_leak_trace_render(&h, t, true, &tr))
 				goto out;
 			ph_jw_obj_begin(&w);
-			ph_jw_kv_str(&w, "kind",
-				     t->library ? "library" : "application");
-			ph_jw_kv_str(&w, "signature", t->signature);
-			ph_jw_kv_str(&w, "shortDescription",
-				     short_desc(&h, t, sd, sizeof(sd)));
-			ph_jw_kv_str(
-				&w, "leakingClass",
-				ph_heap_class_name(
-					&h,
-					h.cls[t->nodes[t->nnodes - 1].obj]));
-			ph_jw_kv_int(&w, "retainedHeapByteSize",
-				     (int64_t)t->retained);
-			ph_jw_kv_int(&w, "retainedObjectCount",
-				     t->retained_count);
-			ph_jw_kv_int(&w, "leakCount", t->group_count);
-			ph_jw_kv_str(&w, "gcRoot",
-				     ph_heap_root_name(t->root_kind));
-			ph_jw_kv_str(&w, "source", "heap");
-			if (t->library)
-				ph_jw_kv_str(&w, "libraryLeakPattern",
-					     t->library_desc);
-			ph_jw_key(&w, "traceText");
-			ph_jw_strn(&w, tr.buf, tr.len);
+			jw_leak_fields(&w, &h, t, NULL, &tr, 0, false);
 			jw_trace_nodes(&w, &h, t);
 			ph_jw_obj_end(&w);
 		}

@@ -408,3 +408,86 @@ void ph_session_close(struct ph_session_writer *w)
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->mu);
 }
+
+/* --- host-made events --------------------------------------------------- */
+
+int ph_session_add_events(const char *dir, const char *lines, size_t len)
+{
+	char path[4200], last = '\n';
+	int lfd, fd, rc = 0;
+	struct stat st;
+
+	if (!len || lines[len - 1] != '\n')
+		return PH_EINVAL;
+	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
+	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PH_ENOENT :
+					 ph_error(PH_EIO, "%s: %s", path,
+						  strerror(errno));
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lfd < 0 || lock_byte(lfd, 2, true)) {
+		rc = ph_error(PH_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!fstat(fd, &st) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n' &&
+	    write_all(fd, "\n", 1))
+		rc = ph_error(PH_EIO, "%s/events.ndjson: %s", dir,
+			      strerror(errno));
+	else if (write_all(fd, lines, len))
+		rc = ph_error(PH_EIO, "%s/events.ndjson: %s", dir,
+			      strerror(errno));
+	unlock_byte(lfd, 2);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	close(fd);
+	return rc;
+}
+
+struct clocks_scan {
+	int64_t wall_ms;
+	int64_t best_gap; /* |wallMs - wall_ms| of the nearest, -1: none */
+	int64_t uptime;
+};
+
+static int on_clocks(void *ctx, const struct ph_event *ev)
+{
+	struct clocks_scan *c = ctx;
+	int64_t wall, up, gap;
+
+	if (ev->kind != PH_KIND_DEVICE || !ph_ev_streq(ev, "kind", "clocks") ||
+	    !ph_ev_int(ev, "wallMs", &wall) || !ph_ev_int(ev, "uptimeMs", &up))
+		return 0;
+	/* hostile values must not overflow the arithmetic below */
+	if (wall < 0 || wall > ((int64_t)1 << 52) || up < 0 ||
+	    up > ((int64_t)1 << 52))
+		return 0;
+	gap = wall > c->wall_ms ? wall - c->wall_ms : c->wall_ms - wall;
+	if (c->best_gap < 0 || gap <= c->best_gap) {
+		c->best_gap = gap;
+		c->uptime = up + (c->wall_ms - wall);
+	}
+	return 0;
+}
+
+bool ph_session_uptime_at(const char *dir, int64_t wall_ms, int64_t *uptime)
+{
+	struct clocks_scan c = { .wall_ms = wall_ms, .best_gap = -1 };
+	struct ph_ingest in;
+	char path[4200];
+	bool ok;
+
+	if (wall_ms < 0 || wall_ms > ((int64_t)1 << 52))
+		return false;
+	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
+	ph_ingest_init(&in, on_clocks, &c);
+	ok = !ph_ingest_file(&in, path) && c.best_gap >= 0 &&
+	     (!in.ident.have || c.uptime >= in.ident.started_at);
+	ph_ingest_release(&in);
+	if (ok)
+		*uptime = c.uptime;
+	return ok;
+}

@@ -8,7 +8,8 @@
  *   events.ndjson   the wire, verbatim: every line the runtime sent,
  *                   appended by a flusher thread every FLUSH_MS, never by
  *                   the socket's reader; a host killed mid-write leaves it
- *                   readable up to its last complete line
+ *                   readable up to its last complete line; plus host-made
+ *                   events (seq -1), see ph_session_add_events
  *   meta.json       identity, profile, first/last t, counts by kind, bytes
  *   watermark.json  the `since: "last"` watermark and the previous call's
  *                   findings (for new/ongoing/resolved), and the error keys
@@ -21,6 +22,8 @@
  * takes over when the writer goes away, appending only the events the file
  * does not have yet (by seq).  Watermark updates take the same lock file's
  * byte 1, briefly, so any host may update it while another is the writer.
+ * Host-made events (the heap engine's leaks) are appended under byte 2,
+ * by whichever process made them (ph_session_add_events).
  *
  * Retention prunes whole sessions, oldest first, by total size and by age,
  * and never one whose lock is held.
@@ -77,6 +80,30 @@ void ph_session_append(struct ph_session_writer *w, const char *line,
 /* Flushes, writes meta.json, stops the flusher and releases the lock. */
 void ph_session_close(struct ph_session_writer *w);
 
+/* --- host-made events --------------------------------------------------- */
+
+/*
+ * Appends host-made event lines (seq -1: the heap engine's `leak` events,
+ * docs/heap.md) to the session in dir, from any process, also while a
+ * host is writing it.  lines are whole lines, each ending in '\n'.  They
+ * go in one O_APPEND write(2) under byte 2 of the lock file (appenders
+ * queue), so they never interleave with the writer's own appends, which
+ * are whole lines with O_APPEND too; a takeover ignores them, as they
+ * carry no device seq.  A torn last line (a host killed mid-write) is
+ * ended first, so it cannot swallow the first new line.  A live host
+ * does not see these lines in memory; readers of the file do.
+ * 0; PH_ENOENT when dir holds no events.ndjson; PH_EINVAL; PH_EIO.
+ */
+int ph_session_add_events(const char *dir, const char *lines, size_t len);
+
+/*
+ * The app uptime (ms) at a wall-clock time (epoch ms), through the
+ * session's device:clocks event nearest to it (docs/protocol.md §1.5).
+ * False when there is none, or when the time falls before the process
+ * started (a dump from another run): then the time is unknown.
+ */
+bool ph_session_uptime_at(const char *dir, int64_t wall_ms, int64_t *uptime);
+
 /* --- the watermark -------------------------------------------------------- */
 
 struct ph_watermark {
@@ -118,6 +145,12 @@ struct ph_session_info {
 /* All sessions, newest activity first; *n of them, free() the array. */
 int ph_sessions_list(const char *sessions_dir, struct ph_session_info **out,
 		     size_t *n);
+/*
+ * The session a host is recording now for the app `package` (the newest
+ * whose writer lock is held), its directory into buf; false when none.
+ */
+bool ph_sessions_live(const char *sessions_dir, const char *package, char *buf,
+		      size_t size);
 /*
  * Deletes sessions, oldest first, until the total is <= max_bytes and none
  * is older than max_age_ms; skips `keep` and any being recorded.  Returns

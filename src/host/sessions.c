@@ -420,3 +420,27 @@ int ph_watermark_add_reported(const char *dir, const char *key)
 	close(fd);
 	return rc;
 }
+
+bool ph_sessions_live(const char *sessions_dir, const char *package, char *buf,
+		      size_t size)
+{
+	struct ph_session_info *v;
+	size_t n, plen = strlen(package);
+	bool found = false;
+
+	if (ph_sessions_list(sessions_dir, &v, &n))
+		return false;
+	/* newest first: the first recording one of the app is its process */
+	for (size_t i = 0; i < n && !found; i++) {
+		bool same = v[i].meta_ok ? !strcmp(v[i].package, package) :
+					   !strncmp(v[i].id, package, plen) &&
+						   v[i].id[plen] == '_';
+
+		if (same && v[i].recording) {
+			snprintf(buf, size, "%s", v[i].path);
+			found = true;
+		}
+	}
+	free(v);
+	return found;
+}

@@ -3,8 +3,9 @@
  *
  * Checks, beyond "no crash, no hang, no out-of-bounds read": a dump that
  * is refused or read partially names an offset inside the input; every
- * step (graph, reachability, dominators, leaks with their rendering)
- * completes on whatever was read.  Seeds are the planted-leak dumps from
+ * step (graph, reachability, dominators, leaks with their rendering and
+ * their `leak` events) completes on whatever was read, and the events are
+ * whole lines.  Seeds are the planted-leak dumps from
  * tests/unit/test_heap_planted.h (tests/golden/heap/).
  */
 #include "ph_common.h"
@@ -34,6 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ph_leak_trace_render(&h, &res.traces[i], true,
 						 &out))
 				break;
+		ph_buf_reset(&out);
+		if (!ph_heap_leak_events(&h, &res, "fuzz.hprof", 1, &out) &&
+		    out.len && out.buf[out.len - 1] != '\n')
+			__builtin_trap();
 		if (!ph_heap_reachability(&h, &reach))
 			free(reach);
 		if (h.nobj) {
