@@ -59,8 +59,9 @@ struct ph_table {
 	const struct ph_colspec *spec;
 	uint32_t ncols;
 	size_t rows;
-	size_t cap;
-	void **data; /* data[c]: the array of column c, NULL for PH_COL_ID */
+	size_t filled; /* rows [rows, filled) hold NULLs already */
+	size_t cap;    /* rows allocated; past filled, untouched */
+	void **data;   /* data[c]: the array of column c, NULL for PH_COL_ID */
 };
 
 /* Table indices in ph_trace.tables. */
@@ -173,6 +174,8 @@ enum ph_tev_kind {
 	PH_EV_TE_INSTANT, /* a=track id, s1=name, s2=category */
 	PH_EV_TE_COUNTER, /* a=track id, f=value */
 	PH_EV_BLOCK_RQ,	  /* counted only */
+	PH_EV_GCOUNTER,	  /* s1=global counter track name, f=value */
+	PH_EV_NKINDS
 };
 
 struct ph_tev {
@@ -275,6 +278,10 @@ void ph_trace_meta(struct ph_trace *t, const char *name, const char *s,
 		   int64_t i);
 /* Appends a row (all NULL) and returns its index, or -1 without memory. */
 int64_t ph_table_add(struct ph_table *tb);
+/* Makes room for n rows in all (a guess that saves regrowing); 0 or -1. */
+int ph_table_reserve(struct ph_table *tb, size_t n);
+/* Gives back the capacity past the rows filled so far (after loading). */
+void ph_table_trim(struct ph_table *tb);
 /*
  * end - start for durations: timestamps come from the input, and a hostile
  * trace can put them at opposite ends of int64 (found by fuzz_trace), so an
@@ -321,6 +328,15 @@ int64_t ph_trace_keyed_track(struct ph_trace *t, int kind, uint32_t name,
 void ph_trace_counter(struct ph_trace *t, int64_t ts, int64_t track,
 		      double value);
 void ph_trace_see_ts(struct ph_trace *t, int64_t ts);
+
+/*
+ * Thermal ftrace events (thermal_temperature, cdev_update) as the field's
+ * trace processor names them: a global counter track "<zone> Temperature"
+ * (the kernel's millidegrees Celsius) or "<device> Cooling Device" (the
+ * cooling state).  Pushes the event; false without memory.
+ */
+bool ph_trace_thermal(struct ph_trace *t, int64_t ts, const char *name,
+		      size_t n, bool cdev, double value);
 
 /* Frame timeline (trace_proto.c fills, by cookie). */
 void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts);

@@ -20,6 +20,103 @@
 
 #include <sys/stat.h>
 
+/*
+ * Thermal: the zones' temperature counters (thermal_temperature events,
+ * "<zone> Temperature", millidegrees Celsius) over the window, the value
+ * in force at its start included (a counter holds until its next sample),
+ * and the highest state each cooling device ("<device> Cooling Device",
+ * cdev_update) reached.  A trace without either says so in plain words:
+ * a duration measured on a hot, throttled device reads differently.
+ */
+static void env_thermal(sqlite3 *db, struct ph_jw *w, FILE *md)
+{
+	static const char *const sql[2] = {
+		"WITH z AS (SELECT id, substr(name, 1, length(name) - 12) AS "
+		"zone FROM counter_track WHERE name LIKE '% Temperature' AND "
+		"upid IS NULL AND cpu IS NULL), s AS (SELECT z.zone, c.value "
+		"FROM counter c JOIN z ON c.track_id = z.id WHERE c.ts BETWEEN "
+		"(SELECT ts FROM _window) AND (SELECT end_ts FROM _window) "
+		"UNION ALL SELECT zone, value FROM (SELECT z.zone, (SELECT "
+		"c.value FROM counter c WHERE c.track_id = z.id AND c.ts < "
+		"(SELECT ts FROM _window) ORDER BY c.ts DESC LIMIT 1) AS value "
+		"FROM z) WHERE value IS NOT NULL) SELECT zone, "
+		"COUNT(*), AVG(value) / 1000.0, MIN(value) / 1000.0, "
+		"MAX(value) / 1000.0 FROM s GROUP BY zone ORDER BY zone",
+		"WITH d AS (SELECT id, substr(name, 1, length(name) - 15) AS "
+		"dev FROM counter_track WHERE name LIKE '% Cooling Device' AND "
+		"upid IS NULL AND cpu IS NULL), s AS (SELECT d.dev, c.value "
+		"FROM counter c JOIN d ON c.track_id = d.id WHERE c.ts BETWEEN "
+		"(SELECT ts FROM _window) AND (SELECT end_ts FROM _window) "
+		"UNION ALL SELECT dev, value FROM (SELECT d.dev, (SELECT "
+		"c.value FROM counter c WHERE c.track_id = d.id AND c.ts < "
+		"(SELECT ts FROM _window) ORDER BY c.ts DESC LIMIT 1) AS value "
+		"FROM d) WHERE value IS NOT NULL) SELECT dev, "
+		"COUNT(*), MAX(value) FROM s GROUP BY dev ORDER BY dev",
+	};
+	int nzones = 0, ndev = 0;
+
+	for (int q = 0; q < 2; q++) {
+		sqlite3_stmt *st;
+
+		ph_jw_key(w, q ? "cooling_devices" : "thermal");
+		ph_jw_arr_begin(w);
+		if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) !=
+		    SQLITE_OK) {
+			ph_jw_arr_end(w);
+			continue;
+		}
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *name =
+				(const char *)sqlite3_column_text(st, 0);
+
+			ph_jw_obj_begin(w);
+			ph_jw_kv_str(w, q ? "device" : "zone",
+				     name ? name : "");
+			ph_jw_kv_int(w, "samples", sqlite3_column_int64(st, 1));
+			if (q) {
+				ph_jw_kv_double(w, "max_state",
+						sqlite3_column_double(st, 2));
+				fprintf(md,
+					"- cooling device %s: state up to "
+					"%.0f%s\n",
+					name ? name : "",
+					sqlite3_column_double(st, 2),
+					sqlite3_column_double(st, 2) > 0 ?
+						" (throttling)" :
+						"");
+				ndev++;
+			} else {
+				ph_jw_kv_double(w, "avg_c",
+						sqlite3_column_double(st, 2));
+				ph_jw_kv_double(w, "min_c",
+						sqlite3_column_double(st, 3));
+				ph_jw_kv_double(w, "max_c",
+						sqlite3_column_double(st, 4));
+				fprintf(md,
+					"- thermal zone %s: %.1f C average "
+					"(%.1f..%.1f)\n",
+					name ? name : "",
+					sqlite3_column_double(st, 2),
+					sqlite3_column_double(st, 3),
+					sqlite3_column_double(st, 4));
+				nzones++;
+			}
+			ph_jw_obj_end(w);
+		}
+		sqlite3_finalize(st);
+		ph_jw_arr_end(w);
+	}
+	if (!nzones)
+		fprintf(md, "- thermal: not in the trace (no "
+			    "thermal_temperature events up to the window's "
+			    "end); durations cannot be read against "
+			    "temperature\n");
+	if (!nzones && !ndev)
+		ph_jw_kv_str(w, "thermal_note",
+			     "the trace has no thermal_temperature or "
+			     "cdev_update events up to the window's end");
+}
+
 void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, FILE *md)
 {
 	sqlite3_stmt *st;
@@ -56,11 +153,20 @@ void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, FILE *md)
 		sqlite3_finalize(st);
 	}
 	ph_jw_arr_end(w);
+	env_thermal(db, w, md);
 	{
+		/* the samples in the window and the one in force at its
+		 * start: a counter holds until its next sample */
 		int64_t mem = ph_tsql_int(
 			db,
-			"SELECT MIN(c.value) FROM counter c JOIN track t ON "
-			"c.track_id = t.id WHERE t.name = 'mem.available'",
+			"WITH k AS (SELECT id FROM track WHERE name = "
+			"'mem.available' AND upid IS NULL) SELECT MIN(v) FROM "
+			"(SELECT c.value AS v FROM counter c JOIN k ON "
+			"c.track_id = k.id WHERE c.ts BETWEEN (SELECT ts FROM "
+			"_window) AND (SELECT end_ts FROM _window) UNION ALL "
+			"SELECT (SELECT c.value FROM counter c WHERE c.track_id "
+			"= k.id AND c.ts < (SELECT ts FROM _window) ORDER BY c.ts "
+			"DESC LIMIT 1) FROM k)",
 			-1);
 
 		ph_jw_kv_int(w, "mem_available_min_bytes", mem);
@@ -70,7 +176,6 @@ void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, FILE *md)
 		else
 			fprintf(md, "- memory: not in the trace\n");
 	}
-	fprintf(md, "- thermal: not read by this version\n");
 	ph_jw_obj_end(w);
 }
 
@@ -382,12 +487,14 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: porthole trace analyze TRACE [TRACE...] "
 		"[--process NAME] [--from NS --to NS] [--start NAME --end "
-		"NAME] [--set k=v] [--out DIR] [--detectors DIR]\n");
+		"NAME] [--set k=v]... [--config FILE] [--out DIR] "
+		"[--detectors DIR]\n");
 }
 
 int ph_trace_cli_analyze(int argc, char **argv)
 {
 	const char *paths[64], *out = "trace-report", *ddir = NULL;
+	const char *config = NULL;
 	const char *sets[64];
 	int npaths = 0, nsets = 0, status = 0;
 	struct ph_tscope scope = PH_TSCOPE_INIT;
@@ -396,7 +503,7 @@ int ph_trace_cli_analyze(int argc, char **argv)
 	struct one *reps = NULL;
 	struct ph_buf env_js = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_buf markers_js = PH_BUF_INIT(PH_BUF_NO_CAP);
-	char env_md[4096] = "";
+	char env_md[8192] = "";
 	size_t ndet = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -428,6 +535,8 @@ int ph_trace_cli_analyze(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(a, "--detectors") && more) {
 			ddir = argv[++i];
+		} else if (!strcmp(a, "--config") && more) {
+			config = argv[++i];
 		} else if (a[0] != '-' && npaths < 64) {
 			paths[npaths++] = a;
 		} else {
@@ -442,22 +551,10 @@ int ph_trace_cli_analyze(int argc, char **argv)
 		return 2;
 	}
 	/* parameters are checked before any trace is opened */
-	if (ph_detset_load(&ds, ph_trace_detectors_dir(ddir))) {
-		ph_detset_release(&ds);
-		return 2;
-	}
-	if (ph_detset_load_config(&ds, "porthole-trace.yml", err,
-				  sizeof(err))) {
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
+			      (size_t)nsets, err, sizeof(err))) {
 		fprintf(stderr, "porthole trace analyze: %s\n", err);
-		ph_detset_release(&ds);
 		return 2;
-	}
-	for (int i = 0; i < nsets; i++) {
-		if (ph_detset_set(&ds, sets[i], err, sizeof(err))) {
-			fprintf(stderr, "porthole trace analyze: %s\n", err);
-			ph_detset_release(&ds);
-			return 2;
-		}
 	}
 	ndet = ds.n;
 	reps = calloc((size_t)npaths, sizeof(*reps));

@@ -140,8 +140,24 @@ int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
 		 const char *detectors, struct ph_jw *w, char *err,
 		 size_t errlen)
 {
-	struct ph_tscope scope = PH_TSCOPE_INIT;
 	struct ph_detset ds;
+	int rc = ph_detset_prepare(&ds, ph_trace_detectors_dir(detectors), NULL,
+				   NULL, 0, err, errlen);
+
+	if (rc)
+		return rc == PH_EINVAL ? PH_EINVAL : PH_EIO;
+	rc = ph_trace_ask_with(t, &ds, process, from, to, questions, n, w, err,
+			       errlen);
+	ph_detset_release(&ds);
+	return rc;
+}
+
+int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
+		      const char *process, int64_t from, int64_t to,
+		      const char *const *questions, size_t n, struct ph_jw *w,
+		      char *err, size_t errlen)
+{
+	struct ph_tscope scope = PH_TSCOPE_INIT;
 	struct ph_detrun *runs = NULL;
 	struct ph_tctx c;
 	struct ask a;
@@ -151,11 +167,6 @@ int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
 	if (!n) {
 		questions = ph_trace_questions;
 		n = PH_ARRAY_SIZE(ph_trace_questions);
-	}
-	if (ph_detset_load(&ds, ph_trace_detectors_dir(detectors))) {
-		ph_detset_release(&ds);
-		snprintf(err, errlen, "cannot load the detectors");
-		return PH_EIO;
 	}
 	if ((rc = ph_trace_sql_open(t, &db))) {
 		snprintf(err, errlen, "cannot open the trace tables");
@@ -198,7 +209,7 @@ int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
 	ph_jw_key(w, "findings");
 	ph_jw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
-		runs[i].d = find_question(&ds, questions[i]);
+		runs[i].d = find_question(ds, questions[i]);
 		if (!runs[i].d)
 			continue;
 		runs[i].on_row = on_row;
@@ -269,7 +280,6 @@ out:
 		ph_detrun_release(&runs[i]);
 	free(runs);
 	sqlite3_close(db);
-	ph_detset_release(&ds);
 	return rc;
 }
 
@@ -277,7 +287,8 @@ static void ask_usage(void)
 {
 	fprintf(stderr,
 		"usage: porthole trace ask TRACE [--process NAME] [--from NS "
-		"--to NS] [--question Q]... [--json] [--detectors DIR]\n"
+		"--to NS] [--question Q]... [--set k=v]... [--config FILE] "
+		"[--json] [--detectors DIR]\n"
 		"  questions: jank thread_states binder render slices startup "
 		"monitor_contention cpu\n");
 }
@@ -344,8 +355,10 @@ static void print_text(const char *js)
 int ph_trace_cli_ask(int argc, char **argv)
 {
 	const char *path = NULL, *process = NULL, *ddir = NULL;
-	const char *qs[16];
-	size_t nq = 0;
+	const char *config = NULL;
+	const char *qs[16], *sets[64];
+	size_t nq = 0, nsets = 0;
+	struct ph_detset ds;
 	int64_t from = PH_NULL_I64, to = PH_NULL_I64;
 	bool json = false;
 	struct ph_trace t;
@@ -379,6 +392,10 @@ int ph_trace_cli_ask(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(a, "--detectors") && more) {
 			ddir = argv[++i];
+		} else if (!strcmp(a, "--set") && more && nsets < 64) {
+			sets[nsets++] = argv[++i];
+		} else if (!strcmp(a, "--config") && more) {
+			config = argv[++i];
 		} else if (a[0] != '-' && !path) {
 			path = a;
 		} else {
@@ -392,14 +409,22 @@ int ph_trace_cli_ask(int argc, char **argv)
 		ask_usage();
 		return 2;
 	}
+	/* parameters are checked before the trace is opened */
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
+			      nsets, err, sizeof(err))) {
+		fprintf(stderr, "porthole trace ask: %s\n", err);
+		return 2;
+	}
 	load = ph_trace_cli_load(&t, path);
 	if (load == 2) {
 		ph_trace_release(&t);
+		ph_detset_release(&ds);
 		return 2;
 	}
 	ph_jw_init(&w, &out);
-	rc = ph_trace_ask(&t, process, from, to, qs, nq, ddir, &w, err,
-			  sizeof(err));
+	rc = ph_trace_ask_with(&t, &ds, process, from, to, qs, nq, &w, err,
+			       sizeof(err));
+	ph_detset_release(&ds);
 	if (rc) {
 		fprintf(stderr, "porthole trace ask: %s\n", err);
 	} else if (ph_jw_finish(&w)) {

@@ -28,17 +28,29 @@
 /* The eight question names, in the order they are asked by default. */
 extern const char *const ph_trace_questions[8];
 
+struct ph_detset;
+
 /*
  * Asks questions (n of them; n == 0: all eight) about the process named
  * process (NULL: the busiest) over [from, to] trace-clock ns (PH_NULL_I64:
  * its life) of a loaded trace, and writes the answer object to w.
  * detectors: the directory of the .sql files (NULL: found as analyze
- * finds it).  0; or PH_ENOENT (no such process) / PH_EINVAL (empty
- * window) / PH_EIO (no detectors) with why in err, and nothing written.
+ * finds it).  The project's porthole-trace.yml in the working directory,
+ * when there is one, sets the questions' parameters as it does analyze's.
+ * 0; or PH_ENOENT (no such process) / PH_EINVAL (empty window, or a
+ * porthole-trace.yml that is wrong: err names its line and byte) / PH_EIO
+ * (no detectors) with why in err, and nothing written.
  */
 int ph_trace_ask(struct ph_trace *t, const char *process, int64_t from,
 		 int64_t to, const char *const *questions, size_t n,
 		 const char *detectors, struct ph_jw *w, char *err,
 		 size_t errlen);
+
+/* The same with a detector set already prepared (ph_detset_prepare: the
+ * CLI checks the config and --set before it opens the trace). */
+int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
+		      const char *process, int64_t from, int64_t to,
+		      const char *const *questions, size_t n, struct ph_jw *w,
+		      char *err, size_t errlen);
 
 #endif

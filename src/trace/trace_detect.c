@@ -8,6 +8,7 @@
 #include "ph_error.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <yaml.h>
 
 static char *dupn(const char *s, size_t n)
@@ -32,18 +33,40 @@ static const char *trim(const char *s, const char *end, size_t *n)
 	return s;
 }
 
+/* A plain decimal number: [-+]digits[.digits][e[-+]digits], nothing else
+ * (strtod would take "nan", "inf", hex and leading blanks, which then
+ * reach the SQL as text). */
+static bool is_number(const char *v)
+{
+	const char *p = v;
+	bool digits = false;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits = true;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return !*p;
+}
+
 static int type_of(const char *v)
 {
-	char *end;
-
 	if (!strcmp(v, "true") || !strcmp(v, "false"))
 		return PH_PARAM_BOOL;
-	if (*v) {
-		strtod(v, &end);
-		if (!*end)
-			return PH_PARAM_NUMBER;
-	}
-	return PH_PARAM_STRING;
+	return is_number(v) ? PH_PARAM_NUMBER : PH_PARAM_STRING;
 }
 
 /* A value as SQL text: bools become 1/0, quotes around strings stripped */
@@ -151,6 +174,7 @@ int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 					np = &np[d->nparams++];
 					np->name = dupn(pa, a);
 					np->value = param_text(pb, b);
+					np->overridden = false;
 					{
 						char *raw = dupn(pb, b);
 
@@ -286,17 +310,23 @@ int ph_detset_load(struct ph_detset *s, const char *dir)
 	return rc;
 }
 
+/* vt: the value's type, or -1 to read it from the text (--set). */
 static int set_one(struct ph_detset *s, const char *id, size_t idn,
-		   const char *name, const char *value, char *err,
+		   const char *name, const char *value, int vt, char *err,
 		   size_t errlen)
 {
-	int hits = 0, vt = type_of(value);
+	int hits = 0;
+	bool known_id = !id;
+
+	if (vt < 0)
+		vt = type_of(value);
 
 	for (size_t i = 0; i < s->n; i++) {
 		struct ph_detector *d = &s->d[i];
 
 		if (id && (strlen(d->id) != idn || memcmp(d->id, id, idn)))
 			continue;
+		known_id = true;
 		for (size_t j = 0; j < d->nparams; j++) {
 			struct ph_param *p = &d->params[j];
 
@@ -304,24 +334,33 @@ static int set_one(struct ph_detset *s, const char *id, size_t idn,
 				continue;
 			if (p->type != PH_PARAM_STRING && vt != p->type) {
 				snprintf(err, errlen,
-					 "%s.%s wants a %s, not '%s'", d->id,
+					 "%s.%s wants a %s, not %s'%s'", d->id,
 					 name,
 					 p->type == PH_PARAM_BOOL ? "bool" :
 								    "number",
+					 vt == PH_PARAM_STRING ? "the string " :
+								 "",
 					 value);
 				return PH_EINVAL;
 			}
 			free(p->value);
-			p->value = param_text(value, strlen(value));
+			p->value = vt == PH_PARAM_STRING ?
+					   strdup(value) :
+					   param_text(value, strlen(value));
+			p->overridden = true;
 			hits++;
 		}
+	}
+	if (!known_id) {
+		snprintf(err, errlen, "unknown detector '%.*s'", (int)idn, id);
+		return PH_ENOENT;
 	}
 	if (!hits) {
 		snprintf(err, errlen, "unknown parameter '%s'", name);
 		if (id)
 			snprintf(err, errlen, "unknown parameter '%.*s.%s'",
 				 (int)idn, id, name);
-		return PH_EINVAL;
+		return PH_ENOENT;
 	}
 	return 0;
 }
@@ -341,101 +380,249 @@ int ph_detset_set(struct ph_detset *s, const char *kv, char *err, size_t errlen)
 	key[kn] = 0;
 	dot = strchr(key, '.');
 	if (dot)
-		return set_one(s, key, (size_t)(dot - key), dot + 1, eq + 1,
-			       err, errlen);
-	return set_one(s, NULL, 0, key, eq + 1, err, errlen);
+		return set_one(s, key, (size_t)(dot - key), dot + 1, eq + 1, -1,
+			       err, errlen) ?
+			       PH_EINVAL :
+			       0;
+	return set_one(s, NULL, 0, key, eq + 1, -1, err, errlen) ? PH_EINVAL :
+								   0;
 }
 
-/*
- * porthole-trace.yml:
- *   params:
- *     main_thread_block: { min_ms: 20 }
- *     min_count: 3            # every detector with that parameter
- */
-int ph_detset_load_config(struct ph_detset *s, const char *path, char *err,
-			  size_t errlen)
+/* --- porthole-trace.yml (format in trace_detect.h) ----------------------- */
+
+struct cfg {
+	const char *path;
+	yaml_document_t *doc;
+	struct ph_detset *s;
+	char *err;
+	size_t errlen;
+};
+
+/* An error at a node: file:line:column (byte N): why. */
+static int cfg_err(struct cfg *c, const yaml_node_t *n, const char *fmt, ...)
+	PH_PRINTF(3, 4);
+static int cfg_err(struct cfg *c, const yaml_node_t *n, const char *fmt, ...)
 {
-	FILE *f = fopen(path, "rb");
+	char why[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%zu:%zu (byte %zu): %s", c->path,
+		 n->start_mark.line + 1, n->start_mark.column + 1,
+		 n->start_mark.index, why);
+	return PH_EINVAL;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+/* A scalar's type: quoted means string, whatever it looks like. */
+static int scalar_type(const yaml_node_t *n)
+{
+	if (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+	    n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+		return PH_PARAM_STRING;
+	return type_of(scalar(n));
+}
+
+/* Refuses a mapping with a non-scalar or repeated key. */
+static int cfg_keys(struct cfg *c, const yaml_node_t *m)
+{
+	for (yaml_node_pair_t *a = m->data.mapping.pairs.start;
+	     a < m->data.mapping.pairs.top; a++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, a->key);
+
+		if (!k || k->type != YAML_SCALAR_NODE)
+			return cfg_err(c, k ? k : m, "a key must be a name");
+		for (yaml_node_pair_t *b = m->data.mapping.pairs.start; b < a;
+		     b++) {
+			yaml_node_t *kb =
+				yaml_document_get_node(c->doc, b->key);
+
+			if (kb && kb->type == YAML_SCALAR_NODE &&
+			    !strcmp(scalar(kb), scalar(k)))
+				return cfg_err(c, k, "'%s' given twice",
+					       scalar(k));
+		}
+	}
+	return 0;
+}
+
+static int cfg_set(struct cfg *c, const char *id, const yaml_node_t *k,
+		   const yaml_node_t *v)
+{
+	char why[400];
+	int rc;
+
+	if (v->type != YAML_SCALAR_NODE)
+		return cfg_err(c, v, "'%s' wants a single value here",
+			       scalar(k));
+	rc = set_one(c->s, id, id ? strlen(id) : 0, scalar(k), scalar(v),
+		     scalar_type(v), why, sizeof(why));
+	/* an unknown name points at the name, a wrong type at the value */
+	return rc ? cfg_err(c, rc == PH_ENOENT ? k : v, "%s", why) : 0;
+}
+
+static bool has_detector(const struct ph_detset *s, const char *id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->d[i].id, id))
+			return true;
+	return false;
+}
+
+static int cfg_params(struct cfg *c, const yaml_node_t *params)
+{
+	int rc;
+
+	if (params->type == YAML_SCALAR_NODE && !*scalar(params))
+		return 0; /* `params:` with nothing under it */
+	if (params->type != YAML_MAPPING_NODE)
+		return cfg_err(c, params,
+			       "params wants a mapping (detector: {param: "
+			       "value} or param: value)");
+	if ((rc = cfg_keys(c, params)))
+		return rc;
+	for (yaml_node_pair_t *pr = params->data.mapping.pairs.start;
+	     pr < params->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+
+		if (!v)
+			return cfg_err(c, k, "no value");
+		if (v->type != YAML_MAPPING_NODE) {
+			if ((rc = cfg_set(c, NULL, k, v)))
+				return rc;
+			continue;
+		}
+		if (!has_detector(c->s, scalar(k)))
+			return cfg_err(c, k, "unknown detector '%s'",
+				       scalar(k));
+		if ((rc = cfg_keys(c, v)))
+			return rc;
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+		     q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk =
+				yaml_document_get_node(c->doc, q->key);
+			yaml_node_t *qv =
+				yaml_document_get_node(c->doc, q->value);
+
+			if (!qv)
+				return cfg_err(c, qk, "no value");
+			if ((rc = cfg_set(c, scalar(k), qk, qv)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int ph_detset_load_config(struct ph_detset *s, const char *path, bool optional,
+			  char *err, size_t errlen)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	int rc = ph_buf_read_file(&b, path);
+
+	if (rc == PH_ENOENT && optional) {
+		rc = 0;
+	} else if (rc) {
+		snprintf(err, errlen, "%s: %s", path,
+			 rc == PH_ENOENT  ? "no such file" :
+			 rc == PH_ETOOBIG ? "bigger than 1 MB" :
+					    "cannot be read");
+	} else {
+		rc = ph_detset_config_mem(s, path, b.buf, b.len, err, errlen);
+	}
+	ph_buf_release(&b);
+	return rc;
+}
+
+int ph_detset_config_mem(struct ph_detset *s, const char *name,
+			 const char *text, size_t n, char *err, size_t errlen)
+{
 	yaml_parser_t yp;
-	yaml_document_t doc;
-	yaml_node_t *root, *params = NULL;
+	yaml_document_t doc, more;
+	yaml_node_t *root;
+	const char *path = name;
+	struct cfg c = { name, &doc, s, err, errlen };
 	int rc = 0;
 
-	if (!f)
-		return errno == ENOENT ? 0 : PH_EIO;
 	if (!yaml_parser_initialize(&yp)) {
-		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
 		return PH_ENOMEM;
 	}
-	yaml_parser_set_input_file(&yp, f);
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, n);
 	if (!yaml_parser_load(&yp, &doc)) {
-		snprintf(err, errlen, "%s:%zu: %s", path,
-			 yp.problem_mark.line + 1,
-			 yp.problem ? yp.problem : "YAML error");
+		snprintf(err, errlen, "%s:%zu:%zu (byte %zu): %s%s%s", path,
+			 yp.problem_mark.line + 1, yp.problem_mark.column + 1,
+			 yp.problem_mark.index,
+			 yp.problem ? yp.problem : "not YAML",
+			 yp.context ? " " : "", yp.context ? yp.context : "");
 		yaml_parser_delete(&yp);
-		fclose(f);
 		return PH_EINVAL;
 	}
 	root = yaml_document_get_root_node(&doc);
-	if (root && root->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-		     pr < root->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+	if (root && yaml_parser_load(&yp, &more)) {
+		yaml_node_t *r2 = yaml_document_get_root_node(&more);
 
-			if (k && k->type == YAML_SCALAR_NODE &&
-			    !strcmp((char *)k->data.scalar.value, "params"))
-				params =
-					yaml_document_get_node(&doc, pr->value);
-			else if (k && k->type == YAML_SCALAR_NODE) {
-				snprintf(err, errlen, "%s: unknown key '%s'",
-					 path, (char *)k->data.scalar.value);
-				rc = PH_EINVAL;
-			}
-		}
+		if (r2)
+			rc = cfg_err(&c, r2,
+				     "a second document; the config is one");
+		yaml_document_delete(&more);
+	} else if (root && yp.error != YAML_NO_ERROR) {
+		snprintf(err, errlen, "%s:%zu:%zu (byte %zu): %s", path,
+			 yp.problem_mark.line + 1, yp.problem_mark.column + 1,
+			 yp.problem_mark.index,
+			 yp.problem ? yp.problem : "not YAML");
+		rc = PH_EINVAL;
 	}
-	if (!rc && params && params->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *pr = params->data.mapping.pairs.start;
-		     !rc && pr < params->data.mapping.pairs.top; pr++) {
+	if (rc || !root) {
+		/* an empty file: no overrides */
+	} else if (root->type != YAML_MAPPING_NODE) {
+		rc = cfg_err(&c, root,
+			     "the config is a mapping with one key, params");
+	} else if (!(rc = cfg_keys(&c, root))) {
+		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+		     !rc && pr < root->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
 			yaml_node_t *v =
 				yaml_document_get_node(&doc, pr->value);
-			const char *ks;
 
-			if (!k || !v || k->type != YAML_SCALAR_NODE)
-				continue;
-			ks = (const char *)k->data.scalar.value;
-			if (v->type == YAML_SCALAR_NODE) {
-				rc = set_one(s, NULL, 0, ks,
-					     (char *)v->data.scalar.value, err,
-					     errlen);
-			} else if (v->type == YAML_MAPPING_NODE) {
-				for (yaml_node_pair_t *q =
-					     v->data.mapping.pairs.start;
-				     !rc && q < v->data.mapping.pairs.top;
-				     q++) {
-					yaml_node_t *qk =
-						yaml_document_get_node(&doc,
-								       q->key);
-					yaml_node_t *qv =
-						yaml_document_get_node(
-							&doc, q->value);
-
-					if (!qk || !qv ||
-					    qk->type != YAML_SCALAR_NODE ||
-					    qv->type != YAML_SCALAR_NODE)
-						continue;
-					rc = set_one(
-						s, ks, strlen(ks),
-						(char *)qk->data.scalar.value,
-						(char *)qv->data.scalar.value,
-						err, errlen);
-				}
-			}
+			if (strcmp(scalar(k), "params"))
+				rc = cfg_err(&c, k,
+					     "unknown key '%s' (the one key is "
+					     "params)",
+					     scalar(k));
+			else if (v)
+				rc = cfg_params(&c, v);
 		}
 	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&yp);
-	fclose(f);
+	return rc;
+}
+
+int ph_detset_prepare(struct ph_detset *s, const char *dir, const char *config,
+		      const char *const *sets, size_t nsets, char *err,
+		      size_t errlen)
+{
+	int rc = ph_detset_load(s, dir);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot load the detectors in %s", dir);
+		goto fail;
+	}
+	rc = ph_detset_load_config(s, config ? config : PH_TRACE_CONFIG,
+				   !config, err, errlen);
+	for (size_t i = 0; !rc && i < nsets; i++)
+		rc = ph_detset_set(s, sets[i], err, errlen);
+	if (!rc)
+		return 0;
+fail:
+	ph_detset_release(s);
 	return rc;
 }
 

@@ -42,8 +42,9 @@ enum ph_param_type { PH_PARAM_NUMBER, PH_PARAM_BOOL, PH_PARAM_STRING };
 
 struct ph_param {
 	char *name;
-	char *value; /* text substituted into the SQL */
-	int type;    /* enum ph_param_type, from the default */
+	char *value;	 /* text substituted into the SQL */
+	int type;	 /* enum ph_param_type, from the default */
+	bool overridden; /* set by porthole-trace.yml or --set */
 };
 
 struct ph_detector {
@@ -77,9 +78,41 @@ void ph_detset_release(struct ph_detset *s);
  */
 int ph_detset_set(struct ph_detset *s, const char *kv, char *err,
 		  size_t errlen);
-/* Applies porthole-trace.yml: `params: {id: {param: value}}` or flat. */
-int ph_detset_load_config(struct ph_detset *s, const char *path, char *err,
-			  size_t errlen);
+
+/* The project's config file, read from the working directory. */
+#define PH_TRACE_CONFIG "porthole-trace.yml"
+
+/*
+ * Applies a porthole-trace.yml (read with libyaml):
+ *
+ *   params:
+ *     main_thread_block: { min_ms: 20 }   # one detector's parameter
+ *     min_count: 3                        # every detector declaring it
+ *
+ * Nothing else is allowed: an unknown top-level key, an unknown detector
+ * or parameter, a value of the wrong type (a quoted scalar is a string;
+ * true/false a bool; a plain decimal number a number), a nested value
+ * where a scalar belongs, a key given twice or a second document is an
+ * error.  Every error names the file, line:column and byte offset.  A
+ * missing file is no overrides when optional, an error otherwise.
+ * 0, PH_EINVAL (the file is wrong) or PH_EIO, with why in err.
+ */
+int ph_detset_load_config(struct ph_detset *s, const char *path, bool optional,
+			  char *err, size_t errlen);
+/* The same on text in memory (borrowed); name is for the messages. */
+int ph_detset_config_mem(struct ph_detset *s, const char *name,
+			 const char *text, size_t n, char *err, size_t errlen);
+
+/*
+ * The set a command runs, checked before any trace is opened: the
+ * detectors in dir (see ph_trace_detectors_dir), then config (NULL:
+ * PH_TRACE_CONFIG in the working directory, optional), then each of sets[]
+ * (`--set k=v`) in order, the later winning.  0, or PH_E* with why in err; s is
+ * released on error.
+ */
+int ph_detset_prepare(struct ph_detset *s, const char *dir, const char *config,
+		      const char *const *sets, size_t nsets, char *err,
+		      size_t errlen);
 /* The SQL of one section with {{params}} substituted, into out. */
 int ph_detector_render(const struct ph_detector *d, const char *sql,
 		       struct ph_buf *out) PH_WUR;

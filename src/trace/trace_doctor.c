@@ -17,6 +17,8 @@
  *     5-45   Application.onCreate main_thread_block (self 40 ms)
  *   60-70    D, io_wait, blocked  io_wait, ask thread_states
  *   70-130   Running, no slice    uninstrumented_cpu, ask cpu
+ *   70-188   never asleep (Running, main_thread_stall (118 ms from 70,
+ *            R+, loadConfig)      in no slice)
  *   130-138  R+ (system_server)   runnable_starvation, ask thread_states
  *   138-188  loadConfig           main_thread_block, ask slices
  *   200-215  binder transaction   binder_txn, ask binder (S 201-214,
@@ -374,6 +376,7 @@ static const struct {
 	{ "io_wait", "0xffffffff8123abcd" },
 	{ "runnable_starvation", "main thread R+" },
 	{ "uninstrumented_cpu", "main thread outside slices" },
+	{ "main_thread_stall", "main thread, no slice" },
 	{ "gc_pressure", "concurrent copying GC" },
 	{ "app_init", "bindApplication" },
 	{ "repeated_work", "inflate" },
@@ -390,6 +393,36 @@ static const struct {
 	{ "ask_cpu", "main thread outside slices" },
 };
 
+/* The parameters the project set, into the answer and as text. */
+static void overrides(const struct ph_detector *d, struct ph_jw *w, char *text,
+		      size_t n)
+{
+	size_t k = 0;
+	bool any = false;
+
+	if (text)
+		text[0] = 0;
+	for (size_t i = 0; i < d->nparams; i++) {
+		if (!d->params[i].overridden)
+			continue;
+		if (!any) {
+			ph_jw_key(w, "overrides");
+			ph_jw_obj_begin(w);
+		}
+		ph_jw_kv_str(w, d->params[i].name, d->params[i].value);
+		if (text && k < n)
+			k += (size_t)snprintf(text + k, n - k, "%s%s=%s",
+					      any ? ", " : " (with ",
+					      d->params[i].name,
+					      d->params[i].value);
+		any = true;
+	}
+	if (any)
+		ph_jw_obj_end(w);
+	if (any && text && k < n)
+		snprintf(text + k, n - k, ")");
+}
+
 static const char *expectation(const char *id)
 {
 	for (size_t i = 0; i < PH_ARRAY_SIZE(planted); i++)
@@ -400,7 +433,9 @@ static const char *expectation(const char *id)
 
 int ph_trace_cli_doctor(int argc, char **argv)
 {
-	const char *ddir = NULL, *write = NULL;
+	const char *ddir = NULL, *write = NULL, *config = NULL;
+	const char *sets[64];
+	size_t nsets = 0;
 	struct ph_buf fx = PH_BUF_INIT(1 << 24);
 	struct ph_buf js = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_trace t;
@@ -421,16 +456,31 @@ int ph_trace_cli_doctor(int argc, char **argv)
 			ddir = argv[++i];
 		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
 			write = argv[++i];
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			config = argv[++i];
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc &&
+			 nsets < 64)
+			sets[nsets++] = argv[++i];
 		else {
 			fprintf(stderr,
 				"usage: porthole trace doctor [--json] "
+				"[--set k=v]... [--config FILE] "
 				"[--detectors DIR] [--write FIXTURE]\n");
 			return 2;
 		}
 	}
+	/*
+	 * The project's parameters (porthole-trace.yml, --set) apply here
+	 * too: the doctor then says whether the thresholds the project runs
+	 * with still catch the planted problems.  A bad config exits 2.
+	 */
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
+			      nsets, err, sizeof(err))) {
+		fprintf(stderr, "porthole trace doctor: %s\n", err);
+		ph_buf_release(&fx);
+		return 2;
+	}
 	ph_trace_init(&t);
-	if (ph_detset_load(&ds, ph_trace_detectors_dir(ddir)))
-		goto out;
 	if (ph_trace_doctor_fixture(&fx)) {
 		ph_warn("doctor: cannot build the fixture");
 		goto out;
@@ -463,7 +513,7 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		struct ph_detrun r;
 		const struct ph_detector *d = &ds.d[i];
 		const char *expect = expectation(d->id), *verdict, *why = "";
-		char why_buf[600];
+		char why_buf[600], ovr[200];
 
 		memset(&r, 0, sizeof(r));
 		r.d = d;
@@ -512,9 +562,10 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		ph_jw_kv_str(&w, "verdict", verdict);
 		ph_jw_kv_int(&w, "rows", (int64_t)r.nrows);
 		ph_jw_kv_str(&w, "why", why);
+		overrides(d, &w, json ? NULL : ovr, sizeof(ovr));
 		ph_jw_obj_end(&w);
 		if (!json)
-			printf("%-10s %-24s %s\n", verdict, d->id, why);
+			printf("%-10s %-24s %s%s\n", verdict, d->id, why, ovr);
 		ph_detrun_release(&r);
 	}
 	ph_jw_arr_end(&w);

@@ -30,13 +30,22 @@ struct skey {
  * (ts - min) << idx_bits | idx in one word, which halves the memory the
  * passes move; otherwise 16-byte (key, idx) pairs.  The radix passes skip
  * the low idx bits: equal timestamps keep the index order (stable).
+ *
+ * Only the events the state machines will use are sorted: in a trace with
+ * sched_waking, every sched_wakeup is redundant (do_event ignores it) and
+ * they are a fifth of a typical Android trace's events.
  */
-static int sort_packed(struct ph_trace *t, int64_t min, uint64_t span,
-		       int idx_bits, uint32_t *order)
+static bool skipped(const struct ph_tev *e, bool have_waking)
 {
-	size_t n = t->nev;
+	return have_waking && e->kind == PH_EV_WAKEUP;
+}
+
+static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
+		       int idx_bits, uint32_t *order, size_t n)
+{
 	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
+	size_t k = 0;
 
 	if (!a || !b) {
 		free(a);
@@ -45,8 +54,11 @@ static int sort_packed(struct ph_trace *t, int64_t min, uint64_t span,
 	}
 	ph_trace_hugepages(a, n * sizeof(*a));
 	ph_trace_hugepages(b, n * sizeof(*b));
-	for (size_t i = 0; i < n; i++)
-		a[i] = ((uint64_t)t->ev[i].ts - (uint64_t)min) << idx_bits | i;
+	for (size_t i = 0; i < t->nev; i++)
+		if (!skipped(&t->ev[i], hw))
+			a[k++] = ((uint64_t)t->ev[i].ts - (uint64_t)min)
+					 << idx_bits |
+				 i;
 	for (int shift = idx_bits; shift < 64 && (span >> (shift - idx_bits));
 	     shift += 11) {
 		size_t count[2048] = { 0 };
@@ -76,35 +88,82 @@ static int sort_packed(struct ph_trace *t, int64_t min, uint64_t span,
 	return 0;
 }
 
-static int sort_events(struct ph_trace *t, uint32_t **order_out)
+/* *order_out: the indices of the events to run, in time order, *n_out of
+ * them; NULL when that is all of them as they are. */
+/*
+ * One pass over the events (they are 40 bytes each and cold): how many of
+ * each kind (for reserve_rows), whether there is a sched_waking (then
+ * every sched_wakeup is skipped), the time range, and whether the events
+ * kept are in time order already, with and without the wakeups.
+ */
+static int sort_events(struct ph_trace *t, size_t *kinds, uint32_t **order_out,
+		       size_t *n_out)
 {
-	size_t n = t->nev;
+	struct ph_trace_priv *pv = t->priv;
+	size_t n;
 	struct skey *a, *b;
 	uint32_t *order;
 	int64_t min = INT64_MAX, max_ts = INT64_MIN;
+	int64_t prev = INT64_MIN, prev_nw = INT64_MIN;
 	uint64_t max = 0;
-	bool sorted = true;
+	bool sorted = true, sorted_nw = true, hw;
 	int idx_bits = 1;
 
 	*order_out = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (t->ev[i].ts < min)
-			min = t->ev[i].ts;
-		if (t->ev[i].ts > max_ts)
-			max_ts = t->ev[i].ts;
-		if (i && t->ev[i].ts < t->ev[i - 1].ts)
+	*n_out = t->nev;
+	for (size_t i = 0; i < t->nev; i++) {
+		int64_t ts = t->ev[i].ts;
+		uint8_t k = t->ev[i].kind;
+
+		if (k < PH_EV_NKINDS)
+			kinds[k]++;
+		if (ts < min)
+			min = ts;
+		if (ts > max_ts)
+			max_ts = ts;
+		if (ts < prev)
 			sorted = false;
+		prev = ts;
+		if (k != PH_EV_WAKEUP) {
+			if (ts < prev_nw)
+				sorted_nw = false;
+			prev_nw = ts;
+		}
 	}
-	if (sorted)
+	hw = pv->have_waking = kinds[PH_EV_WAKING] > 0;
+	if (t->nev) {
+		/* the bounds count the skipped wakeups too */
+		ph_trace_see_ts(t, min);
+		ph_trace_see_ts(t, max_ts);
+	}
+	n = t->nev - (hw ? kinds[PH_EV_WAKEUP] : 0);
+	if (hw ? sorted_nw : sorted) {
+		if (n == t->nev)
+			return 0;
+		if (!n) {
+			*n_out = 0;
+			return 0;
+		}
+	}
+	*n_out = n;
+	if (!n)
 		return 0;
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return PH_ENOMEM;
-	while (idx_bits < 40 && ((size_t)1 << idx_bits) < n)
+	if (hw ? sorted_nw : sorted) { /* in order: only leave the skipped out
+					*/
+		for (size_t i = 0, k = 0; i < t->nev; i++)
+			if (!skipped(&t->ev[i], hw))
+				order[k++] = (uint32_t)i;
+		*order_out = order;
+		return 0;
+	}
+	while (idx_bits < 40 && ((size_t)1 << idx_bits) < t->nev)
 		idx_bits++;
 	max = (uint64_t)max_ts - (uint64_t)min;
 	if (max < ((uint64_t)1 << (64 - idx_bits)) - 1) {
-		if (sort_packed(t, min, max, idx_bits, order)) {
+		if (sort_packed(t, hw, min, max, idx_bits, order, n)) {
 			free(order);
 			return PH_ENOMEM;
 		}
@@ -119,9 +178,11 @@ static int sort_events(struct ph_trace *t, uint32_t **order_out)
 		free(order);
 		return PH_ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		a[i].key = (uint64_t)t->ev[i].ts - (uint64_t)min;
-		a[i].idx = (uint32_t)i;
+	for (size_t i = 0, k = 0; i < t->nev; i++) {
+		if (skipped(&t->ev[i], hw))
+			continue;
+		a[k].key = (uint64_t)t->ev[i].ts - (uint64_t)min;
+		a[k++].idx = (uint32_t)i;
 	}
 	for (int shift = 0; shift < 64 && (max >> shift); shift += 11) {
 		size_t count[2048] = { 0 };
@@ -398,10 +459,33 @@ static void ts_open(struct ph_trace *t, int64_t *slot, int64_t ts, int64_t utid,
 	*slot = r;
 }
 
+/* prev_state values below this are turned into a string id once */
+#define STATE_CACHE 8192
+
 struct fin {
 	uint32_t running, runnable, runnable_p;
 	uint32_t cpufreq, cpuidle;
+	uint32_t *state_cache; /* raw prev_state -> id + 1; NULL: none */
 };
+
+static uint32_t state_id(struct ph_trace *t, int64_t raw);
+
+/* state_id through the cache: one intern per distinct value, not per
+ * switch (the intern's hash showed in profiles). */
+static uint32_t state_of(struct ph_trace *t, struct fin *f, int64_t raw)
+{
+	uint32_t id;
+
+	if (!f->state_cache || raw < 0 || raw >= STATE_CACHE)
+		return state_id(t, raw);
+	if (!f->state_cache[raw]) {
+		id = state_id(t, raw);
+		if (!id)
+			return 0; /* no memory: not cached */
+		f->state_cache[raw] = id + 1;
+	}
+	return f->state_cache[raw] - 1;
+}
 
 static bool is_runnable(const struct fin *f, uint32_t s)
 {
@@ -414,7 +498,7 @@ static void do_switch(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 	struct ph_table *sc = &t->tables[PH_T_SCHED];
 	int64_t prev = e->a > 0 ? ph_trace_utid(t, e->a) : 0;
 	int64_t next = ph_trace_utid(t, e->b);
-	uint32_t state = state_id(t, e->v.d);
+	uint32_t state = state_of(t, f, e->v.d);
 	int64_t r, *slot;
 
 	if (e->a > 0 && e->s1)
@@ -646,7 +730,62 @@ static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 		slice_instant(t, e->ts, e->a, e->s2, e->s1);
 		break;
 	case PH_EV_TE_COUNTER: ph_trace_counter(t, e->ts, e->a, e->v.f); break;
+	case PH_EV_GCOUNTER:
+		ph_trace_counter(t, e->ts,
+				 ph_trace_keyed_track(t, PH_TK_COUNTER, e->s1,
+						      PH_NULL_I64, PH_NULL_I64),
+				 e->v.f);
+		break;
 	default: break;
+	}
+}
+
+/*
+ * Room for the rows the events can make, from their kinds, so the big
+ * tables grow once instead of doubling (each doubling copied the columns
+ * and, before trimming, left up to half of them allocated and unused).
+ * Upper bounds: a switch makes one sched row and at most two thread
+ * states, a waking at most one.  Untouched capacity costs no pages, and
+ * ph_trace_finish trims it at the end.
+ */
+static void reserve_rows(struct ph_trace *t, const size_t *n)
+{
+	struct ph_trace_priv *pv = t->priv;
+
+	(void)ph_table_reserve(&t->tables[PH_T_SCHED],
+			       t->tables[PH_T_SCHED].rows + n[PH_EV_SWITCH]);
+	(void)ph_table_reserve(&t->tables[PH_T_TSTATE],
+			       t->tables[PH_T_TSTATE].rows +
+				       2 * n[PH_EV_SWITCH] + n[PH_EV_WAKING] +
+				       n[PH_EV_WAKEUP_NEW] +
+				       (pv->have_waking ? 0 : n[PH_EV_WAKEUP]));
+	(void)ph_table_reserve(&t->tables[PH_T_COUNTER],
+			       t->tables[PH_T_COUNTER].rows + n[PH_EV_CPUFREQ] +
+				       n[PH_EV_CPUIDLE] + n[PH_EV_TE_COUNTER] +
+				       n[PH_EV_PRINT] + n[PH_EV_GCOUNTER]);
+	(void)ph_table_reserve(&t->tables[PH_T_SLICE],
+			       t->tables[PH_T_SLICE].rows + n[PH_EV_TE_BEGIN] +
+				       n[PH_EV_TE_INSTANT] + n[PH_EV_PRINT]);
+}
+
+/*
+ * A process no packet named (ftrace text carries only thread names) is
+ * named after its main thread, as the field's trace processor does, so
+ * `--process NAME` finds an app in a recording of this machine.
+ */
+static void name_processes(struct ph_trace *t)
+{
+	struct ph_table *p = &t->tables[PH_T_PROCESS];
+	struct ph_table *th = &t->tables[PH_T_THREAD];
+
+	for (size_t u = 0; u < th->rows; u++) {
+		int64_t upid = ph_col_i64(th, TH_UPID)[u];
+
+		if (ph_col_i64(th, TH_MAIN)[u] == 1 && upid >= 0 &&
+		    (size_t)upid < p->rows && !ph_col_str(p, P_NAME)[upid] &&
+		    ph_col_str(th, TH_NAME)[u])
+			ph_col_str(p, P_NAME)[upid] =
+				ph_col_str(th, TH_NAME)[u];
 	}
 }
 
@@ -655,6 +794,7 @@ int ph_trace_finish(struct ph_trace *t)
 	struct ph_trace_priv *pv = t->priv;
 	struct fin f;
 	uint32_t *order;
+	size_t n, kinds[PH_EV_NKINDS] = { 0 };
 	int rc;
 
 	f.running = ph_trace_intern(t, "Running", 7);
@@ -662,18 +802,21 @@ int ph_trace_finish(struct ph_trace *t)
 	f.runnable_p = ph_trace_intern(t, "R+", 2);
 	f.cpufreq = ph_trace_intern(t, "cpufreq", 7);
 	f.cpuidle = ph_trace_intern(t, "cpuidle", 7);
-	for (size_t i = 0; i < t->nev && !pv->have_waking; i++)
-		pv->have_waking = t->ev[i].kind == PH_EV_WAKING;
-	rc = sort_events(t, &order);
-	if (rc)
+	f.state_cache = calloc(STATE_CACHE, sizeof(*f.state_cache));
+	rc = sort_events(t, kinds, &order, &n);
+	if (rc) {
+		free(f.state_cache);
 		return rc;
-	for (size_t i = 0; i < t->nev; i++) {
+	}
+	reserve_rows(t, kinds);
+	for (size_t i = 0; i < n; i++) {
 		const struct ph_tev *e = &t->ev[order ? order[i] : i];
 
 		ph_trace_see_ts(t, e->ts);
 		do_event(t, &f, e);
 	}
 	free(order);
+	free(f.state_cache);
 	free(t->ev);
 	t->ev = NULL;
 	t->nev = t->evcap = 0;
@@ -683,5 +826,8 @@ int ph_trace_finish(struct ph_trace *t)
 	for (size_t i = 0; i < pv->nstacks; i++)
 		if (pv->stacks[i].n)
 			ph_trace_stat(t, "slices_unfinished", pv->stacks[i].n);
+	name_processes(t);
+	for (int i = 0; i < PH_T_COUNT; i++)
+		ph_table_trim(&t->tables[i]);
 	return 0;
 }

@@ -261,6 +261,8 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 			{ "task_rename", "ftrace.task_rename" },
 			{ "block_rq_issue", "ftrace.block_rq_issue" },
 			{ "block_rq_complete", "ftrace.block_rq_complete" },
+			{ "thermal_temperature", "ftrace.thermal_temperature" },
+			{ "cdev_update", "ftrace.cdev_update" },
 		};
 		const char *stat = "ftrace.other";
 
@@ -274,6 +276,26 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 		if (!strcmp(stat, "ftrace.other") || IS("block_rq_issue") ||
 		    IS("block_rq_complete"))
 			return;
+	}
+	if (IS("thermal_temperature") || IS("cdev_update")) {
+		/* thermal_zone=NAME id=N temp_prev=N temp=N;
+		 * type=NAME target=N */
+		bool cdev = IS("cdev_update");
+		const char *k = cdev ? FIND(args, end, "type=") :
+				       FIND(args, end, "thermal_zone="),
+			   *ke;
+		int64_t v;
+
+		if (!k || !kv_num(k, end, cdev ? " target=" : " temp=", &v)) {
+			ph_trace_stat(t, "ftrace_text_bad_args", 1);
+			return;
+		}
+		k += cdev ? 5 : 13;
+		for (ke = k; ke < end && *ke != ' '; ke++)
+			;
+		ph_trace_thermal(t, sec * 1000000000 + frac, k,
+				 (size_t)(ke - k), cdev, (double)v);
+		return;
 	}
 	e = ph_trace_push(t);
 	if (!e)

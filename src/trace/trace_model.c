@@ -165,29 +165,65 @@ static void fill_null(struct ph_table *tb, size_t from, size_t to)
 	}
 }
 
+static int table_grow(struct ph_table *tb, size_t cap)
+{
+	for (uint32_t c = 0; c < tb->ncols; c++) {
+		size_t sz = col_size(tb->spec[c].type);
+		void *p;
+
+		if (!sz)
+			continue;
+		p = realloc(tb->data[c], cap * sz);
+		if (!p)
+			return PH_ENOMEM;
+		tb->data[c] = p;
+		ph_trace_hugepages(p, cap * sz);
+	}
+	tb->cap = cap;
+	return 0;
+}
+
+int ph_table_reserve(struct ph_table *tb, size_t n)
+{
+	return n > tb->cap ? table_grow(tb, n) : 0;
+}
+
+void ph_table_trim(struct ph_table *tb)
+{
+	if (!tb->filled || tb->filled >= tb->cap)
+		return;
+	for (uint32_t c = 0; c < tb->ncols; c++) {
+		size_t sz = col_size(tb->spec[c].type);
+		void *p;
+
+		/* a column a failed shrink leaves bigger is still safe */
+		if (sz && (p = realloc(tb->data[c], tb->filled * sz)))
+			tb->data[c] = p;
+	}
+	tb->cap = tb->filled;
+}
+
 /*
- * Rows past tb->rows are kept NULL-filled (at growth, in bulk), so adding
- * one is a bounds check and an increment.
+ * Rows [rows, filled) are NULL-filled ahead, a chunk at a time, so adding
+ * one is a bounds check and an increment, and the fill touches memory
+ * just before the rows are written (while it is in the cache) and never
+ * past the rows in use: capacity beyond them stays untouched pages.
  */
+#define FILL_CHUNK 2048
+
 int64_t ph_table_add(struct ph_table *tb)
 {
-	if (tb->rows == tb->cap) {
-		size_t cap = tb->cap ? tb->cap * 2 : 256;
+	if (tb->rows == tb->filled) {
+		size_t to;
 
-		for (uint32_t c = 0; c < tb->ncols; c++) {
-			size_t sz = col_size(tb->spec[c].type);
-			void *p;
-
-			if (!sz)
-				continue;
-			p = realloc(tb->data[c], cap * sz);
-			if (!p)
-				return -1;
-			tb->data[c] = p;
-			ph_trace_hugepages(p, cap * sz);
-		}
-		fill_null(tb, tb->cap, cap);
-		tb->cap = cap;
+		if (tb->filled == tb->cap &&
+		    table_grow(tb, tb->cap ? tb->cap * 2 : 256))
+			return -1;
+		to = tb->filled + FILL_CHUNK < tb->cap ?
+			     tb->filled + FILL_CHUNK :
+			     tb->cap;
+		fill_null(tb, tb->filled, to);
+		tb->filled = to;
 	}
 	return (int64_t)tb->rows++;
 }
@@ -719,6 +755,26 @@ void ph_trace_counter(struct ph_trace *t, int64_t ts, int64_t track,
 	ph_col_i64(tb, CT_TS)[r] = ts;
 	ph_col_i64(tb, CT_TRACK)[r] = track;
 	ph_col_f64(tb, CT_VALUE)[r] = value;
+}
+
+bool ph_trace_thermal(struct ph_trace *t, int64_t ts, const char *name,
+		      size_t n, bool cdev, double value)
+{
+	const char *suffix = cdev ? " Cooling Device" : " Temperature";
+	char buf[160];
+	struct ph_tev *e;
+	int k;
+
+	if (n > 128)
+		n = 128; /* a zone name is short; a hostile one is cut */
+	k = snprintf(buf, sizeof(buf), "%.*s%s", (int)n, name, suffix);
+	if (!(e = ph_trace_push(t)))
+		return false;
+	e->kind = PH_EV_GCOUNTER;
+	e->ts = ts;
+	e->s1 = ph_trace_intern(t, buf, (size_t)k);
+	e->v.f = value;
+	return true;
 }
 
 /* --- clocks -------------------------------------------------------------- */

@@ -52,6 +52,8 @@
  * cpu_idle 13 (same), sched_wakeup 17, sched_waking 20, sched_wakeup_new
  * 114 {comm 1 pid 2 prio 3 success 4 target_cpu 5}, sched_blocked_reason
  * 18 {pid 1 caller 2 io_wait 3}, block_rq_issue 45, block_rq_complete 125,
+ * thermal_temperature 341 {id 1 temp 2 temp_prev 3 thermal_zone 4},
+ * cdev_update 342 {target 1 type 2},
  * task_newtask 235 {pid 1 comm 2 clone_flags 3}, task_rename 236 {pid 1
  * oldcomm 2 newcomm 3}, sched_process_exit 238 {comm 1 pid 2 tgid 3},
  * sched_process_free 240 {comm 1 pid 2}.
@@ -72,17 +74,59 @@
 /* --- wire primitives ----------------------------------------------------- */
 
 struct pbf {
+	uint32_t key; /* id << 3 | wt: compare both at once with KEY() */
 	uint32_t id;
 	uint32_t wt;
 	uint64_t v;	  /* varint / fixed value, or length */
 	const uint8_t *p; /* wire type 2: the bytes */
 };
 
-static inline bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+/*
+ * The decoder's hot path: every field of every event goes through these,
+ * so they are forced inline (gcc otherwise keeps one out-of-line copy, and
+ * the call was a quarter of the ingest) and take the one-byte case first
+ * (field numbers below 16 and small values are one byte on the wire).
+ */
+#define PB_INLINE static inline __attribute__((always_inline))
+
+PB_INLINE bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
 
+	if (p < end && !(*p & 0x80)) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	if (end - p >= 8) {
+		/*
+		 * Up to 8 bytes at once (timestamps are 6-8, and Perfetto pads
+		 * every nested length to 4): find the last byte by its clear
+		 * top bit, then squeeze the 7-bit groups together in three
+		 * shifts instead of a loop with a branch per byte.
+		 */
+		uint64_t w, stop;
+
+		memcpy(&w, p, 8);
+		stop = ~w & 0x8080808080808080ull;
+		if (stop) {
+			int nb = (__builtin_ctzll(stop) >> 3) + 1;
+
+			if (nb < 8)
+				w &= ((uint64_t)1 << (nb * 8)) - 1;
+			w &= 0x7f7f7f7f7f7f7f7full;
+			w = (w & 0x007f007f007f007full) |
+			    ((w & 0x7f007f007f007f00ull) >> 1);
+			w = (w & 0x00003fff00003fffull) |
+			    ((w & 0x3fff00003fff0000ull) >> 2);
+			w = (w & 0x000000000fffffffull) |
+			    ((w & 0x0fffffff00000000ull) >> 4);
+			*out = w;
+			*pp = p + nb;
+			return true;
+		}
+	}
 	for (int shift = 0; shift < 64; shift += 7) {
 		if (p >= end)
 			return false;
@@ -97,21 +141,27 @@ static inline bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 }
 
 /* 1 a field, 0 the end, -1 corrupt (*pp then points at the bad key). */
-static inline int next_field(const uint8_t **pp, const uint8_t *end,
-			     struct pbf *f)
+PB_INLINE int next_field(const uint8_t **pp, const uint8_t *end, struct pbf *f)
 {
 	const uint8_t *p = *pp;
 	uint64_t key;
 
 	if (p >= end)
 		return 0;
-	if (!varint(&p, end, &key))
+	if (!(*p & 0x80))
+		key = *p++;
+	else if (!varint(&p, end, &key))
 		return -1;
+	/* a key past 32 bits matches no KEY() (wire type 7 is refused) */
+	f->key = key >> 32 ? UINT32_MAX : (uint32_t)key;
 	f->id = (uint32_t)(key >> 3);
 	f->wt = key & 7;
+	f->p = p; /* set on every path: inlined, gcc tracks each member */
 	switch (f->wt) {
 	case 0:
-		if (!varint(&p, end, &f->v))
+		if (p < end && !(*p & 0x80))
+			f->v = *p++;
+		else if (!varint(&p, end, &f->v))
 			return -1;
 		break;
 	case 1:
@@ -121,7 +171,11 @@ static inline int next_field(const uint8_t **pp, const uint8_t *end,
 		p += 8;
 		break;
 	case 2:
-		if (!varint(&p, end, &f->v) || f->v > (uint64_t)(end - p))
+		if (p < end && !(*p & 0x80))
+			f->v = *p++;
+		else if (!varint(&p, end, &f->v))
+			return -1;
+		if (f->v > (uint64_t)(end - p))
 			return -1;
 		f->p = p;
 		p += f->v;
@@ -141,6 +195,14 @@ static inline int next_field(const uint8_t **pp, const uint8_t *end,
 	*pp = p;
 	return 1;
 }
+
+/*
+ * `f.id == ID && f.wt == WT` as one compare of f.key.  Written as two,
+ * gcc loads id and wt together as one 64-bit word just after storing them
+ * as two 32-bit ones, and that load stalls (no store forwarding): a fifth
+ * of the decoder's time went there.
+ */
+#define KEY(id, wt) ((uint32_t)(id) << 3 | (uint32_t)(wt))
 
 #define FOR_FIELDS(ptr, len, f)                                    \
 	for (const uint8_t *p_##f = (ptr), *e_##f = (ptr) + (len); \
@@ -166,10 +228,80 @@ struct seq {
 	int64_t thread_track;  /* from a ThreadDescriptor packet, or -1 */
 };
 
+/*
+ * Counters bumped once per event, kept here and written to the stats table
+ * when the decoder ends (ph_trace_stat's lookup per event showed in
+ * profiles).  Names as the stats table shows them.
+ */
+enum pstat {
+	S_PACKETS,
+	S_PERF_SAMPLE,
+	S_TRACK_EVENT,
+	S_SWITCH,
+	S_COMPACT_SWITCH,
+	S_WAKING,
+	S_WAKEUP,
+	S_WAKEUP_NEW,
+	S_BLOCKED,
+	S_PRINT,
+	S_CPUFREQ,
+	S_CPUIDLE,
+	S_EXIT,
+	S_FREE,
+	S_NEWTASK,
+	S_RENAME,
+	S_RQ_ISSUE,
+	S_RQ_COMPLETE,
+	S_THERMAL,
+	S_CDEV,
+	S_OTHER,
+	S_COUNT
+};
+static const char *const pstat_names[S_COUNT] = {
+	[S_PACKETS] = "packets",
+	[S_PERF_SAMPLE] = "perf_sample",
+	[S_TRACK_EVENT] = "track_event",
+	[S_SWITCH] = "ftrace.sched_switch",
+	[S_COMPACT_SWITCH] = "ftrace.compact_sched_switch",
+	[S_WAKING] = "ftrace.sched_waking",
+	[S_WAKEUP] = "ftrace.sched_wakeup",
+	[S_WAKEUP_NEW] = "ftrace.sched_wakeup_new",
+	[S_BLOCKED] = "ftrace.sched_blocked_reason",
+	[S_PRINT] = "ftrace.print",
+	[S_CPUFREQ] = "ftrace.cpu_frequency",
+	[S_CPUIDLE] = "ftrace.cpu_idle",
+	[S_EXIT] = "ftrace.sched_process_exit",
+	[S_FREE] = "ftrace.sched_process_free",
+	[S_NEWTASK] = "ftrace.task_newtask",
+	[S_RENAME] = "ftrace.task_rename",
+	[S_RQ_ISSUE] = "ftrace.block_rq_issue",
+	[S_RQ_COMPLETE] = "ftrace.block_rq_complete",
+	[S_THERMAL] = "ftrace.thermal_temperature",
+	[S_CDEV] = "ftrace.cdev_update",
+	[S_OTHER] = "ftrace.other",
+};
+
+/*
+ * Task names (comm, at most 15 bytes) arrive twice per sched_switch and
+ * once per waking; a direct-mapped cache of their bytes answers most of
+ * them without hashing into the string table.
+ */
+#define COMM_CACHE 1024
+struct comm_slot {
+	uint64_t w0, w1;
+	uint32_t len; /* 0: empty */
+	uint32_t id;
+};
+
 struct pstate {
 	struct ph_trace *t;
+	int64_t stat[S_COUNT];
+	struct comm_slot *comms;
+	int64_t idle_track[64]; /* cpuidle track id + 1 per CPU, 0 unknown */
 	struct seq *seqs;
 	size_t nseq;
+	struct ph_intmap *seq_ids; /* sequence id -> index in seqs */
+	size_t last_seq;	   /* index of the last one looked up */
 	/* compact_sched: the last task switched in, per CPU */
 	struct lastsw {
 		int32_t pid, prio;
@@ -183,15 +315,27 @@ struct pstate {
 
 static struct seq *seq_get(struct pstate *ps, uint32_t id)
 {
-	for (size_t i = 0; i < ps->nseq; i++)
-		if (ps->seqs[i].id == id)
-			return &ps->seqs[i];
+	uint32_t i;
+
+	/* most packets are of the sequence the last one was of */
+	if (ps->last_seq < ps->nseq && ps->seqs[ps->last_seq].id == id)
+		return &ps->seqs[ps->last_seq];
+	if (ps->seq_ids && ph_intmap_get(ps->seq_ids, id, &i) && i < ps->nseq) {
+		ps->last_seq = i;
+		return &ps->seqs[i];
+	}
 	{
 		struct seq *s = realloc(ps->seqs, (ps->nseq + 1) * sizeof(*s));
 
 		if (!s)
 			return NULL;
 		ps->seqs = s;
+		if (!ps->seq_ids)
+			ps->seq_ids = ph_intmap_new();
+		if (ps->seq_ids)
+			(void)ph_intmap_put(ps->seq_ids, id,
+					    (uint32_t)ps->nseq);
+		ps->last_seq = ps->nseq;
 		s = &s[ps->nseq++];
 		memset(s, 0, sizeof(*s));
 		s->id = id;
@@ -225,7 +369,7 @@ static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		snap.clk[i] = PH_NULL_I64;
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.id == 2 && f.wt == 0 && f.v < PH_NCLK && f.v)
+		if (f.key == KEY(2, 0) && f.v < PH_NCLK && f.v)
 			t->trace_clock = (int)f.v;
 	}
 	if (!t->trace_clock)
@@ -339,6 +483,35 @@ static uint32_t str_of(struct ph_trace *t, const struct pbf *f)
 	return ph_trace_intern(t, (const char *)f->p, f->v);
 }
 
+/* A short string (a comm) through the cache, else interned. */
+static uint32_t comm_of(struct pstate *ps, const struct pbf *f)
+{
+	uint64_t w0 = 0, w1 = 0;
+	size_t n = f->v;
+	struct comm_slot *c;
+
+	if (f->wt != 2)
+		return 0;
+	if (n > 16 || !n || !ps->comms)
+		return ph_trace_intern(ps->t, (const char *)f->p, n);
+	if (n >= 8) {
+		memcpy(&w0, f->p, 8);
+		memcpy(&w1, f->p + n - 8, 8);
+	} else {
+		memcpy(&w0, f->p, n);
+	}
+	c = &ps->comms[((w0 * 0x9e3779b97f4a7c15ull) ^
+			(w1 * 0xc2b2ae3d27d4eb4full) ^ n) >>
+		       54];
+	if (c->len == n && c->w0 == w0 && c->w1 == w1)
+		return c->id;
+	c->id = ph_trace_intern(ps->t, (const char *)f->p, n);
+	c->w0 = w0;
+	c->w1 = w1;
+	c->len = c->id ? (uint32_t)n : 0;
+	return c->id;
+}
+
 static struct lastsw *last_of(struct pstate *ps, uint32_t cpu)
 {
 	if (cpu >= 4096)
@@ -356,6 +529,44 @@ static struct lastsw *last_of(struct pstate *ps, uint32_t cpu)
 	return &ps->last[cpu];
 }
 
+/*
+ * cpu_idle, written by the CPU it is about (cpu_id = the bundle's CPU),
+ * arrives in time order for its track: its counter row is written here
+ * rather than through the time sort, which it does not need (a fifth of
+ * an Android trace's events).  The counter table is not kept in global
+ * time order (trace_sql.c does not assume it is).  true when done.
+ */
+static bool cpu_idle_direct(struct pstate *ps, uint32_t cpu, int64_t ts,
+			    const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf g;
+	int64_t state = 0, id = -1;
+
+	FOR_FIELDS(p, n, g)
+	{
+		if (g.key == KEY(1, 0))
+			state = (int64_t)(uint32_t)g.v;
+		else if (g.key == KEY(2, 0))
+			id = (int64_t)g.v;
+	}
+	if (id != (int64_t)cpu)
+		return false;
+	if (cpu >= PH_ARRAY_SIZE(ps->idle_track))
+		return false;
+	if (!ps->idle_track[cpu]) {
+		uint32_t name = ph_trace_intern(t, "cpuidle", 7);
+
+		ps->idle_track[cpu] = ph_trace_keyed_track(t, PH_TK_CPU_COUNTER,
+							   name, PH_NULL_I64,
+							   (int64_t)cpu) +
+				      1;
+	}
+	ph_trace_see_ts(t, ts);
+	ph_trace_counter(t, ts, ps->idle_track[cpu] - 1, (double)state);
+	return true;
+}
+
 static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 			 size_t n)
 {
@@ -370,9 +581,9 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.id == 1 && f.wt == 0)
+		if (f.key == KEY(1, 0))
 			ts = f.v;
-		else if (f.id == 2 && f.wt == 0)
+		else if (f.key == KEY(2, 0))
 			pid = (int64_t)f.v;
 		else if (f.wt == 2 && f.id != 5) {
 			kind = f.id;
@@ -386,17 +597,17 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 	case 4: { /* sched_switch */
 		struct lastsw *l = last_of(ps, cpu);
 
-		ph_trace_stat(t, "ftrace.sched_switch", 1);
+		ps->stat[S_SWITCH]++;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = PH_EV_SWITCH;
 		FOR_FIELDS(ev, evn, g)
 		{
 			switch (g.id) {
-			case 1: e->s1 = str_of(t, &g); break;
+			case 1: e->s1 = comm_of(ps, &g); break;
 			case 2: e->a = (int32_t)g.v; break;
 			case 4: e->v.d = (int64_t)g.v; break;
-			case 5: e->s2 = str_of(t, &g); break;
+			case 5: e->s2 = comm_of(ps, &g); break;
 			case 6: e->b = (int32_t)g.v; break;
 			case 7: e->c = (int32_t)g.v; break;
 			}
@@ -412,11 +623,14 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 	case 17:
 	case 20:
 	case 114:
-		ph_trace_stat(t,
-			      kind == 17 ? "ftrace.sched_wakeup" :
-			      kind == 20 ? "ftrace.sched_waking" :
-					   "ftrace.sched_wakeup_new",
-			      1);
+		ps->stat[kind == 17 ? S_WAKEUP :
+			 kind == 20 ? S_WAKING :
+				      S_WAKEUP_NEW]++;
+		/* with sched_waking in the trace every sched_wakeup is
+		 * ignored (trace_finish.c): once one was seen, they are not
+		 * even kept (a fifth of an Android trace's events) */
+		if (kind == 17 && ps->stat[S_WAKING])
+			return;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = kind == 17 ? PH_EV_WAKEUP :
@@ -426,7 +640,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		FOR_FIELDS(ev, evn, g)
 		{
 			if (g.id == 1)
-				e->s1 = str_of(t, &g);
+				e->s1 = comm_of(ps, &g);
 			else if (g.id == 2)
 				e->a = (int32_t)g.v;
 			else if (g.id == 5)
@@ -434,7 +648,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		}
 		break;
 	case 18:
-		ph_trace_stat(t, "ftrace.sched_blocked_reason", 1);
+		ps->stat[S_BLOCKED]++;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = PH_EV_BLOCKED;
@@ -444,7 +658,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 				e->a = (int32_t)g.v;
 			else if (g.id == 3)
 				e->b = (int32_t)g.v;
-			else if (g.id == 2 && g.wt == 0) {
+			else if (g.key == KEY(2, 0)) {
 				char buf[32];
 				int k = snprintf(buf, sizeof(buf), "0x%" PRIx64,
 						 g.v);
@@ -454,7 +668,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		}
 		break;
 	case 3:
-		ph_trace_stat(t, "ftrace.print", 1);
+		ps->stat[S_PRINT]++;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = PH_EV_PRINT;
@@ -467,10 +681,10 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		break;
 	case 11:
 	case 13:
-		ph_trace_stat(t,
-			      kind == 11 ? "ftrace.cpu_frequency" :
-					   "ftrace.cpu_idle",
-			      1);
+		ps->stat[kind == 11 ? S_CPUFREQ : S_CPUIDLE]++;
+		if (kind == 13 &&
+		    cpu_idle_direct(ps, cpu, (int64_t)ts, ev, evn))
+			return;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = kind == 11 ? PH_EV_CPUFREQ : PH_EV_CPUIDLE;
@@ -484,10 +698,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		break;
 	case 238:
 	case 240:
-		ph_trace_stat(t,
-			      kind == 238 ? "ftrace.sched_process_exit" :
-					    "ftrace.sched_process_free",
-			      1);
+		ps->stat[kind == 238 ? S_EXIT : S_FREE]++;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = kind == 238 ? PH_EV_EXIT : PH_EV_FREE;
@@ -504,10 +715,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		break;
 	case 235:
 	case 236:
-		ph_trace_stat(t,
-			      kind == 235 ? "ftrace.task_newtask" :
-					    "ftrace.task_rename",
-			      1);
+		ps->stat[kind == 235 ? S_NEWTASK : S_RENAME]++;
 		if (!(e = ph_trace_push(t)))
 			return;
 		e->kind = kind == 235 ? PH_EV_NEWTASK : PH_EV_RENAME;
@@ -525,13 +733,30 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		}
 		break;
 	case 45:
-	case 125:
-		ph_trace_stat(t,
-			      kind == 45 ? "ftrace.block_rq_issue" :
-					   "ftrace.block_rq_complete",
-			      1);
+	case 125: ps->stat[kind == 45 ? S_RQ_ISSUE : S_RQ_COMPLETE]++; return;
+	case 341:
+	case 342: {
+		const uint8_t *name = NULL;
+		size_t namen = 0;
+		int64_t v = 0;
+
+		ps->stat[kind == 341 ? S_THERMAL : S_CDEV]++;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (kind == 341 && g.key == KEY(2, 0))
+				v = (int32_t)g.v; /* int32: may be < 0 */
+			else if (kind == 342 && g.key == KEY(1, 0))
+				v = (int64_t)g.v;
+			else if (g.id == (kind == 341 ? 4u : 2u) && g.wt == 2) {
+				name = g.p;
+				namen = g.v;
+			}
+		}
+		ph_trace_thermal(t, (int64_t)ts, (const char *)name, namen,
+				 kind == 342, (double)v);
 		return;
-	default: ph_trace_stat(t, "ftrace.other", 1); return;
+	}
+	default: ps->stat[S_OTHER]++; return;
 	}
 	e->ts = (int64_t)ts;
 	if (kind != 11 && kind != 13)
@@ -543,7 +768,7 @@ struct packed {
 	const uint8_t *p, *end;
 };
 
-static inline bool packed_next(struct packed *k, uint64_t *v)
+PB_INLINE bool packed_next(struct packed *k, uint64_t *v)
 {
 	if (!k->p || k->p >= k->end)
 		return false;
@@ -576,7 +801,7 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 				intern = ni;
 				cap = nc;
 			}
-			intern[nintern++] = str_of(t, &f);
+			intern[nintern++] = comm_of(ps, &f);
 		} else {
 			pk[f.id].p = f.p;
 			pk[f.id].end = f.p + f.v;
@@ -589,8 +814,8 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		if (!e)
 			break;
 		ts += v;
-		ph_trace_stat(t, "ftrace.sched_switch", 1);
-		ph_trace_stat(t, "ftrace.compact_sched_switch", 1);
+		ps->stat[S_SWITCH]++;
+		ps->stat[S_COMPACT_SWITCH]++;
 		e->kind = PH_EV_SWITCH;
 		e->ts = (int64_t)ts;
 		e->cpu = (uint16_t)cpu;
@@ -619,7 +844,7 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		if (!e)
 			break;
 		ts += v;
-		ph_trace_stat(t, "ftrace.sched_waking", 1);
+		ps->stat[S_WAKING]++;
 		e->kind = PH_EV_WAKING;
 		e->ts = (int64_t)ts;
 		e->cpu = (uint16_t)cpu;
@@ -639,7 +864,7 @@ static void ftrace_bundle(struct pstate *ps, const uint8_t *p, size_t n)
 
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.id == 1 && f.wt == 0)
+		if (f.key == KEY(1, 0))
 			cpu = (uint32_t)f.v;
 	}
 	if (cpu >= 4096) {
@@ -648,11 +873,11 @@ static void ftrace_bundle(struct pstate *ps, const uint8_t *p, size_t n)
 	}
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.id == 2 && f.wt == 2)
+		if (f.key == KEY(2, 2))
 			ftrace_event(ps, cpu, f.p, f.v);
-		else if (f.id == 4 && f.wt == 2)
+		else if (f.key == KEY(4, 2))
 			compact_sched(ps, cpu, f.p, f.v);
-		else if (f.id == 3 && f.wt == 0 && f.v)
+		else if (f.key == KEY(3, 0) && f.v)
 			ph_trace_stat(ps->t, "ftrace_lost_events", 1);
 	}
 }
@@ -683,7 +908,7 @@ static void process_tree(struct pstate *ps, const uint8_t *p, size_t n)
 					ppid = (int64_t)g.v;
 				else if (g.id == 5)
 					uid = (int64_t)g.v;
-				else if (g.id == 3 && g.wt == 2) {
+				else if (g.key == KEY(3, 2)) {
 					if (!name) {
 						name = g.p;
 						namelen = g.v;
@@ -765,7 +990,7 @@ static void process_stats(struct pstate *ps, int64_t ts, const uint8_t *p,
 			continue;
 		FOR_FIELDS(f.p, f.v, g)
 		{
-			if (g.id == 1 && g.wt == 0)
+			if (g.key == KEY(1, 0))
 				upid = ph_trace_upid(t, (int64_t)g.v);
 		}
 		if (upid < 0)
@@ -842,7 +1067,7 @@ static void system_info(struct pstate *ps, const uint8_t *p, size_t n)
 
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.id == 1 && f.wt == 2) {
+		if (f.key == KEY(1, 2)) {
 			FOR_FIELDS(f.p, f.v, g)
 			{
 				char buf[128];
@@ -869,7 +1094,7 @@ static void system_info(struct pstate *ps, const uint8_t *p, size_t n)
 							t->kernel_minor = 0;
 				}
 			}
-		} else if (f.id == 2 && f.wt == 2) {
+		} else if (f.key == KEY(2, 2)) {
 			char buf[256];
 			size_t k = f.v < sizeof(buf) - 1 ? f.v :
 							   sizeof(buf) - 1;
@@ -1093,7 +1318,7 @@ static void track_event(struct pstate *ps, struct seq *sq, int64_t ts,
 			break;
 		}
 	}
-	ph_trace_stat(t, "track_event", 1);
+	ps->stat[S_TRACK_EVENT]++;
 	if (!has_uuid && sq && sq->has_default_track) {
 		uuid = sq->default_track;
 		has_uuid = true;
@@ -1165,7 +1390,7 @@ static void packet_defaults(struct seq *sq, const uint8_t *p, size_t n)
 	{
 		if (f.id == 58)
 			sq->default_clock = (uint32_t)f.v;
-		else if (f.id == 11 && f.wt == 2) {
+		else if (f.key == KEY(11, 2)) {
 			FOR_FIELDS(f.p, f.v, g)
 			{
 				if (g.id == 11) {
@@ -1430,7 +1655,7 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 			break;
 		}
 	}
-	ph_trace_stat(t, "packets", 1);
+	ps->stat[S_PACKETS]++;
 	if (seqid)
 		sq = seq_get(ps, seqid);
 	if (sq && (flags & 1))
@@ -1467,7 +1692,7 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 		case 11: track_event(ps, sq, tts, f.p, f.v); break;
 		case 76: frame_timeline(ps, tts, f.p, f.v); break;
 		case 47: ph_trace_stat(t, "packages_list", 1); break;
-		case 66: ph_trace_stat(t, "perf_sample", 1); break;
+		case 66: ps->stat[S_PERF_SAMPLE]++; break;
 		case 50: {
 			struct ph_buf b = PH_BUF_INIT((size_t)1 << 30);
 
@@ -1501,7 +1726,7 @@ static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n)
 	int rc;
 
 	while ((rc = next_field(&q, end, &f)) > 0) {
-		if (f.id == 1 && f.wt == 2)
+		if (f.key == KEY(1, 2))
 			packet(ps, f.p, f.v);
 	}
 	if (rc < 0)
@@ -1537,12 +1762,18 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 		}
 		t->truncated = rc == PH_ECORRUPT;
 	}
+	ps.comms = calloc(COMM_CACHE, sizeof(*ps.comms));
 	rc = parse_trace(&ps, p, n);
 	if (rc)
 		t->truncated = true;
+	for (int i = 0; i < S_COUNT; i++)
+		if (ps.stat[i])
+			ph_trace_stat(t, pstat_names[i], ps.stat[i]);
+	free(ps.comms);
 	for (size_t i = 0; i < ps.nseq; i++)
 		ph_intmap_free(ps.seqs[i].interned);
 	free(ps.seqs);
+	ph_intmap_free(ps.seq_ids);
 	free(ps.last);
 	ph_buf_release(&gz);
 	if (!rc && t->truncated)

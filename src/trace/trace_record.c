@@ -5,7 +5,8 @@
  * Records from the top-level tracefs instance, the one trace_marker writes
  * reach (an instance under instances/ would not see the markers
  * libporthole writes), these events: sched_switch, sched_waking,
- * block_rq_issue, block_rq_complete, cpu_frequency, and print (the
+ * block_rq_issue, block_rq_complete, cpu_frequency, thermal_temperature
+ * and cdev_update (where the kernel has them), and print (the
  * trace_marker writes; the kernel's ftrace/print event has no enable
  * switch: it is on whenever tracing is), with trace_clock=mono so trace
  * time is the app's CLOCK_MONOTONIC in nanoseconds, and options
@@ -61,6 +62,10 @@ static const struct {
 	{ "events/block/block_rq_issue/enable", "1" },
 	{ "events/block/block_rq_complete/enable", "1" },
 	{ "events/power/cpu_frequency/enable", "1" },
+	/* the environment phase's thermal, where the kernel has the events
+	 * (a machine without thermal zones records none: the report says) */
+	{ "events/thermal/thermal_temperature/enable", "1" },
+	{ "events/thermal/cdev_update/enable", "1" },
 };
 #define NSET PH_ARRAY_SIZE(settings)
 
@@ -172,8 +177,11 @@ static int apply(struct rec *r)
 		if (read_small(p, r->saved[i], sizeof(r->saved[i]))) {
 			if (errno == ENOENT &&
 			    !strncmp(settings[i].file, "events/", 7)) {
-				ph_warn("%s: no such event on this kernel",
-					settings[i].file);
+				if (strncmp(settings[i].file, "events/thermal/",
+					    15))
+					ph_warn("%s: no such event on this "
+						"kernel",
+						settings[i].file);
 				continue;
 			}
 			return ph_error(PH_EIO, "%s: %s", p, strerror(errno));

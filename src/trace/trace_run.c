@@ -65,6 +65,37 @@ static int pick_process(sqlite3 *db, struct ph_trace *t, const char *name,
 	int rc = PH_ENOENT;
 
 	(void)t;
+	/* all digits: a pid first (the last process that had it: pids are
+	 * reused), so two processes of one name can be told apart */
+	if (name && *name && strspn(name, "0123456789") == strlen(name) &&
+	    strlen(name) < 10) {
+		char q[160];
+
+		snprintf(q, sizeof(q),
+			 "SELECT upid FROM process WHERE pid = %s ORDER BY "
+			 "upid DESC LIMIT 1",
+			 name);
+		c->upid = ph_tsql_int(db, q, -1);
+		if (c->upid >= 0) {
+			c->pid = strtoll(name, NULL, 10);
+			snprintf(
+				q, sizeof(q),
+				"SELECT name FROM process WHERE upid = %" PRId64,
+				c->upid);
+			if (sqlite3_prepare_v2(db, q, -1, &st, NULL) ==
+			    SQLITE_OK) {
+				const char *n = NULL;
+
+				if (sqlite3_step(st) == SQLITE_ROW)
+					n = (const char *)sqlite3_column_text(
+						st, 0);
+				snprintf(c->pname, sizeof(c->pname), "%s",
+					 n ? n : "?");
+				sqlite3_finalize(st);
+			}
+			return 0;
+		}
+	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return PH_EINVAL;
 	if (name)

@@ -21,7 +21,8 @@
 
 /* What the caller asks for; NULL / PH_NULL_I64 fields are not given. */
 struct ph_tscope {
-	const char *process; /* name, or a part of one; NULL: the busiest */
+	const char *process; /* name, a part of one, or a pid; NULL: the
+				busiest */
 	int64_t from, to;    /* window in trace-clock ns */
 	const char *start;   /* start anchor slice name */
 	const char *end;     /* end anchor slice name */

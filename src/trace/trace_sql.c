@@ -61,6 +61,82 @@ static int cmp_rows(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+/*
+ * Row ids in order of column c's value (NULL first), ties in row order,
+ * by an LSD radix sort of (value - min) << idx_bits | row packed in one
+ * word, 11 bits a pass over the value bits in use.  qsort with a
+ * comparator was a third of a whole analyze on a 100 MB trace (building
+ * the utid index of thread_state: 1.5M rows).  A column whose values span
+ * too much for the word (uuids, cookies) takes qsort.
+ */
+static int radix_perm(const struct ph_table *tb, int c, uint32_t *p)
+{
+	size_t n = tb->rows;
+	int64_t min = INT64_MAX, max = INT64_MIN;
+	uint64_t span, *a, *b;
+	int idx_bits = 1, key_bits = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = cell_int(tb, c, i);
+
+		if (v == PH_NULL_I64)
+			continue;
+		if (v < min)
+			min = v;
+		if (v > max)
+			max = v;
+	}
+	if (min > max)
+		min = max = 0; /* all NULL */
+	if (__builtin_sub_overflow(max, min, (int64_t *)&span))
+		return -1;
+	span += 1; /* 0 is NULL */
+	while (idx_bits < 32 && ((size_t)1 << idx_bits) < n)
+		idx_bits++;
+	while (key_bits < 64 && (span >> key_bits))
+		key_bits++;
+	if (key_bits + idx_bits > 64)
+		return -1;
+	a = malloc(n * sizeof(*a));
+	b = malloc(n * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = cell_int(tb, c, i);
+		uint64_t k = v == PH_NULL_I64 ? 0 : (uint64_t)(v - min) + 1;
+
+		a[i] = k << idx_bits | i;
+	}
+	for (int shift = idx_bits; shift < idx_bits + key_bits; shift += 11) {
+		size_t count[2048] = { 0 }, pos = 0;
+		uint64_t *tmp;
+
+		for (size_t i = 0; i < n; i++)
+			count[(a[i] >> shift) & 2047]++;
+		if (count[(a[0] >> shift) & 2047] == n)
+			continue;
+		for (int d = 0; d < 2048; d++) {
+			size_t k = count[d];
+
+			count[d] = pos;
+			pos += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 2047]++] = a[i];
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint32_t)(a[i] & (((uint64_t)1 << idx_bits) - 1));
+	free(a);
+	free(b);
+	return 0;
+}
+
 static const uint32_t *perm_of(struct vt_aux *aux, int c)
 {
 	struct ph_table *tb = aux->tb;
@@ -71,11 +147,13 @@ static const uint32_t *perm_of(struct vt_aux *aux, int c)
 	p = malloc((tb->rows ? tb->rows : 1) * sizeof(*p));
 	if (!p)
 		return NULL;
-	for (size_t i = 0; i < tb->rows; i++)
-		p[i] = (uint32_t)i;
-	sort_tb = tb;
-	sort_col = c;
-	qsort(p, tb->rows, sizeof(*p), cmp_rows);
+	if (!tb->rows || radix_perm(tb, c, p)) {
+		for (size_t i = 0; i < tb->rows; i++)
+			p[i] = (uint32_t)i;
+		sort_tb = tb;
+		sort_col = c;
+		qsort(p, tb->rows, sizeof(*p), cmp_rows);
+	}
 	aux->perm[c] = p;
 	return p;
 }

@@ -17,7 +17,7 @@ check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/
 check analyze-bad-type sh -c "$BIN/porthole trace analyze '$A12' --set main_thread_block.min_ms=abc 2>/dev/null; [ \$? -eq 2 ]"
 
 # doctor: every detector fires on its planted problem
-check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^21 fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
+check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^22 fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
 check doctor-json sh -c "$BIN/porthole trace doctor --json --write '$E2E_TMP/doc.pftrace' | grep -q '\"healthy\":true' && [ -s '$E2E_TMP/doc.pftrace' ]"
 mkdir -p "$E2E_TMP/det"
 cp detectors/*.sql "$E2E_TMP/det/"
@@ -40,5 +40,21 @@ sed 's/"location":"loadConfig","count":1,"self_ms":50\.0/"location":"loadConfig"
 sed 's/"location":"loadConfig","count":1,"self_ms":50\.0/"location":"loadConfig","count":1,"self_ms":80/' "$E2E_TMP/base/report.json" > "$E2E_TMP/slow.json"
 check compare-under-noise-floor sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/noise.json' | grep -q '^0 worse'"
 check compare-worse sh -c "$BIN/porthole trace compare '$E2E_TMP/base/report.json' '$E2E_TMP/slow.json' > '$E2E_TMP/cmp3.out'; [ \$? -eq 1 ] && grep -q '^worse *main_thread_block *loadConfig *50.000 -> *80.000 ms' '$E2E_TMP/cmp3.out'"
+# porthole-trace.yml, read from the working directory by analyze, ask and
+# doctor: its parameters apply, and a wrong one stops the command with
+# exit 2 naming line, column and byte, before any trace is opened (the
+# trace path below does not exist: its error would be a different one)
+mkdir -p "$E2E_TMP/proj"
+ABIN=$(cd "$BIN" && pwd)
+printf 'params:\n  main_thread_block: { min_ms: 45 }\n' > "$E2E_TMP/proj/porthole-trace.yml"
+check config-applies-to-analyze sh -c "cd '$E2E_TMP/proj' && '$ABIN/porthole' trace analyze '$DOC' --process com.example.doctor --detectors '$PWD/detectors' --out cfg > /dev/null && '$ABIN/porthole' trace compare '$E2E_TMP/fewer/report.json' cfg/report.json | grep -q '^0 worse, 0 new'"
+check config-applies-to-doctor sh -c "cd '$E2E_TMP/proj' && '$ABIN/porthole' trace doctor --detectors '$PWD/detectors' | grep -q '^fired *main_thread_block .*(with min_ms=45)'"
+printf 'params:\n  main_thread_block: { min_ms: "45" }\n' > "$E2E_TMP/proj/porthole-trace.yml"
+for cmd in "analyze /nonexistent" "ask /nonexistent" doctor; do
+	check "config-bad-${cmd%% *}-exit-2" sh -c "cd '$E2E_TMP/proj' && '$ABIN/porthole' trace $cmd --detectors '$PWD/detectors' > /dev/null 2> err; [ \$? -eq 2 ] && grep -q 'porthole-trace.yml:2:32 (byte 39): main_thread_block.min_ms wants a number' err"
+done
+check config-bad-set-ask sh -c "$BIN/porthole trace ask /nonexistent --set nope=1 2>&1 | grep -q \"unknown parameter 'nope'\""
+# the environment phase: this fixture has no thermal events, and says so
+check analyze-env-no-thermal sh -c "grep -q '^- thermal: not in the trace' '$E2E_TMP/base/report.md' && grep -q '\"thermal\":\[\]' '$E2E_TMP/base/report.json'"
 check compare-bad-input sh -c "$BIN/porthole trace compare /nonexistent '$E2E_TMP/base/report.json' 2>/dev/null; [ \$? -eq 2 ]"
 finish
