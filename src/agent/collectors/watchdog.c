@@ -17,8 +17,9 @@
  *
  * While a system trace records, the stall is also an async slice named
  * STALL_SLICE in it, written by the watchdog (the main thread is stuck):
- * it begins when the ping turns overdue, so it starts `stall_ms` after the
- * stall did, and ends when the loop answers.
+ * it begins when a ping has waited `stall_ms`, so up to stall_ms + 300 ms
+ * after the stall did, and ends when the loop answers.  The `blocked`
+ * event carries the measured length.
  */
 #include "ph_common.h"
 #include "collectors.h"
