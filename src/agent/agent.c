@@ -16,14 +16,13 @@
 struct ph_agent ph_agent = { .wake_fd = -1 };
 
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local struct ph_emitter emitter;
+_Thread_local struct ph_emitter ph_emitter_tls;
 
-struct ph_emitter *ph_emitter(void)
+struct ph_emitter *ph_emitter_first(void)
 {
 	/* One system call per thread, on its first event; cached after. */
-	if (PH_UNLIKELY(!emitter.tid))
-		emitter.tid = (int)syscall(SYS_gettid);
-	return &emitter;
+	ph_emitter_tls.tid = (int)syscall(SYS_gettid);
+	return &ph_emitter_tls;
 }
 
 int ph_tid(void)

@@ -58,7 +58,16 @@ struct ph_emitter {
 /* ph_emit_begin keeps the scratch index in the low bit of its pointer. */
 _Static_assert(_Alignof(struct ph_emitter) >= 2, "emitter alignment");
 
-struct ph_emitter *ph_emitter(void);
+/* This thread's emitter (ph_emitter_tls), its tid looked up once. */
+extern _Thread_local struct ph_emitter ph_emitter_tls;
+struct ph_emitter *ph_emitter_first(void);
+
+static inline struct ph_emitter *ph_emitter(void)
+{
+	if (PH_UNLIKELY(!ph_emitter_tls.tid))
+		return ph_emitter_first();
+	return &ph_emitter_tls;
+}
 
 /* The calling thread's kernel tid, cached per thread. */
 int ph_tid(void);
