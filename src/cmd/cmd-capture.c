@@ -7,6 +7,13 @@
  * the window), writes the capture file and exits with CMD's status.  The
  * app is found without guessing: CMD inherits PORTHOLE_ANNOUNCE naming a
  * file the agent writes its socket name to (or --application-id names it).
+ *
+ * --systrace records a system trace over the same run: on this machine
+ * with the trace engine's tracefs recorder (`porthole trace record`, a
+ * child), on an Android device with its perfetto over adb (perfetto.h),
+ * started before CMD and stopped after it, then pulled.  Which one is
+ * decided before CMD runs, as the link will connect: an app id whose
+ * socket is not on this machine, with a device attached, is the device's.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -16,6 +23,7 @@
 #include "host/env.h"
 #include "host/findings.h"
 #include "host/live.h"
+#include "host/perfetto.h"
 #include "host/systrace.h"
 
 #include <dirent.h>
@@ -110,6 +118,26 @@ static pid_t systrace_start(const char *path, double seconds)
 	return -1;
 }
 
+/*
+ * Whether the app named app_id will be reached on a device: its socket is
+ * not listening here and adb has a device (the link's order, link.h).
+ */
+static bool on_device(const char *app_id)
+{
+	char names[64][256];
+	char want[300];
+	size_t n;
+
+	if (!app_id)
+		return false; /* announced: an app on this machine */
+	snprintf(want, sizeof(want), "porthole.%s", app_id);
+	n = ph_link_local_sockets(names, PH_ARRAY_SIZE(names));
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], want))
+			return false;
+	return ph_link_adb_device();
+}
+
 static void systrace_stop(pid_t pid)
 {
 	int st;
@@ -133,9 +161,10 @@ static int capture_exec(int argc, char **argv)
 	int i, status = 0, exit_status;
 	int64_t t0, t1;
 	pid_t pid, rec = -1;
-	bool systrace = false;
+	bool systrace = false, secs_given = false, dev_trace = false;
 	double sys_secs = 86400;
-	char trace_path[240];
+	char trace_path[240], dev_path[240], remote[200], why[600];
+	int64_t dev_pid = 0; /* perfetto's, on the device */
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -152,7 +181,7 @@ static int capture_exec(int argc, char **argv)
 			systrace = true;
 		else if (!strcmp(argv[i], "--systrace-seconds") && v &&
 			 (sys_secs = strtod(argv[++i], NULL)) > 0)
-			systrace = true;
+			systrace = secs_given = true;
 		else
 			return ph_cmd_usage_error(self(), "unknown option %s",
 						  argv[i]);
@@ -178,8 +207,30 @@ static int capture_exec(int argc, char **argv)
 	lv.link.host = NULL;
 	snprintf(trace_path, sizeof(trace_path), "%s/systrace.txt",
 		 announce_dir);
-	if (systrace) {
-		/* Recording before the command starts: its whole life. */
+	snprintf(dev_path, sizeof(dev_path), "%s/systrace.pftrace",
+		 announce_dir);
+	/* Recording before the command starts: its whole life. */
+	if (systrace && on_device(app_id)) {
+		/* At most an hour unless told: a capture killed with -9
+		 * leaves the device's session running until then. */
+		int secs = !secs_given	  ? 3600 :
+			   sys_secs < 1e6 ? (int)(sys_secs + 0.999) :
+					    1000000;
+
+		snprintf(remote, sizeof(remote),
+			 PH_PERFETTO_DIR "/porthole-capture-%" PRId64
+					 ".pftrace",
+			 ph_clock_epoch_ms());
+		if (ph_perfetto_start(NULL, secs, remote, &dev_pid, why,
+				      sizeof(why))) {
+			fprintf(stderr,
+				"porthole capture: the system trace did not "
+				"start on the device (%s); capturing without "
+				"it\n",
+				why);
+			dev_pid = 0;
+		}
+	} else if (systrace) {
 		rec = systrace_start(trace_path, sys_secs);
 		if (rec < 0)
 			fprintf(stderr, "porthole capture: the system trace "
@@ -225,6 +276,17 @@ static int capture_exec(int argc, char **argv)
 	}
 	ph_live_stop(&lv); /* stops the link, stores what is queued */
 	systrace_stop(rec);
+	if (dev_pid > 0) {
+		/* perfetto writes its buffer out on SIGTERM: wait for it. */
+		dev_trace = !ph_perfetto_stop(dev_pid, remote, dev_path, 30000,
+					      why, sizeof(why));
+		dev_pid = 0;
+		if (!dev_trace)
+			fprintf(stderr,
+				"porthole capture: the device's system trace: "
+				"%s\n",
+				why);
+	}
 	if (lv.link.state == PH_LINK_REFUSED) {
 		fprintf(stderr, "porthole capture: %s\n", lv.link.error);
 		status = 2;
@@ -250,7 +312,6 @@ static int capture_exec(int argc, char **argv)
 	if (lv.link.warning[0])
 		ph_analysis_note(a, "%s", lv.link.warning);
 	if (rec > 0) {
-		char why[600];
 		int n = ph_systrace_merge(a, trace_path,
 					  a->ident.pid ? a->ident.pid : pid, t0,
 					  t1, why, sizeof(why));
@@ -258,6 +319,18 @@ static int capture_exec(int argc, char **argv)
 		if (n < 0)
 			fprintf(stderr, "porthole capture: %s\n", why);
 		unlink(trace_path);
+	} else if (dev_trace && !lv.link.via_adb) {
+		ph_analysis_note(a, "system trace: recorded on the device, but "
+				    "the app was reached on this machine; not "
+				    "merged");
+	} else if (dev_trace) {
+		/* The window is what was seen of the app, on its clock; the
+		 * trace's own clock is converted through its snapshots. */
+		int n = ph_systrace_merge(a, dev_path, a->ident.pid, a->first_t,
+					  a->last_t, why, sizeof(why));
+
+		if (n < 0)
+			fprintf(stderr, "porthole capture: %s\n", why);
 	}
 	ph_analysis_resolve_where(a, ph_env_project_root());
 	info.scenario = scenario;
@@ -284,9 +357,15 @@ static int capture_exec(int argc, char **argv)
 	if (!status)
 		status = info.exit_status;
 out:
+	if (dev_pid > 0) /* CMD never ran: stop the device's session */
+		ph_perfetto_stop(dev_pid, remote, NULL, 30000, why,
+				 sizeof(why));
+	if (pid < 0) /* and the local recorder */
+		systrace_stop(rec);
 	ph_live_release(&lv);
 	unlink(announce);
 	unlink(trace_path);
+	unlink(dev_path);
 	rmdir(announce_dir);
 	return status;
 }
@@ -304,11 +383,13 @@ const struct ph_cmd ph_cmd_capture = {
 		"  --driver NAME          who drives the run (e.g. a UI test)\n"
 		"  --application-id ID    connect to porthole.ID instead of\n"
 		"                         waiting for the app's announcement\n"
-		"  --systrace             also record a system trace (tracefs,\n"
-		"                         trace_clock=mono; root) over the same\n"
-		"                         window and merge its findings, tagged\n"
-		"                         [trace]; --systrace-seconds N stops it\n"
-		"                         after N s\n"
+		"  --systrace             also record a system trace over the\n"
+		"                         same window and merge its findings,\n"
+		"                         tagged [trace]: tracefs here\n"
+		"                         (trace_clock=mono; root), perfetto\n"
+		"                         over adb when --application-id names\n"
+		"                         an app on a device; --systrace-seconds\n"
+		"                         N stops it after N s\n"
 		"Exits with CMD's status.",
 	.exec = capture_exec,
 };

@@ -2,18 +2,37 @@
 #include "ph_common.h"
 #include "event.h"
 
-const struct ph_json *ph_ev_get(const struct ph_event *ev, const char *key)
+const struct ph_json *ph_ev_getn(const struct ph_event *ev, const char *key,
+				 size_t n)
 {
-	const struct ph_json *v = ph_json_get(ev->data, key);
+	const struct ph_json *obj = ev->data, *v = NULL;
 
+	if (!ph_json_is(obj, PH_JSON_OBJECT))
+		return NULL;
+	for (uint32_t i = obj->n; i-- > 0;) {
+		const struct ph_json_member *m = &obj->u.members[i];
+
+		if (m->key.n == n && (!n || (m->key.u.s[0] == key[0] &&
+					     !memcmp(m->key.u.s, key, n)))) {
+			v = &m->value;
+			break;
+		}
+	}
 	return ph_json_is(v, PH_JSON_NULL) ? NULL : v;
 }
 
-bool ph_ev_int(const struct ph_event *ev, const char *key, int64_t *out)
+bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
+		int64_t *out)
 {
-	const struct ph_json *v = ph_ev_get(ev, key);
+	const struct ph_json *v = ph_ev_getn(ev, key, n);
 	double d;
 
+	if (!v)
+		return false;
+	if (v->type == PH_JSON_INT) {
+		*out = v->u.i;
+		return true;
+	}
 	if (ph_json_as_int(v, out))
 		return true;
 	/* "12.0" or 12.7 from a float field: take the whole part. */
@@ -24,33 +43,35 @@ bool ph_ev_int(const struct ph_event *ev, const char *key, int64_t *out)
 	return false;
 }
 
-bool ph_ev_num(const struct ph_event *ev, const char *key, double *out)
+bool ph_ev_numn(const struct ph_event *ev, const char *key, size_t n,
+		double *out)
 {
-	return ph_json_as_double(ph_ev_get(ev, key), out);
+	return ph_json_as_double(ph_ev_getn(ev, key, n), out);
 }
 
-bool ph_ev_true(const struct ph_event *ev, const char *key)
+bool ph_ev_truen(const struct ph_event *ev, const char *key, size_t n)
 {
-	const struct ph_json *v = ph_ev_get(ev, key);
+	const struct ph_json *v = ph_ev_getn(ev, key, n);
 
 	return ph_json_is(v, PH_JSON_TRUE) || ph_json_streq(v, "true");
 }
 
-bool ph_ev_str(const struct ph_event *ev, const char *key, const char **s,
-	       size_t *n)
+bool ph_ev_strn(const struct ph_event *ev, const char *key, size_t n,
+		const char **s, size_t *len)
 {
-	const struct ph_json *v = ph_ev_get(ev, key);
+	const struct ph_json *v = ph_ev_getn(ev, key, n);
 
 	if (!ph_json_is(v, PH_JSON_STRING))
 		return false;
 	*s = v->u.s;
-	*n = v->n;
+	*len = v->n;
 	return true;
 }
 
-bool ph_ev_streq(const struct ph_event *ev, const char *key, const char *val)
+bool ph_ev_streqn(const struct ph_event *ev, const char *key, size_t n,
+		  const char *val)
 {
-	return ph_json_streq(ph_ev_get(ev, key), val);
+	return ph_json_streq(ph_ev_getn(ev, key, n), val);
 }
 
 const char *ph_ev_strcpy(const struct ph_event *ev, const char *key, char *buf,

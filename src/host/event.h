@@ -56,16 +56,64 @@ static inline double ph_profile_budget_ms(const struct ph_profile *p)
 	return p->refresh_hz > 0 ? 1000.0 / p->refresh_hz : 0;
 }
 
-/* Lookups on ev->data.  Each returns false when the field is absent/null. */
-const struct ph_json *ph_ev_get(const struct ph_event *ev, const char *key);
-bool ph_ev_int(const struct ph_event *ev, const char *key, int64_t *out);
-bool ph_ev_num(const struct ph_event *ev, const char *key, double *out);
+/*
+ * Lookups on ev->data.  Each returns false when the field is absent/null.
+ *
+ * The findings engine asks a few fields of every event it is fed, so the
+ * lookups are what an analysis costs: each is an inline wrapper that hands
+ * the key's length to the *n form (a literal's strlen folds away), and
+ * the scan compares lengths and first bytes before it calls memcmp.  With
+ * duplicate keys the last one wins, as in ph_json_get.
+ */
+const struct ph_json *ph_ev_getn(const struct ph_event *ev, const char *key,
+				 size_t n);
+bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
+		int64_t *out);
+bool ph_ev_numn(const struct ph_event *ev, const char *key, size_t n,
+		double *out);
+bool ph_ev_truen(const struct ph_event *ev, const char *key, size_t n);
+bool ph_ev_strn(const struct ph_event *ev, const char *key, size_t n,
+		const char **s, size_t *len);
+bool ph_ev_streqn(const struct ph_event *ev, const char *key, size_t n,
+		  const char *val);
+
+static inline const struct ph_json *ph_ev_get(const struct ph_event *ev,
+					      const char *key)
+{
+	return ph_ev_getn(ev, key, strlen(key));
+}
+
+static inline bool ph_ev_int(const struct ph_event *ev, const char *key,
+			     int64_t *out)
+{
+	return ph_ev_intn(ev, key, strlen(key), out);
+}
+
+static inline bool ph_ev_num(const struct ph_event *ev, const char *key,
+			     double *out)
+{
+	return ph_ev_numn(ev, key, strlen(key), out);
+}
+
 /* true, or the string "true"; false for anything else. */
-bool ph_ev_true(const struct ph_event *ev, const char *key);
+static inline bool ph_ev_true(const struct ph_event *ev, const char *key)
+{
+	return ph_ev_truen(ev, key, strlen(key));
+}
+
 /* A string field as (s, n); numbers are not strings here. */
-bool ph_ev_str(const struct ph_event *ev, const char *key, const char **s,
-	       size_t *n);
-bool ph_ev_streq(const struct ph_event *ev, const char *key, const char *val);
+static inline bool ph_ev_str(const struct ph_event *ev, const char *key,
+			     const char **s, size_t *n)
+{
+	return ph_ev_strn(ev, key, strlen(key), s, n);
+}
+
+static inline bool ph_ev_streq(const struct ph_event *ev, const char *key,
+			       const char *val)
+{
+	return ph_ev_streqn(ev, key, strlen(key), val);
+}
+
 /* Copies a string field into buf (cut to fit); "" when absent. */
 const char *ph_ev_strcpy(const struct ph_event *ev, const char *key, char *buf,
 			 size_t size);

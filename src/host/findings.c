@@ -108,6 +108,9 @@ struct ph_engine {
 	struct ph_arena keep;
 	struct ph_fctx ctx;
 	void *state[NFAM];
+	/* Per kind, the families that want it (indexes into families[]). */
+	uint8_t nby[PH_KIND_COUNT];
+	uint8_t by[PH_KIND_COUNT][NFAM];
 	struct summary sum;
 	struct ph_profile no_profile;
 	struct ph_ident no_ident;
@@ -172,10 +175,9 @@ static void add(struct summary *s, int m, double v)
 static void summarize(struct ph_engine *e, const struct ph_event *ev)
 {
 	struct summary *s = &e->sum;
-	int64_t from, to, v;
+	int64_t from = e->ctx.from, to = e->ctx.to, v;
 	char a[96], b[96];
 
-	ph_ev_span(ev, &from, &to);
 	switch (ev->kind) {
 	case PH_KIND_FRAME:
 		if (ph_ev_true(ev, "firstDraw"))
@@ -372,6 +374,11 @@ struct ph_engine *ph_engine_new(struct ph_window w, const struct ph_ingest *src)
 			ph_engine_free(e);
 			return NULL;
 		}
+		/* In table order within each kind, as the families expect. */
+		for (int k = 0; k < PH_KIND_COUNT; k++)
+			if (!families[i]->kinds ||
+			    (families[i]->kinds & ((uint64_t)1 << k)))
+				e->by[k][e->nby[k]++] = (uint8_t)i;
 	}
 	return e;
 }
@@ -397,19 +404,25 @@ void ph_engine_free(struct ph_engine *e)
 int ph_engine_feed(struct ph_engine *e, const struct ph_event *ev)
 {
 	int64_t from, to;
+	unsigned k = (unsigned)ev->kind < PH_KIND_COUNT ? ev->kind : 0;
 
 	ph_ev_span(ev, &from, &to);
 	/* http_start/db_start carry no length: an open span overlaps all. */
 	if (to < e->w.from || from > e->w.to)
 		return 0;
-	e->sum.counts[ev->kind]++;
+	e->ctx.from = from;
+	e->ctx.to = to;
+	e->sum.counts[k]++;
 	if (!e->sum.first_t || ev->t < e->sum.first_t)
 		e->sum.first_t = ev->t;
 	if (ev->t > e->sum.last_t)
 		e->sum.last_t = ev->t;
 	summarize(e, ev);
-	for (size_t i = 0; i < NFAM; i++)
-		families[i]->event(&e->ctx, e->state[i], ev);
+	for (unsigned i = 0; i < e->nby[k]; i++) {
+		unsigned f = e->by[k][i];
+
+		families[f]->event(&e->ctx, e->state[f], ev);
+	}
 	return 0;
 }
 
@@ -592,16 +605,108 @@ static int store_feed(void *ctx, const struct ph_event *ev)
 	return ph_engine_feed(ctx, ev);
 }
 
-struct ph_analysis *ph_analyze_store(struct ph_store *s, struct ph_window w)
+/*
+ * The live store's standing engine: fed every stored event once, in
+ * arrival order, and asked again (emit does not change a family's state,
+ * family.h).  It answers any window that every held event overlaps (the
+ * whole store: since:"all", a watcher's PH_WINDOW_ALL), which is then the
+ * same answer a fresh engine over that window gives, at the cost of the
+ * events that arrived since the last question.  It is built again when
+ * the store evicted events it was fed (the fresh answer no longer counts
+ * them) or the session's profile changed (families read the profile as
+ * they are fed: frame budgets).
+ */
+struct whole {
+	struct ph_engine *e;
+	uint64_t fed;	  /* the store's version it was fed up to */
+	uint64_t evicted; /* s->version - s->nevents when it was built */
+	struct ph_profile profile; /* the store's when it was built */
+};
+
+static void whole_free(void *p)
 {
-	struct ph_engine *e = ph_engine_new(w, &s->in);
+	struct whole *wh = p;
+
+	ph_engine_free(wh->e);
+	free(wh);
+}
+
+static bool same_profile(const struct ph_profile *a, const struct ph_profile *b)
+{
+	return a->have == b->have && a->refresh_hz == b->refresh_hz &&
+	       a->cores == b->cores && !strcmp(a->model, b->model) &&
+	       !strcmp(a->os, b->os);
+}
+
+/* The standing engine, fed up to now; NULL when out of memory. */
+static struct ph_engine *whole_locked(struct ph_store *s)
+{
+	struct whole *wh = s->cache;
+
+	if (wh && (wh->evicted != s->version - s->nevents ||
+		   !same_profile(&wh->profile, &s->in.profile))) {
+		ph_engine_free(wh->e);
+		wh->e = NULL;
+	}
+	if (!wh) {
+		wh = calloc(1, sizeof(*wh));
+		if (!wh)
+			return NULL;
+		s->cache = wh;
+		s->cache_free = whole_free;
+	}
+	if (!wh->e) {
+		wh->e = ph_engine_new(PH_WINDOW_ALL, &s->in);
+		if (!wh->e)
+			return NULL;
+		wh->fed = s->version - s->nevents;
+		wh->evicted = wh->fed;
+		wh->profile = s->in.profile;
+	}
+	if (!ph_store_each_since_locked(s, wh->fed, store_feed, wh->e)) {
+		/* Cannot happen (evictions are checked above); a fresh
+		 * engine answers instead. */
+		ph_engine_free(wh->e);
+		wh->e = NULL;
+		return NULL;
+	}
+	wh->fed = s->version;
+	return wh->e;
+}
+
+/* The standing engine's answer for w; the caller holds the lock. */
+static struct ph_analysis *analyze_whole_locked(struct ph_store *s,
+						struct ph_window w)
+{
+	struct ph_engine *e = whole_locked(s);
 	struct ph_analysis *a;
 
 	if (!e)
 		return NULL;
-	ph_store_each(s, w, 0, store_feed, e);
-	pthread_mutex_lock(&s->lock);
+	/* Every held event overlaps w: only the quoted window differs. */
+	e->w = e->ctx.w = w;
 	a = ph_engine_analyze(e);
+	e->w = e->ctx.w = PH_WINDOW_ALL;
+	return a;
+}
+
+struct ph_analysis *ph_analyze_store(struct ph_store *s, struct ph_window w)
+{
+	struct ph_engine *e = NULL;
+	struct ph_analysis *a;
+
+	pthread_mutex_lock(&s->lock);
+	a = ph_store_covers_all_locked(s, w) ? analyze_whole_locked(s, w) :
+					       NULL;
+	if (!a) {
+		pthread_mutex_unlock(&s->lock);
+		e = ph_engine_new(w, &s->in);
+		if (!e)
+			return NULL;
+		ph_store_each(s, w, 0, store_feed, e);
+		pthread_mutex_lock(&s->lock);
+		a = ph_engine_analyze(e);
+	}
 	if (a && s->covered_from != INT64_MIN && w.from < s->covered_from) {
 		a->clipped_ms = w.from == INT64_MIN ? 0 :
 						      s->covered_from - w.from;
@@ -1061,16 +1166,18 @@ static uint32_t hash(const char *s, size_t n)
 void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		  size_t vsize, bool *created)
 {
+	uint32_t h = hash(k, n);
 	size_t i;
 
 	*created = false;
 	if (m->nslots) {
-		for (i = hash(k, n) & (m->nslots - 1); m->slots[i];
+		for (i = h & (m->nslots - 1); m->slots[i];
 		     i = (i + 1) & (m->nslots - 1)) {
-			const char *key = m->keys[m->slots[i] - 1];
+			size_t e = m->slots[i] - 1;
 
-			if (!strncmp(key, k, n) && !key[n])
-				return m->vals[m->slots[i] - 1];
+			if (m->hash[e] == h && m->len[e] == n &&
+			    !memcmp(m->keys[e], k, n))
+				return m->vals[e];
 		}
 	}
 	if ((m->n + 1) * 2 > m->nslots) {
@@ -1080,9 +1187,7 @@ void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		if (!slots)
 			return NULL;
 		for (size_t e = 0; e < m->n; e++) {
-			const char *key = m->keys[e];
-
-			for (i = hash(key, strlen(key)) & (ns - 1); slots[i];
+			for (i = m->hash[e] & (ns - 1); slots[i];
 			     i = (i + 1) & (ns - 1))
 				;
 			slots[i] = (uint32_t)e + 1;
@@ -1095,6 +1200,7 @@ void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		size_t na = m->alloc ? m->alloc * 2 : 32;
 		const char **keys = realloc(m->keys, na * sizeof(*keys));
 		void **vals;
+		uint32_t *hs, *lens;
 
 		if (!keys)
 			return NULL;
@@ -1103,17 +1209,29 @@ void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		if (!vals)
 			return NULL;
 		m->vals = vals;
+		hs = realloc(m->hash, na * sizeof(*hs));
+		if (!hs)
+			return NULL;
+		m->hash = hs;
+		lens = realloc(m->len, na * sizeof(*lens));
+		if (!lens)
+			return NULL;
+		m->len = lens;
 		m->alloc = na;
 	}
 	{
 		void *v = ph_arena_alloc(c->keep, vsize ? vsize : 1);
+		const char *key = ph_arena_strndup(c->keep, k, n);
 
-		if (!v)
+		/* (A key must hold its n bytes: probes compare them.) */
+		if (!v || !key || n > UINT32_MAX)
 			return NULL;
 		memset(v, 0, vsize);
-		m->keys[m->n] = ph_keep(c, k, n);
+		m->keys[m->n] = key;
 		m->vals[m->n] = v;
-		for (i = hash(k, n) & (m->nslots - 1); m->slots[i];
+		m->hash[m->n] = h;
+		m->len[m->n] = (uint32_t)n;
+		for (i = h & (m->nslots - 1); m->slots[i];
 		     i = (i + 1) & (m->nslots - 1))
 			;
 		m->slots[i] = (uint32_t)++m->n;
@@ -1126,6 +1244,8 @@ void ph_smap_release(struct ph_smap *m)
 {
 	free(m->keys);
 	free(m->vals);
+	free(m->hash);
+	free(m->len);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }

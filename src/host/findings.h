@@ -192,7 +192,17 @@ int ph_engine_feed_cb(void *engine, const struct ph_event *ev);
 struct ph_analysis *ph_engine_analyze(struct ph_engine *e);
 void ph_analysis_free(struct ph_analysis *a);
 
-/* Analyses over the live store, and over an NDJSON file streamed. */
+/*
+ * Analyses over the live store, and over an NDJSON file streamed.
+ *
+ * A window that every held event overlaps (the whole store: PH_WINDOW_ALL,
+ * or from the beginning up to now) is answered by the store's standing
+ * engine, fed each stored event once and asked again (s->cache; rebuilt
+ * when the store evicted what it was fed or the profile changed), so it
+ * costs the events that arrived since the last question.  Any other
+ * window gets a new engine over the chunks that overlap it.  Either way
+ * the answer is the same.
+ */
 struct ph_analysis *ph_analyze_store(struct ph_store *s, struct ph_window w);
 struct ph_analysis *ph_analyze_file(const char *path, struct ph_window w,
 				    int *rc);

@@ -119,17 +119,52 @@ static bool seq_is_new(struct ph_ingest *in, int64_t seq)
 	return true;
 }
 
-static int take_event(struct ph_ingest *in, const struct ph_json *frame)
+/* An envelope's four members in one pass; the last of a repeated key wins,
+ * as in ph_json_get. */
+struct envelope {
+	const struct ph_json *event, *data, *t, *seq;
+};
+
+static bool envelope(const struct ph_json *frame, struct envelope *env)
 {
-	const struct ph_json *name = ph_json_get(frame, "event");
-	const struct ph_json *data = ph_json_get(frame, "data");
+	memset(env, 0, sizeof(*env));
+	for (uint32_t i = 0; i < frame->n; i++) {
+		const struct ph_json_member *m = &frame->u.members[i];
+		const char *k = m->key.u.s;
+
+		switch (m->key.n) {
+		case 1:
+			if (k[0] == 't')
+				env->t = &m->value;
+			break;
+		case 3:
+			if (!memcmp(k, "seq", 3))
+				env->seq = &m->value;
+			break;
+		case 4:
+			if (!memcmp(k, "data", 4))
+				env->data = &m->value;
+			break;
+		case 5:
+			if (!memcmp(k, "event", 5))
+				env->event = &m->value;
+			break;
+		}
+	}
+	return ph_json_is(env->event, PH_JSON_STRING);
+}
+
+static int take_event(struct ph_ingest *in, const struct ph_json *frame,
+		      const struct envelope *env)
+{
+	const struct ph_json *name = env->event, *data = env->data;
 	static const struct ph_json empty = { .type = PH_JSON_OBJECT };
 	struct ph_event ev = { .frame = frame };
 
 	ev.kind = ph_wire_kind(name->u.s, name->n);
-	if (!ph_json_as_int(ph_json_get(frame, "t"), &ev.t))
+	if (!ph_json_as_int(env->t, &ev.t))
 		ev.t = 0;
-	if (!ph_json_as_int(ph_json_get(frame, "seq"), &ev.seq))
+	if (!ph_json_as_int(env->seq, &ev.seq))
 		ev.seq = -1;
 	ev.data = ph_json_is(data, PH_JSON_OBJECT) ? data : &empty;
 	if (ev.kind == PH_KIND_DROPPED) {
@@ -168,6 +203,7 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 {
 	struct ph_json *root = NULL;
 	const struct ph_json *res, *evs;
+	struct envelope env;
 	struct ph_err err;
 	char msg[160];
 	int rc;
@@ -192,8 +228,8 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 		ph_ingest_malformed(in, "not a JSON object");
 		return 0;
 	}
-	if (ph_json_is(ph_json_get(root, "event"), PH_JSON_STRING))
-		return take_event(in, root);
+	if (envelope(root, &env))
+		return take_event(in, root, &env);
 	res = ph_json_get(root, "result");
 	if (!ph_json_get(root, "id") || !ph_json_is(res, PH_JSON_OBJECT))
 		return 0; /* an error answer, or neither: ignored (§1.3) */
@@ -221,10 +257,10 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 		for (size_t i = 0; i < evs->n; i++) {
 			const struct ph_json *e = &evs->u.items[i];
 
-			if (!ph_json_is(ph_json_get(e, "event"),
-					PH_JSON_STRING))
+			if (!ph_json_is(e, PH_JSON_OBJECT) ||
+			    !envelope(e, &env))
 				continue;
-			rc = take_event(in, e);
+			rc = take_event(in, e, &env);
 			if (rc)
 				return rc;
 		}

@@ -119,7 +119,7 @@ static int adb_forward(const char *name)
 	return port;
 }
 
-static bool have_adb_device(void)
+bool ph_link_adb_device(void)
 {
 	FILE *p = popen("adb get-state 2>/dev/null", "r");
 	char out[64] = { 0 };
@@ -160,10 +160,13 @@ static bool read_announce(const char *path, char *name, size_t size)
 	return ok;
 }
 
-static int open_target(struct ph_link *l)
+/* A connection to the target; *via_adb says it is a device's, via adb. */
+static int open_target(struct ph_link *l, bool *via_adb)
 {
 	char name[300], socks[8][256];
 	size_t n;
+
+	*via_adb = false;
 
 	if (l->host) {
 		snprintf(l->target, sizeof(l->target), "tcp %s:%d", l->host,
@@ -205,14 +208,18 @@ static int open_target(struct ph_link *l)
 			return fd;
 	}
 	/* Not on this machine: through adb, when a device is attached. */
-	if (have_adb_device()) {
+	if (ph_link_adb_device()) {
 		int port = adb_forward(name);
 
 		if (port > 0) {
+			int fd;
+
 			snprintf(l->target, sizeof(l->target),
 				 "adb forward tcp:%d -> localabstract:%s", port,
 				 name);
-			return connect_tcp("127.0.0.1", port);
+			fd = connect_tcp("127.0.0.1", port);
+			*via_adb = fd >= 0;
+			return fd;
 		}
 	}
 	return -1;
@@ -448,7 +455,8 @@ static void *run(void *arg)
 	int64_t started_at = -1;
 
 	while (!l->stop) {
-		int fd = open_target(l);
+		bool via_adb;
+		int fd = open_target(l, &via_adb);
 
 		if (fd < 0) {
 			if (!l->error[0])
@@ -464,6 +472,9 @@ static void *run(void *arg)
 		}
 		l->fd = fd;
 		l->connects++;
+		pthread_mutex_lock(&l->mu);
+		l->via_adb = via_adb;
+		pthread_mutex_unlock(&l->mu);
 		backoff = BACKOFF_MIN_MS;
 		session(l, fd);
 		/* No request may write to a closed (or reused) descriptor. */

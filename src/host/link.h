@@ -56,6 +56,7 @@ struct ph_link {
 	char error[300];       /* why not connected, "" when connected */
 	uint64_t connects, lines;
 	int64_t last_seq;
+	bool via_adb; /* the last connection is a device's, through adb */
 
 	pthread_t thread;
 	bool running;
@@ -87,6 +88,9 @@ bool ph_link_wait_connected(struct ph_link *l, int timeout_ms);
  */
 int ph_link_request(struct ph_link *l, const char *method, const char *params,
 		    struct ph_buf *out, int timeout_ms) PH_WUR;
+
+/* Whether `adb get-state` says one device is attached and ready. */
+bool ph_link_adb_device(void);
 
 /*
  * The porthole.* abstract sockets listening on this machine

@@ -16,13 +16,19 @@ struct ph_store_chunk {
 	struct ph_arena arena; /* lines and trees */
 	struct ph_event *ev;
 	size_t n, alloc;
-	int64_t max_t; /* newest t in this chunk */
+	int64_t max_t;	/* newest t in this chunk */
+	uint64_t first; /* the store's version before its first event */
+	/* Over its events' spans (ph_ev_span): a window that misses
+	 * [lo_from, hi_to] skips the chunk without reading an event, and one
+	 * that covers [max_from, min_to] overlaps every event in it. */
+	int64_t lo_from, hi_to, max_from, min_to;
 };
 
 static int store_event(void *ctx, const struct ph_event *ev)
 {
 	struct ph_store *s = ctx;
 	struct ph_store_chunk *c = s->newest;
+	int64_t from, to;
 
 	if (c->n == c->alloc) {
 		size_t na = c->alloc ? c->alloc * 2 : 1024;
@@ -36,6 +42,15 @@ static int store_event(void *ctx, const struct ph_event *ev)
 	c->ev[c->n++] = *ev;
 	if (ev->t > c->max_t)
 		c->max_t = ev->t;
+	ph_ev_span(ev, &from, &to);
+	if (from < c->lo_from)
+		c->lo_from = from;
+	if (from > c->max_from)
+		c->max_from = from;
+	if (to > c->hi_to)
+		c->hi_to = to;
+	if (to < c->min_to)
+		c->min_to = to;
 	s->nevents++;
 	s->version++;
 	return 0;
@@ -58,6 +73,9 @@ static struct ph_store_chunk *chunk_new(const struct ph_store *s)
 			      cb < ((size_t)1 << 20) ? cb : (size_t)1 << 20,
 			      CHUNK_BYTES * 2);
 		c->max_t = INT64_MIN;
+		c->first = s->version;
+		c->lo_from = c->min_to = INT64_MAX;
+		c->hi_to = c->max_from = INT64_MIN;
 	}
 	return c;
 }
@@ -88,6 +106,8 @@ void ph_store_release(struct ph_store *s)
 		next = c->next;
 		chunk_free(c);
 	}
+	if (s->cache && s->cache_free)
+		s->cache_free(s->cache);
 	ph_ingest_release(&s->in);
 	pthread_mutex_destroy(&s->lock);
 	memset(s, 0, sizeof(*s));
@@ -200,6 +220,9 @@ static size_t each_locked(struct ph_store *s, struct ph_window w,
 	size_t visited = 0;
 
 	for (struct ph_store_chunk *c = s->oldest; c; c = c->next) {
+		/* A window since the last call reads the newest chunk only. */
+		if (c->hi_to < w.from || c->lo_from > w.to)
+			continue;
 		for (size_t i = 0; i < c->n; i++) {
 			const struct ph_event *ev = &c->ev[i];
 			int64_t from, to;
@@ -215,6 +238,31 @@ static size_t each_locked(struct ph_store *s, struct ph_window w,
 		}
 	}
 	return visited;
+}
+
+bool ph_store_each_since_locked(struct ph_store *s, uint64_t since,
+				int (*fn)(void *ctx, const struct ph_event *ev),
+				void *ctx)
+{
+	if (since < s->version - s->nevents || since > s->version)
+		return false; /* some were evicted, or never stored */
+	for (struct ph_store_chunk *c = s->oldest; c; c = c->next) {
+		if (c->first + c->n <= since)
+			continue;
+		for (size_t i = since > c->first ? since - c->first : 0;
+		     i < c->n; i++)
+			if (fn(ctx, &c->ev[i]))
+				return true;
+	}
+	return true;
+}
+
+bool ph_store_covers_all_locked(const struct ph_store *s, struct ph_window w)
+{
+	for (const struct ph_store_chunk *c = s->oldest; c; c = c->next)
+		if (c->n && (c->min_to < w.from || c->max_from > w.to))
+			return false;
+	return true;
 }
 
 size_t ph_store_each(struct ph_store *s, struct ph_window w, uint64_t kinds,

@@ -35,6 +35,15 @@ struct ph_store {
 	size_t nevents;	      /* events held */
 	int64_t covered_from; /* INT64_MIN while nothing evicted */
 	uint64_t version;     /* bumped on every stored event */
+
+	/*
+	 * A question's memory of the store, kept across questions under the
+	 * lock (findings.c keeps an engine fed with every stored event here,
+	 * so asking about all of it again costs only the new events); freed
+	 * with the store by cache_free.
+	 */
+	void *cache;
+	void (*cache_free)(void *cache);
 };
 
 /* A window on the app clock, both ends inclusive. */
@@ -72,6 +81,21 @@ int ph_store_load_file(struct ph_store *s, const char *path) PH_WUR;
 size_t ph_store_each(struct ph_store *s, struct ph_window w, uint64_t kinds,
 		     int (*fn)(void *ctx, const struct ph_event *ev),
 		     void *ctx);
+
+/*
+ * For a caller holding s->lock.  ph_store_each_since_locked calls fn for
+ * every event stored after the store's first `since` events (an earlier
+ * value of s->version), in arrival order, until fn returns non-zero;
+ * false, calling nothing, when some of those were evicted already.  The
+ * events the store held then and holds still are the same ones exactly
+ * when s->version - s->nevents has not changed.
+ * ph_store_covers_all_locked says whether every held event's span
+ * overlaps w (so that w's answer is the answer over the whole store).
+ */
+bool ph_store_each_since_locked(struct ph_store *s, uint64_t since,
+				int (*fn)(void *ctx, const struct ph_event *ev),
+				void *ctx);
+bool ph_store_covers_all_locked(const struct ph_store *s, struct ph_window w);
 
 /*
  * The timeline over a window, as the agent's `timeline` answers it

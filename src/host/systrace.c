@@ -73,11 +73,17 @@ static int64_t ms(const struct ph_json *v)
 	return (int64_t)(d + (d < 0 ? -0.5 : 0.5));
 }
 
-/* Every answer in the ask's JSON becomes a finding; returns how many. */
+/*
+ * Every answer in the ask's JSON becomes a finding; returns how many.
+ * Its windows are on the app's clock when the answer says MONOTONIC (the
+ * trace's own, or converted through its clock snapshots); otherwise they
+ * cannot be placed on the app's axis and the findings are spanning.
+ */
 static int merge_answer(struct ph_analysis *a, const struct ph_json *root)
 {
 	const struct ph_json *fs = ph_json_get(root, "findings");
 	const struct ph_json *un = ph_json_get(root, "unanswered");
+	bool app_clock = ph_json_streq(ph_json_get(root, "clock"), "MONOTONIC");
 	int added = 0;
 
 	for (size_t i = 0; ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n; i++) {
@@ -102,7 +108,7 @@ static int merge_answer(struct ph_analysis *a, const struct ph_json *root)
 		if (ph_json_is(ph_json_get(it, "detail"), PH_JSON_STRING))
 			f->detail[f->ndetail++] =
 				keep_str(a, ph_json_get(it, "detail"), "");
-		if (ph_json_is(win, PH_JSON_OBJECT)) {
+		if (ph_json_is(win, PH_JSON_OBJECT) && app_clock) {
 			f->from = f->last_from = ms(ph_json_get(win, "from"));
 			f->to = f->last_to = ms(ph_json_get(win, "to"));
 		} else {
@@ -118,6 +124,10 @@ static int merge_answer(struct ph_analysis *a, const struct ph_json *root)
 		f->key = f->id;
 		added++;
 	}
+	if (added && !app_clock)
+		ph_analysis_note(a, "system trace: its clock could not be "
+				    "related to the app's, so its findings "
+				    "are not placed in time");
 	for (size_t i = 0; ph_json_is(un, PH_JSON_ARRAY) && i < un->n; i++) {
 		const struct ph_json *q =
 			ph_json_get(&un->u.items[i], "question");
@@ -133,10 +143,37 @@ static int merge_answer(struct ph_analysis *a, const struct ph_json *root)
 	return added;
 }
 
+/*
+ * A time on the app's clock (CLOCK_MONOTONIC, ns) on the trace's clock:
+ * itself for a tracefs trace recorded with trace_clock=mono; through the
+ * clock snapshots for a device's perfetto trace (BOOTTIME, which runs
+ * ahead of MONOTONIC by the time the device slept).  ph_trace_to_clock
+ * converts the other way, and the offset only changes at a snapshot, so
+ * two steps from a guess settle it.  PH_NULL_I64 when no snapshot relates
+ * the two clocks.
+ */
+static int64_t app_to_trace(const struct ph_trace *t, int64_t ns)
+{
+	int64_t ts = ns;
+
+	if (!t->trace_clock || t->trace_clock == PH_CLK_MONOTONIC)
+		return ns;
+	for (int i = 0; i < 2; i++) {
+		int64_t m = ph_trace_to_clock(t, ts, PH_CLK_MONOTONIC), d;
+
+		if (m == PH_NULL_I64 || __builtin_sub_overflow(ns, m, &d) ||
+		    __builtin_add_overflow(ts, d, &ts))
+			return PH_NULL_I64;
+	}
+	return ts;
+}
+
 int ph_systrace_merge(struct ph_analysis *a, const char *path, int64_t pid,
 		      int64_t from_ms, int64_t to_ms, char *why,
 		      size_t why_size)
 {
+	int64_t from, to;
+
 	struct ph_trace t;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw jw;
@@ -168,9 +205,20 @@ int ph_systrace_merge(struct ph_analysis *a, const char *path, int64_t pid,
 	} else if (a->ident.process[0]) {
 		process = a->ident.process;
 	}
+	from = app_to_trace(&t, from_ms * 1000000);
+	to = app_to_trace(&t, to_ms * 1000000);
+	if (from == PH_NULL_I64 || to == PH_NULL_I64) {
+		/* It was recorded over the same run: its whole life. */
+		from = to = PH_NULL_I64;
+		ph_analysis_note(a,
+				 "system trace: no clock snapshot relates "
+				 "its %s clock to the app's; asked over "
+				 "all of it",
+				 t.clock_name ? t.clock_name : "unknown");
+	}
 	ph_jw_init(&jw, &out);
-	rc = ph_trace_ask(&t, process, from_ms * 1000000, to_ms * 1000000, NULL,
-			  0, NULL, &jw, err, sizeof(err));
+	rc = ph_trace_ask(&t, process, from, to, NULL, 0, NULL, &jw, err,
+			  sizeof(err));
 	if (rc || ph_jw_finish(&jw) ||
 	    ph_json_parse(&ar, out.buf, out.len, &root, NULL)) {
 		snprintf(why, why_size, "the trace engine could not answer: %s",

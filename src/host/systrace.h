@@ -5,9 +5,11 @@
  * The trace engine (src/trace/) asks its questions (trace_ask.h) about
  * the app's process over the window; each answer becomes a finding with
  * source "trace", its window on the app's clock (the Linux recorder uses
- * trace_clock=mono, the app's clock; a device trace is converted through
- * its clock snapshots by the engine).  What the trace could not answer
- * becomes a note, so a quiet trace is not mistaken for a clean one.
+ * trace_clock=mono, the app's clock; a device's perfetto trace is on its
+ * BOOTTIME clock, and the window asked about and the answers' windows are
+ * converted through the trace's clock snapshots).  What the trace could
+ * not answer becomes a note, so a quiet trace is not mistaken for a clean
+ * one.
  */
 #ifndef PH_HOST_SYSTRACE_H
 #define PH_HOST_SYSTRACE_H

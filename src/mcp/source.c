@@ -8,6 +8,7 @@
 #include "ph_error.h"
 #include "ph_log.h"
 #include "host/env.h"
+#include "host/run.h"
 #include "host/session.h"
 
 #include <fcntl.h>
@@ -644,54 +645,7 @@ int64_t ph_mcp_each(struct ph_mcp_call *c, struct ph_window w, uint64_t kinds,
 
 int ph_mcp_run(char *const argv[], struct ph_buf *out, int timeout_ms)
 {
-	int p[2], status = -1, devnull;
-	pid_t pid;
-	int64_t end = ph_clock_uptime_ms() + timeout_ms;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* stdout of the child must never reach our protocol stdout */
-		devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	for (;;) {
-		struct pollfd pf = { .fd = p[0], .events = POLLIN };
-		int left = (int)(end - ph_clock_uptime_ms());
-		char tmp[4096];
-		ssize_t r;
-
-		if (left <= 0) {
-			kill(pid, SIGTERM);
-			break;
-		}
-		if (poll(&pf, 1, left) <= 0)
-			continue;
-		r = read(p[0], tmp, sizeof(tmp));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (out && out->len + (size_t)r <= out->cap &&
-		    ph_buf_add(out, tmp, (size_t)r))
-			ph_warn("mcp: output of %s cut", argv[0]);
-	}
-	close(p[0]);
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return ph_run(argv, out, timeout_ms);
 }
 
 /* --- windowed app methods --------------------------------------------------

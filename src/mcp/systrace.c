@@ -7,7 +7,8 @@
  * says the session started, and which prints the pid to stop it by),
  * snapshotted with --clone-by-name and stopped with kill -TERM, waiting
  * for the process to be gone (it writes the ring out on the way) before
- * the pull and the clean-up.  The ring session is written down in
+ * the pull and the clean-up (src/host/perfetto.c, which `capture
+ * --systrace` shares).  The ring session is written down in
  * .porthole/traces/ring.json, so a restarted server can still snapshot
  * and stop it.  Captures land in .porthole/traces/.  The exact adb
  * commands are tested against a fake adb (tests/e2e/mcp_adb.py).
@@ -18,6 +19,7 @@
 #include "ph_error.h"
 #include "ph_log.h"
 #include "systrace.h"
+#include "host/perfetto.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -25,15 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define DEVICE_DIR "/data/misc/perfetto-traces"
+#define DEVICE_DIR PH_PERFETTO_DIR
 #define RING_NAME  "porthole-ring"
 /* How long a stopped ring may take to write its buffer out. */
 #define STOP_WAIT_MS 30000
-
-static const char *const perfetto_cats[] = {
-	"sched", "freq", "idle",	  "am",	   "wm",
-	"gfx",	 "view", "binder_driver", "dalvik"
-};
 
 int ph_systrace_dir(struct ph_mcp *m)
 {
@@ -90,41 +87,13 @@ int ph_systrace_capture(struct ph_mcp *m, int seconds, char *path, size_t size,
 			return PH_EIO;
 		}
 	} else {
-		char remote[300], tsec[24];
-		char *argv[20];
-		size_t k = 0;
+		char remote[300];
 
 		fresh(m, "trace", "pftrace", path, size);
 		snprintf(remote, sizeof(remote),
 			 DEVICE_DIR "/porthole-%" PRId64 ".pftrace",
 			 ph_clock_epoch_ms());
-		snprintf(tsec, sizeof(tsec), "%ds", seconds);
-		argv[k++] = "adb";
-		argv[k++] = "shell";
-		argv[k++] = "perfetto";
-		argv[k++] = "-o";
-		argv[k++] = remote;
-		argv[k++] = "-t";
-		argv[k++] = tsec;
-		for (size_t i = 0; i < PH_ARRAY_SIZE(perfetto_cats); i++)
-			argv[k++] = (char *)perfetto_cats[i];
-		argv[k] = NULL;
-		rc = ph_mcp_run(argv, &out, (seconds + 30) * 1000);
-		if (rc == 0) {
-			char *pull[] = { "adb", "pull", remote, path, NULL };
-			char *rm[] = {
-				"adb", "shell", "rm", "-f", remote, NULL
-			};
-
-			ph_buf_reset(&out);
-			rc = ph_mcp_run(pull, &out, 60000);
-			ph_mcp_run(rm, NULL, 10000);
-		}
-		if (rc != 0) {
-			snprintf(why, wsize,
-				 "perfetto over adb failed (exit %d): "
-				 "%.300s",
-				 rc, out.buf);
+		if (ph_perfetto_record(seconds, remote, path, why, wsize)) {
 			ph_buf_release(&out);
 			return PH_EIO;
 		}
@@ -223,26 +192,6 @@ static bool is_recorder(int64_t pid)
 	return strstr(cmd, "trace record") != NULL;
 }
 
-/*
- * The pid `perfetto --background-wait` prints on stdout: the last line
- * that is a number alone (adb shell brings its log lines on stderr into
- * the same output, before it).  0 when there is none.
- */
-static int64_t printed_pid(const char *out)
-{
-	int64_t pid = 0;
-
-	while (*out) {
-		size_t n = strcspn(out, "\r\n"), d = strspn(out, "0123456789");
-
-		if (d && d == n && d < 12)
-			pid = strtoll(out, NULL, 10);
-		out += n;
-		out += strspn(out, "\r\n");
-	}
-	return pid;
-}
-
 int ph_systrace_ring_start(struct ph_mcp *m, struct ph_systrace_ring *r,
 			   char *why, size_t wsize)
 {
@@ -298,49 +247,12 @@ int ph_systrace_ring_start(struct ph_mcp *m, struct ph_systrace_ring *r,
 			return PH_EIO;
 		}
 	} else {
-		struct ph_buf out = PH_BUF_INIT(1 << 16);
-		char *argv[24];
-		size_t k = 0;
-
 		r->device = true;
 		snprintf(r->out, sizeof(r->out),
 			 DEVICE_DIR "/" RING_NAME ".pftrace");
-		argv[k++] = "adb";
-		argv[k++] = "shell";
-		argv[k++] = "perfetto";
-		/* -wait: its exit status says whether the session started
-		 * (a second session of this name is refused there, where
-		 * --background would print a pid and exit 0 regardless). */
-		argv[k++] = "--background-wait";
-		argv[k++] = "--unique-session-name";
-		argv[k++] = RING_NAME;
-		argv[k++] = "-b";
-		argv[k++] = "64mb";
-		argv[k++] = "-o";
-		argv[k++] = r->out;
-		argv[k++] = "-t";
-		argv[k++] = "3600s";
-		for (size_t i = 0; i < PH_ARRAY_SIZE(perfetto_cats); i++)
-			argv[k++] = (char *)perfetto_cats[i];
-		argv[k] = NULL;
-		if (ph_mcp_run(argv, &out, 40000) != 0) {
-			snprintf(why, wsize,
-				 "perfetto --background-wait over adb "
-				 "failed: %.300s",
-				 out.buf);
-			ph_buf_release(&out);
+		if (ph_perfetto_start(RING_NAME, 3600, r->out, &r->pid, why,
+				      wsize))
 			return PH_EIO;
-		}
-		r->pid = printed_pid(out.buf);
-		if (r->pid <= 0) {
-			snprintf(why, wsize,
-				 "perfetto started a ring but printed no pid "
-				 "to stop it by: %.300s",
-				 out.buf);
-			ph_buf_release(&out);
-			return PH_EIO;
-		}
-		ph_buf_release(&out);
 	}
 	r->active = true;
 	if (ring_save(m, r))
@@ -394,35 +306,15 @@ int ph_systrace_ring_snapshot(struct ph_mcp *m, char *path, size_t size,
 		}
 		return 0;
 	} else {
-		struct ph_buf out = PH_BUF_INIT(1 << 16);
 		char remote[300];
-		char *argv[] = { "adb",	     "shell",
-				 "perfetto", "--clone-by-name",
-				 RING_NAME,  "-o",
-				 remote,     NULL };
-		int rc;
 
 		snprintf(remote, sizeof(remote),
 			 DEVICE_DIR "/porthole-snap-%" PRId64 ".pftrace",
 			 ph_clock_epoch_ms());
 		fresh(m, "snapshot", "pftrace", path, size);
-		rc = ph_mcp_run(argv, &out, 60000);
-		if (!rc) {
-			char *pull[] = { "adb", "pull", remote, path, NULL };
-			char *rm[] = {
-				"adb", "shell", "rm", "-f", remote, NULL
-			};
-
-			rc = ph_mcp_run(pull, &out, 60000);
-			ph_mcp_run(rm, NULL, 10000);
-		}
-		if (rc)
-			snprintf(why, wsize,
-				 "perfetto --clone-by-name failed: "
-				 "%.300s",
-				 out.buf);
-		ph_buf_release(&out);
-		return rc ? PH_EIO : 0;
+		return ph_perfetto_clone(RING_NAME, remote, path, why, wsize) ?
+			       PH_EIO :
+			       0;
 	}
 }
 
@@ -449,31 +341,10 @@ int ph_systrace_ring_stop(struct ph_mcp *m, char *path, size_t size, char *why,
 		}
 		snprintf(path, size, "%s", r.out);
 	} else {
-		struct ph_buf out = PH_BUF_INIT(1 << 16);
-		char pid[32];
-		char *kill_[] = { "adb", "shell", "kill", "-TERM", pid, NULL };
-		char *alive[] = { "adb", "shell", "kill", "-0", pid, NULL };
-		char *rm[] = { "adb", "shell", "rm", "-f", r.out, NULL };
-		char *pull[] = { "adb", "pull", r.out, path, NULL };
-		int64_t end = ph_clock_uptime_ms() + STOP_WAIT_MS;
-
-		snprintf(pid, sizeof(pid), "%" PRId64, r.pid);
 		fresh(m, "ring", "pftrace", path, size);
-		/* SIGTERM: perfetto writes the ring to its -o file, then
-		 * exits; the file is whole only once the process is gone. */
-		if (r.pid > 0 && !ph_mcp_run(kill_, NULL, 10000))
-			while (ph_clock_uptime_ms() < end &&
-			       !ph_mcp_run(alive, NULL, 10000))
-				usleep(100000);
-		if (ph_mcp_run(pull, &out, 60000)) {
-			snprintf(why, wsize,
-				 "its trace could not be pulled: %.300s",
-				 out.buf);
-			why[strcspn(why, "\r\n")] = '\0';
+		if (ph_perfetto_stop(r.pid, r.out, path, STOP_WAIT_MS, why,
+				     wsize))
 			path[0] = '\0';
-		}
-		ph_mcp_run(rm, NULL, 10000);
-		ph_buf_release(&out);
 	}
 	ring_path(m, p, sizeof(p));
 	unlink(p);

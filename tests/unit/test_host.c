@@ -4,6 +4,7 @@
  */
 #include "ph_common.h"
 #include "harness.h"
+#include "host/capture.h"
 #include "host/findings.h"
 #include "host/ingest.h"
 #include "host/session.h"
@@ -351,4 +352,232 @@ void test_host__mt_session_writer_keeps_every_line(void)
 	unlink(path);
 	CHECK_INT(rmdir(w.dir), 0);
 	CHECK_INT(rmdir(dir), 0);
+}
+
+/* Everything a capture of a holds, but its notes (where it came from). */
+static int capture_text(struct ph_analysis *a, struct ph_buf *out)
+{
+	struct ph_capture_info info = { .scenario = "s", .driver = "d" };
+	struct ph_jw jw;
+
+	a->nnotes = 0;
+	ph_buf_reset(out);
+	ph_jw_init(&jw, out);
+	ph_capture_write(a, &info, &jw);
+	return ph_jw_finish(&jw);
+}
+
+/* The answer a new engine gives over every event the store holds. */
+static struct ph_analysis *fresh(struct ph_store *s, struct ph_window w)
+{
+	struct ph_engine *e = ph_engine_new(w, &s->in);
+	struct ph_analysis *a;
+
+	if (!e)
+		return NULL;
+	ph_store_each(s, w, 0, ph_engine_feed_cb, e);
+	a = ph_engine_analyze(e);
+	ph_engine_free(e);
+	return a;
+}
+
+/* One synthetic line of every kind the families judge, by number. */
+static int synth_line(char *buf, size_t size, int i, int seq)
+{
+	static const char *const ev[][2] = {
+		{ "device", "{\"kind\":\"thermal\",\"status\":\"severe\"}" },
+		{ "frame", "{\"totalMs\":400,\"worstPhase\":\"draw\","
+			   "\"budgetMs\":16.6}" },
+		{ "blocked", "{\"durationMs\":300,\"top\":\"slow(a.c:3)\"}" },
+		{ "db_end", "{\"sql\":\"SELECT 1\",\"elapsedMs\":\"12\","
+			    "\"thread\":\"main\"}" },
+		{ "http_end", "{\"id\":\"h\",\"method\":\"POST\",\"url\":"
+			      "\"http://x/pay\",\"status\":402,"
+			      "\"elapsedMs\":3500}" },
+		{ "work_end", "{\"workId\":\"w\",\"state\":\"ENQUEUED\","
+			      "\"retrying\":true,\"attempt\":2}" },
+		{ "input", "{\"action\":\"tap\",\"tapMs\":700}" },
+		{ "gc", "{\"pausedMs\":40,\"blocking\":1}" },
+		{ "mark", "{\"label\":\"m\"}" },
+		{ "log", "{\"level\":\"E\",\"tag\":\"T\",\"message\":"
+			 "\"boom\"}" },
+		{ "strict_violation", "{\"site\":\"A.b:1\",\"category\":"
+				      "\"DiskWrite\"}" },
+		{ "device", "{\"kind\":\"thermal\",\"status\":\"none\"}" },
+	};
+	size_t k = (size_t)i % PH_ARRAY_SIZE(ev);
+
+	return snprintf(buf, size,
+			"{\"event\":\"%s\",\"t\":%d,\"seq\":%d,\"data\":%s}",
+			ev[k][0], 200000 + i * 1500, seq, ev[k][1]);
+}
+
+/*
+ * The live store keeps one engine fed as events arrive and asks it again
+ * for every question about the whole store: its answers are a new
+ * engine's over the same events, exactly, while the store grows, after a
+ * late device profile (which changes every frame's budget), and after the
+ * store evicts what the engine was fed.
+ */
+void test_host__standing_engine_answers_as_a_fresh_one(void)
+{
+	struct ph_buf want = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf got = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf wire = PH_BUF_INIT(PH_BUF_NO_CAP);
+	static const char profile[] =
+		"{\"event\":\"device\",\"t\":260000,\"seq\":5000,\"data\":{"
+		"\"kind\":\"profile\",\"refreshHz\":120}}";
+	struct ph_store s;
+	size_t at = 0;
+	int n = 0, asked = 0, seq = 4000, lines = 0;
+	char line[400];
+	bool profiled = false;
+
+	CHECK_INT(ph_buf_read_file(&wire, FIXTURE("porthole-wire/"
+						  "received.ndjson")),
+		  0);
+	/* Small: it evicts, repeatedly, before the end. */
+	CHECK_INT(ph_store_init(&s, 160 << 10), 0);
+	for (;;) {
+		struct ph_analysis *a, *b;
+		int len;
+
+		if (at < wire.len) {
+			const char *nl =
+				memchr(wire.buf + at, '\n', wire.len - at);
+			size_t ll = nl ? (size_t)(nl - (wire.buf + at)) :
+					 wire.len - at;
+
+			CHECK_INT(ph_store_add_line(&s, wire.buf + at, ll), 0);
+			at += ll + 1;
+		} else if (n < 400) {
+			if (n == 100 && !profiled) {
+				CHECK_INT(ph_store_add_line(&s, profile,
+							    strlen(profile)),
+					  0);
+				profiled = true;
+			}
+			len = synth_line(line, sizeof(line), n++, seq++);
+			CHECK_INT(ph_store_add_line(&s, line, (size_t)len), 0);
+		} else {
+			break;
+		}
+		if (++lines % 23)
+			continue;
+		/* Both as `watch` asks (all) and as MCP does (up to now). */
+		for (int k = 0; k < 2; k++) {
+			struct ph_window w = PH_WINDOW_ALL;
+
+			if (k)
+				w.to = s.in.last_t;
+			a = ph_analyze_store(&s, w);
+			b = fresh(&s, w);
+			CHECK(a && b);
+			CHECK_INT(capture_text(a, &got), 0);
+			CHECK_INT(capture_text(b, &want), 0);
+			CHECK_STR(got.buf, want.buf);
+			ph_analysis_free(a);
+			ph_analysis_free(b);
+			asked++;
+		}
+	}
+	CHECK(s.cache != NULL);
+	CHECK(s.covered_from != INT64_MIN);
+	CHECK(s.in.profile.refresh_hz == 120);
+	CHECK(asked > 80);
+	ph_store_release(&s);
+
+	/* A profile that arrives after the engine judged frames without one
+	 * re-judges them on the session's budget. */
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	for (int i = 0; i < 48; i++) {
+		int len = synth_line(line, sizeof(line), i, seq++);
+
+		CHECK_INT(ph_store_add_line(&s, line, (size_t)len), 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct ph_analysis *a = ph_analyze_store(&s, PH_WINDOW_ALL);
+		const struct ph_finding *f = a ? find(a, "frames-dropped") :
+						 NULL;
+
+		CHECK(f && find(a, "http-failed") &&
+		      find(a, "main-thread-stall") &&
+		      find(a, "thermal-throttling") && find(a, "tap-slow") &&
+		      find(a, "work-retried") && find(a, "gc-blocking") &&
+		      find(a, "strict-violation"));
+		CHECK(strstr(f->detail[0], k ? "budget 8.3 ms (120 Hz)" :
+					       "budget 16.6 ms (no profile)"));
+		ph_analysis_free(a);
+		CHECK_INT(ph_store_add_line(&s, profile, strlen(profile)), 0);
+	}
+	ph_buf_release(&want);
+	ph_buf_release(&got);
+	ph_buf_release(&wire);
+	ph_store_release(&s);
+}
+
+struct writer {
+	struct ph_store *s;
+	struct ph_buf *wire;
+	int rc;
+	_Atomic int done;
+};
+
+static void *write_wire(void *arg)
+{
+	struct writer *w = arg;
+
+	/* A line at a time, as the link's parser stores them. */
+	for (size_t at = 0; at < w->wire->len && !w->rc;) {
+		const char *l = w->wire->buf + at;
+		const char *nl = memchr(l, '\n', w->wire->len - at);
+		size_t n = nl ? (size_t)(nl - l) : w->wire->len - at;
+
+		w->rc = ph_store_add_line(w->s, l, n);
+		at += n + 1;
+	}
+	w->done = 1;
+	return NULL;
+}
+
+/* Questions about the whole store while the link's thread stores lines:
+ * the standing engine is fed and asked under the store's lock only, and
+ * ends where a new engine over every event ends. */
+void test_host__mt_standing_engine_under_a_writer(void)
+{
+	struct ph_buf wire = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf want = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf got = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_store s;
+	struct writer w = { &s, &wire, 0, 0 };
+	struct ph_analysis *a, *b;
+	bool answered = true;
+	pthread_t th;
+
+	CHECK_INT(ph_buf_read_file(&wire, FIXTURE("porthole-wire/"
+						  "received.ndjson")),
+		  0);
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(pthread_create(&th, NULL, write_wire, &w), 0);
+	while (!w.done) {
+		a = ph_analyze_store(&s, PH_WINDOW_ALL);
+		answered &= a != NULL;
+		ph_analysis_free(a);
+	}
+	pthread_join(th, NULL);
+	CHECK(answered);
+	CHECK_INT(w.rc, 0);
+	a = ph_analyze_store(&s, PH_WINDOW_ALL);
+	b = fresh(&s, PH_WINDOW_ALL);
+	CHECK(a && b);
+	CHECK_INT(capture_text(a, &got), 0);
+	CHECK_INT(capture_text(b, &want), 0);
+	CHECK_STR(got.buf, want.buf);
+	CHECK_INT(a->metric[PH_M_EVENTS], 986 + 41);
+	ph_analysis_free(a);
+	ph_analysis_free(b);
+	ph_buf_release(&wire);
+	ph_buf_release(&want);
+	ph_buf_release(&got);
+	ph_store_release(&s);
 }

@@ -30,7 +30,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	g = ph_smap_get(c, &s->by_error, err, n, sizeof(*g), &created);
 	if (!g)
 		return;
-	ph_ev_span(ev, &from, &to);
+	from = c->from;
+	to = c->to;
 	if (created || from < g->from)
 		g->from = from;
 	if (to > g->to)
@@ -83,6 +84,7 @@ static void release(void *p)
 const struct ph_family ph_family_db_error = {
 	.name = "db-error",
 	.ids = { "db-error" },
+	.kinds = PH_KIND_BIT(DB_END),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

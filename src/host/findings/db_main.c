@@ -54,7 +54,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 		s->alloc = na;
 	}
 	x = &s->q[s->n++];
-	ph_ev_span(ev, &x->from, &x->to);
+	x->from = c->from;
+	x->to = c->to;
 	x->sql = ph_keep_field(c, ev, "sql");
 	if (!x->sql)
 		x->sql = "?";
@@ -161,6 +162,7 @@ static void release(void *p)
 const struct ph_family ph_family_db_main = {
 	.name = "db-on-main-thread",
 	.ids = { "db-on-main-thread" },
+	.kinds = PH_KIND_BIT(STARTUP) | PH_KIND_BIT(DB_END),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

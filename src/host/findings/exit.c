@@ -123,6 +123,7 @@ static void release(void *p)
 const struct ph_family ph_family_exit = {
 	.name = "exit",
 	.ids = { "exit" },
+	.kinds = PH_KIND_BIT(EXIT),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -1,11 +1,16 @@
 /*
  * family.h: what a finding family implements, and the helpers it uses.
  *
- * A family sees every event of the window once (event), keeping what it
- * needs in its own state (allocated zeroed by the engine, strings copied
- * into ctx->keep, which lives as long as the engine), and turns that state
- * into findings on demand (emit).  emit must not change the state: a live
- * watcher asks for findings again and again while feeding more events.
+ * A family sees every event of the window once (event), of the kinds it
+ * names in `kinds` (the engine hands each event only to the families that
+ * want its kind, so the hour of recompositions a live store holds costs a
+ * frames family nothing), keeping what it needs in its own state
+ * (allocated zeroed by the engine, strings copied into ctx->keep, which
+ * lives as long as the engine), and turns that state into findings on
+ * demand (emit).  emit must not change the state: a live watcher, and the
+ * live store's standing engine (findings.h), ask for findings again and
+ * again while feeding more events, and must get what a new engine fed the
+ * same events would give.
  *
  * Families run in table order (findings.c); a family listed later may read
  * the findings earlier ones emitted (startup cross-references db and stall
@@ -25,14 +30,19 @@ struct ph_fctx {
 	const struct ph_profile *profile; /* the session's, possibly empty */
 	const struct ph_ident *ident;
 	struct ph_window w;
+	int64_t from, to; /* the span of the event being fed (ph_ev_span) */
 	struct ph_analysis *a; /* set during emit only */
 	struct ph_buf scratch; /* for evidence and text */
 	struct ph_jw jw;
 };
 
+/* The bit of kind K (RECOMPOSE, DB_END...) in a family's `kinds`. */
+#define PH_KIND_BIT(K) ((uint64_t)1 << PH_KIND_##K)
+
 struct ph_family {
 	const char *name;
 	const char *ids[3]; /* the finding ids it can emit, NULL-ended */
+	uint64_t kinds;	    /* PH_KIND_BITs event() is called for; 0: all */
 	size_t state_size;
 	void (*event)(struct ph_fctx *c, void *st, const struct ph_event *ev);
 	void (*emit)(struct ph_fctx *c, void *st);
@@ -67,6 +77,8 @@ const char *ph_fnd_str(struct ph_fctx *c, const char *s);
 struct ph_smap {
 	const char **keys; /* insertion order */
 	void **vals;
+	uint32_t *hash; /* of each key, so a probe compares bytes once */
+	uint32_t *len;	/* of each key */
 	size_t n, alloc;
 	uint32_t *slots; /* open addressing: index + 1, 0 empty */
 	size_t nslots;

@@ -144,6 +144,7 @@ static void release(void *p)
 const struct ph_family ph_family_frames = {
 	.name = "frames-dropped",
 	.ids = { "frames-dropped" },
+	.kinds = PH_KIND_BIT(FRAME),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

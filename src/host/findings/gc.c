@@ -69,6 +69,7 @@ static void emit(struct ph_fctx *c, void *p)
 const struct ph_family ph_family_gc = {
 	.name = "gc-blocking",
 	.ids = { "gc-blocking" },
+	.kinds = PH_KIND_BIT(GC),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

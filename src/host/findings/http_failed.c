@@ -38,7 +38,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	g = ph_smap_get(c, &s->groups, key, strlen(key), sizeof(*g), &created);
 	if (!g)
 		return;
-	ph_ev_span(ev, &from, &to);
+	from = c->from;
+	to = c->to;
 	if (created) {
 		g->from = from;
 		g->method = ph_keep(c, method, strlen(method));
@@ -109,6 +110,7 @@ static void release(void *p)
 const struct ph_family ph_family_http_failed = {
 	.name = "http-failed",
 	.ids = { "http-failed" },
+	.kinds = PH_KIND_BIT(HTTP_END),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

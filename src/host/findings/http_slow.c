@@ -45,7 +45,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	}
 	if (ev->kind != PH_KIND_HTTP_END)
 		return;
-	ph_ev_span(ev, &from, &to);
+	from = c->from;
+	to = c->to;
 	if (to - from < SLOW_MS)
 		return;
 	ph_ev_strcpy(ev, "method", method, sizeof(method));
@@ -151,6 +152,7 @@ static void release(void *p)
 const struct ph_family ph_family_http_slow = {
 	.name = "http-call-slow",
 	.ids = { "http-call-slow" },
+	.kinds = PH_KIND_BIT(DEVICE) | PH_KIND_BIT(HTTP_END),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -171,6 +171,7 @@ static void release(void *p)
 const struct ph_family ph_family_leak = {
 	.name = "leak",
 	.ids = { "leak" },
+	.kinds = PH_KIND_BIT(LEAK),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

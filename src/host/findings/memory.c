@@ -82,6 +82,7 @@ static void emit(struct ph_fctx *c, void *p)
 const struct ph_family ph_family_memory = {
 	.name = "memory-pressure",
 	.ids = { "memory-pressure" },
+	.kinds = PH_KIND_BIT(DEVICE),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -250,6 +250,7 @@ static void release(void *p)
 const struct ph_family ph_family_recompose = {
 	.name = "recompose-hotspot",
 	.ids = { "recompose-hotspot" },
+	.kinds = PH_KIND_BIT(STATE_WRITE) | PH_KIND_BIT(RECOMPOSE),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -248,6 +248,7 @@ static void release(void *p)
 const struct ph_family ph_family_stall = {
 	.name = "main-thread-stall",
 	.ids = { "main-thread-stall" },
+	.kinds = PH_KIND_BIT(LEAK) | PH_KIND_BIT(BLOCKED),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -146,6 +146,7 @@ static void release(void *p)
 const struct ph_family ph_family_startup = {
 	.name = "startup",
 	.ids = { "startup-slow", "startup-not-fully-drawn" },
+	.kinds = PH_KIND_BIT(STARTUP),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -115,6 +115,7 @@ static void release(void *p)
 const struct ph_family ph_family_strict = {
 	.name = "strict-violation",
 	.ids = { "strict-violation" },
+	.kinds = PH_KIND_BIT(STRICT_VIOLATION),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -84,6 +84,7 @@ static void emit(struct ph_fctx *c, void *p)
 const struct ph_family ph_family_tap = {
 	.name = "tap-slow",
 	.ids = { "tap-slow" },
+	.kinds = PH_KIND_BIT(INPUT),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -3,7 +3,8 @@
  * least 10 s while frames were dropped is a warning, correlated: the heat
  * may have slowed the frames, or the same heavy work caused both.
  * Episodes are tracked as device:thermal events arrive; an episode still
- * open at the end of the window runs to its last event.
+ * open at the end of the window runs to its last event (of any kind: the
+ * analysis's last_t).
  */
 #include "ph_common.h"
 #include "family.h"
@@ -19,7 +20,6 @@ struct st {
 	bool hot;
 	struct episode cur;
 	struct episode best; /* the longest closed episode with frames */
-	int64_t last_t;
 	int64_t episodes;
 };
 
@@ -45,8 +45,6 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	struct st *s = p;
 	char status[32];
 
-	if (ev->t > s->last_t)
-		s->last_t = ev->t;
 	if (ev->kind == PH_KIND_FRAME && s->hot) {
 		s->cur.frames++;
 		return;
@@ -71,7 +69,7 @@ static void emit(struct ph_fctx *c, void *p)
 	struct ph_jw *jw;
 
 	if (s.hot)
-		close_episode(&s, s.last_t);
+		close_episode(&s, c->a->last_t);
 	if (!s.episodes)
 		return;
 	f = ph_fnd_new(c, "thermal-throttling", PH_SEV_WARNING,
@@ -97,6 +95,7 @@ static void emit(struct ph_fctx *c, void *p)
 const struct ph_family ph_family_thermal = {
 	.name = "thermal-throttling",
 	.ids = { "thermal-throttling" },
+	.kinds = PH_KIND_BIT(FRAME) | PH_KIND_BIT(DEVICE),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

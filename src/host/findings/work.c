@@ -30,7 +30,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	j = ph_smap_get(c, &s->jobs, wid, n, sizeof(*j), &created);
 	if (!j)
 		return;
-	ph_ev_span(ev, &from, &to);
+	from = c->from;
+	to = c->to;
 	if (created)
 		j->from = from;
 	if (from < j->from)
@@ -102,6 +103,7 @@ static void release(void *p)
 const struct ph_family ph_family_work = {
 	.name = "work-retried",
 	.ids = { "work-retried" },
+	.kinds = PH_KIND_BIT(WORK_START) | PH_KIND_BIT(WORK_END),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,
