@@ -95,6 +95,14 @@ $(O)/gen/ui_assets.c: $(UI_ASSETS) scripts/embed.sh
 	$(Q)scripts/embed.sh $@ $(UI_ASSETS)
 $(LIBPH): $(call obj,$(O)/gen/ui_assets.c)
 
+# The trace engine's detectors likewise: ./detectors/ overrides them when
+# present (a project's own), and the built-in copy is the default.
+DETECTORS := $(sort $(wildcard detectors/*.sql))
+$(O)/gen/detectors.c: $(DETECTORS) scripts/embed-detectors.sh
+	@mkdir -p $(@D)
+	$(Q)scripts/embed-detectors.sh $@ $(DETECTORS)
+$(LIBPH): $(call obj,$(O)/gen/detectors.c)
+
 $(O)/lib/libporthole.a: $(AGENT_OBJ)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^

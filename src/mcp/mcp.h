@@ -199,10 +199,27 @@ const char *ph_mcp_window_params(struct ph_mcp_call *c, int64_t limit,
 /*
  * When the app cannot be asked: the events of `kinds` (comma-separated)
  * in the call's window from the store or a session on disk, newest
- * `limit`, as payload `events`, with a line saying why.  Returns 0.
+ * `limit`, as payload `events`, with a line saying why; the size note's M
+ * counts the newest full_limit (ph_mcp_full_limit).  Returns 0.
  */
 int ph_mcp_events_instead(struct ph_mcp_call *c, const char *what,
-			  const char *kinds, int64_t limit);
+			  const char *kinds, int64_t limit, int64_t full_limit);
+/* True when detail full would ask for more than this call: not at full,
+ * and no explicit argument `name` (which holds at every level). */
+bool ph_mcp_capped(struct ph_mcp_call *c, const char *name);
+/* The limit detail full asks for: the explicit argument, else full. */
+int64_t ph_mcp_full_limit(struct ph_mcp_call *c, const char *name,
+			  int64_t full);
+/*
+ * The size note's M for an app answer r that was asked with a cap below
+ * detail full's and may have been cut (its list reached the cap): asks
+ * the app `method` again with full_params (same window) and sets
+ * c->full_payload to the payload so far plus how much longer that answer
+ * is written.  Call it last, after the payload is complete.  When the
+ * second ask fails the answer stands and M counts the payload returned.
+ */
+void ph_mcp_full_app(struct ph_mcp_call *c, const char *method,
+		     const char *full_params, const struct ph_json *r);
 /*
  * Writes `events` (newest limit of window w, oldest first); counts.  With
  * full_extra, the bytes the newest full_limit (>= limit) would add to
@@ -264,5 +281,44 @@ struct ph_a11y_result {
 int ph_a11y_check(const struct ph_json *root, double font_scale,
 		  size_t max_issues, struct ph_jw *jw,
 		  struct ph_a11y_result *r);
+
+/*
+ * The device's context, read from `adb shell` output (devctx.c, where the
+ * formats are written down).  Each reader fills its part of d from one
+ * command's output (any bytes, n long) and returns how many items it
+ * kept: 0 when the output said nothing it understood.
+ */
+struct ph_devctx_zone {
+	char zone[64];
+	double celsius;
+	int status; /* the HAL's throttling status, -1 unknown */
+};
+struct ph_devctx_cpu {
+	int cpu;
+	char governor[32];
+	int64_t cur_khz, max_khz; /* 0 unknown */
+};
+struct ph_devctx_proc {
+	int pid;
+	char name[64];
+	double cpu; /* %CPU as top printed it (100 = one core) */
+};
+struct ph_devctx {
+	int thermal_status; /* "Thermal Status: N", -1 unknown */
+	struct ph_devctx_zone thermal[48];
+	size_t nthermal;
+	struct ph_devctx_cpu cpus[64];
+	size_t ncpus;
+	struct ph_devctx_proc busiest[5];
+	size_t nbusiest;
+	char loadavg[48];     /* "" unknown */
+	int64_t mem_total_kb; /* -1 unknown */
+	int64_t mem_avail_kb; /* -1 unknown */
+	double psi_some10;    /* -1 unknown */
+};
+size_t ph_devctx_thermal(struct ph_devctx *d, const char *s, size_t n);
+size_t ph_devctx_cpus(struct ph_devctx *d, const char *s, size_t n);
+size_t ph_devctx_top(struct ph_devctx *d, const char *s, size_t n);
+size_t ph_devctx_proc(struct ph_devctx *d, const char *s, size_t n);
 
 #endif

@@ -320,6 +320,51 @@ int64_t ph_mcp_limit(struct ph_mcp_call *c, const char *name, int64_t dflt,
 	return c->detail == PH_DETAIL_FULL ? full : dflt;
 }
 
+bool ph_mcp_capped(struct ph_mcp_call *c, const char *name)
+{
+	return c->detail != PH_DETAIL_FULL && !ph_mcp_arg_has(c, name);
+}
+
+int64_t ph_mcp_full_limit(struct ph_mcp_call *c, const char *name, int64_t full)
+{
+	return ph_mcp_arg_has(c, name) ? ph_mcp_arg_int(c, name, full) : full;
+}
+
+/* The bytes v takes written as a payload value. */
+static size_t written_len(const struct ph_json *v)
+{
+	struct ph_buf b = PH_BUF_INIT((size_t)64 << 20);
+	struct ph_jw jw;
+	size_t n;
+
+	ph_jw_init(&jw, &b);
+	ph_jw_value(&jw, v);
+	n = ph_jw_finish(&jw) ? 0 : b.len;
+	ph_buf_release(&b);
+	return n;
+}
+
+void ph_mcp_full_app(struct ph_mcp_call *c, const char *method,
+		     const char *full_params, const struct ph_json *r)
+{
+	const struct ph_json *rf;
+	char *line = ph_arena_strndup(c->arena, c->line.buf, c->line.len);
+	size_t l0, lf;
+
+	if (!line)
+		return;
+	if (ph_mcp_app(c, method, full_params, &rf)) {
+		/* Not worth failing the answer over: M stays the payload. */
+		ph_mcp_line(c, "%s", line);
+		c->is_error = false;
+		return;
+	}
+	l0 = written_len(r);
+	lf = written_len(rf);
+	if (l0 && lf > l0)
+		c->full_payload = c->payload.len + (lf - l0) + 1; /* and } */
+}
+
 void ph_mcp_mark(struct ph_mcp_call *c, int64_t to)
 {
 	struct ph_mcp *m = c->m;
@@ -747,17 +792,17 @@ int ph_mcp_write_events(struct ph_mcp_call *c, struct ph_window w,
 }
 
 int ph_mcp_events_instead(struct ph_mcp_call *c, const char *what,
-			  const char *kinds, int64_t limit)
+			  const char *kinds, int64_t limit, int64_t full_limit)
 {
 	struct ph_mcp_source src;
 	int64_t matched = 0, returned = 0;
 	char why[400], ws[80];
-	size_t mark = c->payload.len;
+	size_t extra = 0;
 
-	(void)mark;
 	ph_mcp_why_not(c->m, why, sizeof(why));
-	if (ph_mcp_write_events(c, c->w, ph_kinds_mask(kinds), limit, limit,
-				&matched, &returned, NULL, &src)) {
+	if (ph_mcp_write_events(c, c->w, ph_kinds_mask(kinds), limit,
+				full_limit, &matched, &returned, &extra,
+				&src)) {
 		ph_mcp_fail(c,
 			    "cannot answer %s: the app is not connected (%s), "
 			    "and no events of it are held here or on disk. "
@@ -774,5 +819,8 @@ int ph_mcp_events_instead(struct ph_mcp_call *c, const char *what,
 		    src.live ? "the live buffer" : src.path, matched, returned);
 	ph_jw_kv_str(&c->jw, "source", src.live ? "live" : src.path);
 	ph_jw_kv_str(&c->jw, "notConnected", why);
+	/* M: the events detail full would add, measured on them. */
+	if (extra)
+		c->full_payload = c->payload.len + extra + 1; /* and the } */
 	return 0;
 }

@@ -261,15 +261,40 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int load_builtin(struct ph_detset *s)
+{
+	char path[300], err[512];
+	int rc = 0;
+
+	s->d = calloc(ph_builtin_detectors_n ? ph_builtin_detectors_n : 1,
+		      sizeof(*s->d));
+	for (size_t i = 0; i < ph_builtin_detectors_n && s->d; i++) {
+		const struct ph_builtin_sql *b = &ph_builtin_detectors[i];
+
+		snprintf(path, sizeof(path), "(built in)/%s", b->name);
+		if (ph_detector_parse(&s->d[s->n], b->text, b->len, path, err,
+				      sizeof(err))) {
+			det_release(&s->d[s->n]);
+			rc = ph_error(PH_ECORRUPT, "%s", err);
+		} else {
+			s->n++;
+		}
+	}
+	return s->d ? rc : ph_error(PH_ENOMEM, "detectors: out of memory");
+}
+
 int ph_detset_load(struct ph_detset *s, const char *dir)
 {
-	DIR *dp = opendir(dir);
+	DIR *dp;
 	struct dirent *de;
 	char **names = NULL;
 	size_t n = 0;
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
+	if (!dir)
+		return load_builtin(s);
+	dp = opendir(dir);
 	if (!dp)
 		return ph_error(PH_ENOENT, "detectors: %s: %s", dir,
 				strerror(errno));
@@ -612,7 +637,8 @@ int ph_detset_prepare(struct ph_detset *s, const char *dir, const char *config,
 	int rc = ph_detset_load(s, dir);
 
 	if (rc) {
-		snprintf(err, errlen, "cannot load the detectors in %s", dir);
+		snprintf(err, errlen, "cannot load the detectors in %s",
+			 dir ? dir : "the binary");
 		goto fail;
 	}
 	rc = ph_detset_load_config(s, config ? config : PH_TRACE_CONFIG,

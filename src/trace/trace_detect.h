@@ -65,7 +65,18 @@ struct ph_detset {
 };
 
 /* Reads every *.sql in dir, sorted by name; 0, or PH_E* with a message. */
+/* dir NULL: the detectors built into the binary (detectors/ at build). */
 int ph_detset_load(struct ph_detset *s, const char *dir);
+
+/* The .sql files of detectors/ as they were at build time
+ * (scripts/embed-detectors.sh). */
+struct ph_builtin_sql {
+	const char *name;
+	const char *text;
+	size_t len;
+};
+extern const struct ph_builtin_sql ph_builtin_detectors[];
+extern const size_t ph_builtin_detectors_n;
 /* Parses one detector from text (kept copies); 0 or PH_ECORRUPT. */
 int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 		      const char *path, char *err, size_t errlen);

@@ -72,7 +72,8 @@ struct ph_detrun {
 void ph_detrun_run(sqlite3 *db, struct ph_detrun *r);
 void ph_detrun_release(struct ph_detrun *r);
 
-/* The detectors directory: given, ./detectors, or beside the binary. */
+/* The detectors directory: given, else ./detectors, else NULL: the set
+ * built into the binary (a project may keep its own detectors/). */
 const char *ph_trace_detectors_dir(const char *given);
 
 /* Helpers: exec with the error in err; the first column of one row. */

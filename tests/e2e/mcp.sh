@@ -2,8 +2,9 @@
 # mcp.sh: `porthole mcp` driven by the official MCP SDK (tests/node/
 # mcp.test.mjs) against a running porthole-sample, one check per node
 # test; by the MCP Inspector's CLI (@modelcontextprotocol/inspector,
-# pinned in package.json); and the system-trace tools' device path
-# (perfetto over a fake adb, tests/e2e/mcp_adb.py).
+# pinned in package.json); and the device paths of system_context,
+# porthole_connect and the system-trace tools (a fake adb,
+# tests/e2e/mcp_adb.py).
 . tests/lib/e2e.sh
 PH_SUITE=${PH_SUITE:-e2e-mcp}
 P="$(pwd)/$BIN/porthole"
@@ -63,7 +64,7 @@ ids = [f["id"] for f in p["findings"]]
 assert "db-on-main-thread" in ids and "http-failed" in ids, ids
 print(ids)' "$T/insp.call"
 
-# --- the device trace path: perfetto over a fake adb ------------------------
+# --- the device paths: a fake adb --------------------------------------------
 # The app in its own network namespace, as a phone is: only the fake adb's
 # forward reaches it, so the server takes the device path.
 unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 120 --app-id e2e.mcpadb --data-dir '$T/adbd'" > /dev/null 2>&1 &
@@ -77,6 +78,7 @@ done
 mkdir -p "$T/adbroot" "$T/device"
 PATH="$(pwd)/tests/e2e/fake-adb:$PATH" FAKE_ADB_LOG="$T/adb.log" \
 	FAKE_ADB_PID=$APP FAKE_ADB_DEVICE="$T/device" \
+	FAKE_ADB_PACKAGES="e2e.mcpadb com.example.nolauncher" \
 	FAKE_ADB_TRACE="$(realpath "$(fixture perfetto/simple_perfetto_2026-03-05_00-54_1338.pftrace)")" \
 	python3 tests/e2e/mcp_adb.py "$P" e2e.mcpadb "$T/adbroot" > "$T/adb.results" 2>&1
 kill $APP 2> /dev/null

@@ -1,5 +1,6 @@
-"""mcp_adb.py PORTHOLE APP_ID PROJECT_ROOT: the system-trace tools' device
-path (perfetto over adb), for tests/e2e/mcp.sh.
+"""mcp_adb.py PORTHOLE APP_ID PROJECT_ROOT: the device paths of
+system_context, porthole_connect and the system-trace tools (perfetto over
+adb), for tests/e2e/mcp.sh.
 
 The app runs in its own network namespace and is reached through the fake
 adb (tests/e2e/fake-adb, first on PATH), so `porthole mcp` takes the
@@ -20,6 +21,7 @@ LOG, DEV, TRACE = (os.environ[k] for k in ("FAKE_ADB_LOG", "FAKE_ADB_DEVICE", "F
 REMOTE = "/data/misc/perfetto-traces"
 CATS = "sched freq idle am wm gfx view binder_driver dalvik"
 RING_JSON = os.path.join(root, ".porthole", "traces", "ring.json")
+NOTE = re.compile(r" \[(\d+) returned; full \u2248 (\d+)\]")
 failed = 0
 
 
@@ -84,6 +86,11 @@ def payload(text):
     return json.loads(text[text.index("\n{") + 1:])
 
 
+def summary(text):
+    """The summary line: the one with the size note (a banner may lead)."""
+    return next((l for l in text.split("\n") if NOTE.search(l)), "")
+
+
 def same_bytes(path):
     return os.path.exists(path) and open(path, "rb").read() == open(TRACE, "rb").read()
 
@@ -112,6 +119,98 @@ def alive(pid):
 s = Server()
 check("adb: the server reached the app through adb forward",
       "adb forward" in s.status, s.status)
+
+# --- system_context on the device -----------------------------------------
+# The fake device answers each reading with a Pixel's output
+# (tests/e2e/fake-adb/device/); the answer must carry those values.
+SYSCTX = ["adb shell dumpsys thermalservice",
+          "adb shell grep -H . /sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor "
+          "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_cur_freq "
+          "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/cpuinfo_max_freq",
+          "adb shell top -b -n 1 -m 6",
+          "adb shell cat /proc/loadavg /proc/meminfo /proc/pressure/memory"]
+m = log_mark()
+text, err = s.call("system_context", {"detail": "normal"})
+cmds = log_since(m)
+check("system_context: answered from the device", not err, text)
+check("system_context: the four adb shell readings, in order, nothing else",
+      cmds == SYSCTX, "\n".join(cmds))
+p = payload(text) if not err else {}
+check("system_context: source is the device", p.get("source") == "the device, over adb", repr(p))
+check("system_context: thermal zones from the HAL's current temperatures, thermal status",
+      p.get("thermalStatus") == 1 and p.get("thermal") == [
+          {"zone": "battery", "celsius": 30.4, "status": 0},
+          {"zone": "BIG", "celsius": 52.6, "status": 0},
+          {"zone": "MID", "celsius": 49.1, "status": 0},
+          {"zone": "LITTLE", "celsius": 47.3, "status": 0},
+          {"zone": "G3D", "celsius": 45.8, "status": 0},
+          {"zone": "VIRTUAL-SKIN", "celsius": 39.2, "status": 1}], repr(p.get("thermal")))
+cur = [1197000, 738000, 1704000, 930000, 2130000, 1426000, 2802000]
+mx = [1803000] * 4 + [2348000] * 2 + [2850000]
+check("system_context: governor, current and max frequency per online CPU (cpu7 offline)",
+      p.get("cpus") == [{"cpu": i, "governor": "sched_pixel", "curKHz": cur[i], "maxKHz": mx[i]}
+                        for i in range(7)], repr(p.get("cpus")))
+check("system_context: busiest processes from top, busiest first, top itself left out",
+      p.get("busiest") == [
+          {"pid": 12345, "name": "dev.porthole.sample", "cpuPercent": 63.3},
+          {"pid": 1612, "name": "system_server", "cpuPercent": 18.5},
+          {"pid": 785, "name": "surfaceflinger", "cpuPercent": 7.4},
+          {"pid": 2203, "name": "com.google.android.gms.persistent", "cpuPercent": 3.7}],
+      repr(p.get("busiest")))
+check("system_context: load, memory and its pressure",
+      p.get("loadavg") == "2.31 2.05 1.87" and p.get("memory") ==
+      {"totalMb": 7449, "availableMb": 2793, "pressureSomeAvg10": 0.84} and p.get("unread") == [],
+      repr(p))
+check("system_context: the summary line carries the headline numbers",
+      summary(text).startswith("device over adb: load 2.31 2.05 1.87; governor sched_pixel (7 CPUs "
+                      "online); hottest zone BIG 52.6 C, thermal status 1 (throttling); memory "
+                      "2793 of 7449 MB available, pressure 0.84%; busiest dev.porthole.sample "
+                      "63% ["), text)
+
+# --- porthole_connect on the device ---------------------------------------
+m = log_mark()
+text, err = s.call("porthole_connect", {"launch": True, "detail": "normal"})
+raw = open(LOG).read().splitlines()[m:]
+cmds = log_since(m)
+check("porthole_connect launch: adb get-state, then pm path, then monkey with one event",
+      "adb get-state" in raw and cmds == [
+          "adb shell pm path " + app,
+          "adb shell monkey -p %s -c android.intent.category.LAUNCHER 1" % app],
+      "\n".join(raw))
+p = payload(text) if not err else {}
+check("porthole_connect launch: connected, installed, launched, on the device",
+      not err and summary(text).startswith("connected to %s via adb forward" % app)
+      and p.get("device") is True and p.get("runningHere") is False
+      and p.get("installed") is True and p.get("launched") is True
+      and p.get("connected") is True, text)
+m = log_mark()
+text, err = s.call("porthole_connect", {"restart": True, "detail": "normal"})
+cmds = log_since(m)
+check("porthole_connect restart: pm path, am force-stop, then monkey",
+      cmds == ["adb shell pm path " + app, "adb shell am force-stop " + app,
+               "adb shell monkey -p %s -c android.intent.category.LAUNCHER 1" % app],
+      "\n".join(cmds))
+check("porthole_connect restart: launched and connected",
+      not err and '"launched":true' in text and '"connected":true' in text, text)
+m = log_mark()
+text, err = s.call("porthole_connect", {"applicationId": "com.example.absent", "launch": True})
+cmds = log_since(m)
+check("porthole_connect: an app not installed is isError, nothing launched",
+      err and "com.example.absent is not installed on the device" in text
+      and cmds == ["adb shell pm path com.example.absent"], text + " | " + "\n".join(cmds))
+m = log_mark()
+text, err = s.call("porthole_connect", {"applicationId": "com.example.nolauncher",
+                                        "launch": True})
+cmds = log_since(m)
+check("porthole_connect: monkey finding no launcher activity is isError with its words",
+      err and "could not launch com.example.nolauncher: ** No activities found to run, "
+      "monkey aborted." in text and cmds == [
+          "adb shell pm path com.example.nolauncher",
+          "adb shell monkey -p com.example.nolauncher -c android.intent.category.LAUNCHER 1"],
+      text + " | " + "\n".join(cmds))
+text, err = s.call("porthole_status")
+check("porthole_connect: after the failures the server is still on its app",
+      summary(text).startswith("connected") and app in text, text)
 
 # --- one-shot: perfetto -o, pull, rm -------------------------------------
 m = log_mark()
@@ -219,5 +318,46 @@ for _ in range(100):
         break
     time.sleep(0.05)
 subprocess.run(["adb", "shell", "rm", "-f", REMOTE + "/other.pftrace"], capture_output=True)
+
+# --- size notes against the live app: M is what detail full returns -------
+# A closed window in the past (the app's clock is this machine's
+# CLOCK_MONOTONIC), so the three answers cover the same events.
+to = int(time.monotonic() * 1000) - 300
+grew, lines = [], []
+for tool in ("recompositions", "frames", "blocking", "logs", "inflight"):
+    w = {"from": 0, "to": to}
+    # An error the sample makes meanwhile leads one answer with a banner
+    # that the others lack: ask again then.
+    for _ in range(5):
+        s.call("porthole_status")
+        texts = [s.call(tool, dict(w, detail=d)) for d in ("summary", "normal", "full")]
+        if all(NOTE.search(t.split("\n")[0]) for t, _ in texts):
+            break
+    notes = [NOTE.search(t) for t, _ in texts]
+    if any(e for _, e in texts) or not all(notes):
+        check(tool + ": size notes", False, " | ".join(t for t, _ in texts))
+        continue
+    full = len(texts[2][0].encode())
+    ms = [int(n.group(2)) for n in notes]
+    check("%s: full \u2248 M within 5%% of the full answer at every level" % tool,
+          all(abs(m - full) <= full * 0.05 for m in ms),
+          "M %s, full answer %d bytes: %s" % (ms, full, " | ".join(t[:300] for t, _ in texts)))
+    lines.append(summary(texts[0][0]))
+    if full > 1.3 * len(texts[1][0].encode()):
+        grew.append(tool)
+check("size notes: some tool's full answer outgrew its normal one (a cap was exercised)",
+      len(grew) > 0, "none grew: " + " | ".join(lines))
+print("# size notes: full answers that outgrew normal ones: %s" % grew)
+
+# --- the device goes away: every adb command fails -------------------------
+open(os.path.join(DEV, ".offline"), "w").close()
+text, err = s.call("system_context")
+check("system_context: a device that answers nothing is isError, saying adb failed",
+      err and "cannot read the device's context over adb" in text
+      and "device offline" in text, text)
+text, err = s.call("porthole_connect", {"launch": True})
+check("porthole_connect: no device over adb is isError, nothing launched",
+      err and "no device is attached over adb" in text, text)
+os.remove(os.path.join(DEV, ".offline"))
 s.close()
 sys.exit(1 if failed else 0)

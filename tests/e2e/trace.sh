@@ -56,5 +56,9 @@ done
 check config-bad-set-ask sh -c "$BIN/porthole trace ask /nonexistent --set nope=1 2>&1 | grep -q \"unknown parameter 'nope'\""
 # the environment phase: this fixture has no thermal events, and says so
 check analyze-env-no-thermal sh -c "grep -q '^- thermal: not in the trace' '$E2E_TMP/base/report.md' && grep -q '\"thermal\":\[\]' '$E2E_TMP/base/report.json'"
+# An installed binary, away from this checkout, asks with the detectors
+# built into it (22 of them: as many as detectors/ holds).
+mkdir -p "$E2E_TMP/installed" && cp "$BIN/porthole" "$E2E_TMP/installed/"
+check doctor-builtin-detectors sh -c "cd '$E2E_TMP/installed' && ./porthole trace doctor > out.txt && grep -q \"^$(ls detectors/*.sql | wc -l) fired, 0 silent with a reason, 0 failed: healthy\" out.txt"
 check compare-bad-input sh -c "$BIN/porthole trace compare /nonexistent '$E2E_TMP/base/report.json' 2>/dev/null; [ \$? -eq 2 ]"
 finish

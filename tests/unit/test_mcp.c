@@ -559,3 +559,153 @@ void test_mcp__an_evicted_window_reads_only_its_own_process_session(void)
 	CHECK(t && strstr(t, "no session on disk holds the rest"));
 	ph_arena_release(&a);
 }
+
+/* The number M of "[N returned; full ≈ M]". */
+static size_t full_of(const char *t)
+{
+	const char *p = t ? strstr(t, "full \u2248 ") : NULL;
+
+	return p ? (size_t)strtoull(p + strlen("full \u2248 "), NULL, 10) : 0;
+}
+
+/*
+ * Not connected, the app tools answer from recorded events, newest limit;
+ * the size note's M is the answer detail full gives (its larger limit),
+ * not the summary's payload.
+ */
+void test_mcp__size_notes_count_what_detail_full_would_return(void)
+{
+	static const char *const tools[] = { "recompositions", "blocking" };
+	struct ph_live lv;
+	struct ph_mcp m;
+	struct ph_arena a;
+
+	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
+	CHECK_INT(fixture_host(&lv, &m,
+			       FIXTURE("porthole-wire/received.ndjson")),
+		  0);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(tools); i++) {
+		const char *sum, *norm, *full;
+		size_t fm, nm, fl;
+
+		sum = call(&m, &a, tools[i], "{\"since\":\"all\"}");
+		norm = call(&m, &a, tools[i],
+			    "{\"since\":\"all\",\"detail\":\"normal\"}");
+		full = call(&m, &a, tools[i],
+			    "{\"since\":\"all\",\"detail\":\"full\"}");
+		CHECK(sum && norm && full);
+		if (!sum || !norm || !full)
+			continue;
+		fm = full_of(sum);
+		nm = full_of(norm);
+		fl = strlen(full);
+		/* the fixture holds more than the summary's limit */
+		CHECK(strlen(norm) < fl / 2);
+		CHECK_INT(returned(full), fl);
+		CHECK_INT(full_of(full), fl);
+		/* M within 5% of the full answer at every level */
+		CHECK(fm * 20 >= fl * 19 && fm * 20 <= fl * 21);
+		CHECK(nm * 20 >= fl * 19 && nm * 20 <= fl * 21);
+		/* an explicit limit holds at full too: M is that answer */
+		norm = call(&m, &a, tools[i],
+			    "{\"since\":\"all\",\"limit\":3,\"detail\":"
+			    "\"normal\"}");
+		CHECK_INT(full_of(norm), returned(norm));
+	}
+	ph_mcp_release(&m);
+	ph_live_release(&lv);
+	ph_arena_release(&a);
+}
+
+/* A Pixel's outputs for system_context's readings, then hostile ones. */
+void test_mcp__device_context_readers(void)
+{
+	static const char thermal[] =
+		"Thermal Status: 2\n"
+		"Cached temperatures:\n"
+		"\tTemperature{mValue=38.9, mType=3, mName=skin, mStatus=1}\n"
+		"HAL Ready: true\n"
+		"Current temperatures from HAL:\n"
+		"\tTemperature{mValue=52.6, mType=0, mName=BIG, mStatus=0}\r\n"
+		"\tTemperature{mValue=NaN, mType=0, mName=bad, mStatus=0}\n"
+		"\tTemperature{mValue=41.0, mType=3, mName=VIRTUAL-SKIN}\n"
+		"Current cooling devices from HAL:\n"
+		"\tCoolingDevice{mValue=0, mType=2, mName=battery}\n";
+	static const char cached_only[] =
+		"Cached temperatures:\n"
+		"\tTemperature{mValue=38.9, mType=3, mName=skin, mStatus=1}\n";
+	static const char cpus[] =
+		"/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor:"
+		"schedutil\n"
+		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor:"
+		"schedutil\n"
+		"/sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq:1800000\n"
+		"/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq:2000000\n"
+		"grep: /sys/devices/system/cpu/cpu9/cpufreq/x: Permission "
+		"denied\n"
+		"/sys/devices/system/cpu/cpu99999/cpufreq/scaling_cur_freq:1\n";
+	static const char top[] =
+		"Tasks: 718 total,   1 running\n"
+		"\033[7m  PID USER  PR  NI VIRT  RES  SHR S[%CPU] %MEM  TIME+ "
+		"ARGS\033[0m\n"
+		"  812 shell 20 0 10G 4M 3M R 30.0 0.0 0:00.05 top -b -n 1\n"
+		"  100 sys   18 -2 22G 1M 1M S  5.5 5.3 1:13.70 "
+		"/system/bin/surfaceflinger\n"
+		"  200 app   10 -10 1G 1M 1M S 70.1 2.8 0:41.22 com.a.b\n"
+		"  xx  bad   1 1 1 1 1 S 9.9 0 0 nope\n"
+		"  300 a 1 1 1 1 1 S 1.0 0 0 p1\n"
+		"  301 a 1 1 1 1 1 S 2.0 0 0 p2\n"
+		"  302 a 1 1 1 1 1 S 3.0 0 0 p3\n"
+		"  303 a 1 1 1 1 1 S 4.0 0 0 p4\n";
+	static const char proc[] =
+		"2.31 2.05 1.87 3/2146 9812\n"
+		"MemTotal:        7628268 kB\n"
+		"MemAvailable:    2861032 kB\n"
+		"cat: /proc/pressure/memory: No such file or directory\n";
+	static const char half[] =
+		"\nCurrent temperatures from HAL:\n\tTemperature{mValue=1";
+	struct ph_devctx *d = calloc(1, sizeof(*d));
+	char junk[4096];
+
+	CHECK(d);
+	if (!d)
+		return;
+	CHECK_INT(ph_devctx_thermal(d, thermal, strlen(thermal)), 3);
+	CHECK_INT(d->thermal_status, 2);
+	CHECK_INT(d->nthermal, 2); /* the HAL's, NaN left out */
+	CHECK_STR(d->thermal[0].zone, "BIG");
+	CHECK(d->thermal[0].celsius == 52.6 && d->thermal[0].status == 0);
+	CHECK(d->thermal[1].celsius == 41.0 && d->thermal[1].status == -1);
+	CHECK_INT(ph_devctx_thermal(d, cached_only, strlen(cached_only)), 1);
+	CHECK_STR(d->thermal[0].zone, "skin");
+
+	CHECK_INT(ph_devctx_cpus(d, cpus, strlen(cpus)), 2);
+	CHECK_INT(d->cpus[0].cpu, 0);
+	CHECK_STR(d->cpus[0].governor, "schedutil");
+	CHECK_INT(d->cpus[0].max_khz, 2000000);
+	CHECK_INT(d->cpus[1].cur_khz, 1800000);
+
+	CHECK_INT(ph_devctx_top(d, top, strlen(top)), 5);
+	CHECK_STR(d->busiest[0].name, "com.a.b");
+	CHECK_INT(d->busiest[0].pid, 200);
+	CHECK_STR(d->busiest[1].name, "surfaceflinger");
+	CHECK_STR(d->busiest[4].name, "p2"); /* top itself left out */
+
+	CHECK_INT(ph_devctx_proc(d, proc, strlen(proc)), 3);
+	CHECK_STR(d->loadavg, "2.31 2.05 1.87");
+	CHECK_INT(d->mem_total_kb, 7628268);
+	CHECK_INT(d->mem_avail_kb, 2861032);
+	CHECK(d->psi_some10 < 0);
+
+	/* hostile: nothing understood, nothing read past n */
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)((i * 131 + 7) % 256);
+	memcpy(junk + 100, half, sizeof(half) - 1);
+	CHECK(ph_devctx_thermal(d, junk, sizeof(junk)) <= 1);
+	ph_devctx_cpus(d, junk, sizeof(junk));
+	ph_devctx_top(d, junk, sizeof(junk));
+	ph_devctx_proc(d, junk, sizeof(junk));
+	CHECK_INT(ph_devctx_thermal(d, "", 0), 0);
+	CHECK_INT(ph_devctx_top(d, "PID %CPU ARGS\n", 13), 0);
+	free(d);
+}

@@ -62,7 +62,23 @@ static int accessibility_call(struct ph_mcp_call *c)
 			    res.skipped);
 	if (fs > 1.3)
 		ph_mcp_more(c, "; font scale %.2f", fs);
-	(void)at;
+	/* M: the issues detail full would list, checked again aside. */
+	if (res.warnings + res.notes > max && ph_mcp_capped(c, "limit")) {
+		struct ph_buf b = PH_BUF_INIT((size_t)64 << 20);
+		struct ph_jw jw;
+		struct ph_a11y_result fres;
+
+		/* {"x":0 first, so the members follow a comma as above */
+		ph_jw_init(&jw, &b);
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_int(&jw, "x", 0);
+		ph_a11y_check(root, fs, 1000, &jw, &fres);
+		ph_jw_obj_end(&jw);
+		if (!ph_jw_finish(&jw) && b.len > 7 &&
+		    b.len - 7 > c->payload.len - at)
+			c->full_payload = at + (b.len - 7) + 1; /* and } */
+		ph_buf_release(&b);
+	}
 	return 0;
 }
 

@@ -9,8 +9,9 @@ static int blocking_call(struct ph_mcp_call *c)
 	char ws[80];
 
 	if (!ph_mcp_connected(c->m))
-		return ph_mcp_events_instead(c, "blocking", "blocked,db_end",
-					     limit);
+		return ph_mcp_events_instead(
+			c, "blocking", "blocked,db_end", limit,
+			ph_mcp_full_limit(c, "limit", 100));
 	if (ph_mcp_app(c, "blocking", ph_mcp_window_params(c, limit, NULL), &r))
 		return 0;
 	st = ph_json_get(r, "stalls");
@@ -48,6 +49,11 @@ static int blocking_call(struct ph_mcp_call *c)
 	}
 	ph_mcp_put(c, "blocking", r);
 	ph_mcp_mark(c, c->w.to);
+	if (((st && (int64_t)st->n >= limit) || (q && (int64_t)q->n >= limit) ||
+	     (h && (int64_t)h->n >= limit)) &&
+	    ph_mcp_capped(c, "limit"))
+		ph_mcp_full_app(c, "blocking",
+				ph_mcp_window_params(c, 100, NULL), r);
 	return 0;
 }
 

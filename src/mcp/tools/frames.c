@@ -10,7 +10,9 @@ static int frames_call(struct ph_mcp_call *c)
 	char ws[80];
 
 	if (!ph_mcp_connected(c->m))
-		return ph_mcp_events_instead(c, "frames", "frame", limit);
+		return ph_mcp_events_instead(c, "frames", "frame", limit,
+					     ph_mcp_full_limit(c, "limit",
+							       100));
 	if (ph_mcp_app(c, "frames", ph_mcp_window_params(c, limit, NULL), &r))
 		return 0;
 	ph_json_as_int(ph_json_get(r, "totalFrames"), &total);
@@ -50,6 +52,9 @@ static int frames_call(struct ph_mcp_call *c)
 	}
 	ph_mcp_put(c, "frames", r);
 	ph_mcp_mark(c, c->w.to);
+	if (worst && (int64_t)worst->n >= limit && ph_mcp_capped(c, "limit"))
+		ph_mcp_full_app(c, "frames", ph_mcp_window_params(c, 100, NULL),
+				r);
 	return 0;
 }
 

@@ -57,6 +57,9 @@ static int inflight_call(struct ph_mcp_call *c)
 		    ph_mcp_wstr(c->w, ws, sizeof(ws)), limit);
 	ph_mcp_put(c, "inflight", r);
 	ph_mcp_mark(c, c->w.to);
+	if (recent && (int64_t)recent->n >= limit && ph_mcp_capped(c, "limit"))
+		ph_mcp_full_app(c, "inflight",
+				ph_mcp_window_params(c, 200, NULL), r);
 	return 0;
 }
 

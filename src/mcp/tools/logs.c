@@ -30,7 +30,9 @@ static int logs_call(struct ph_mcp_call *c)
 		extra = ph_arena_strndup(c->arena, x.buf + 1, x.len - 2);
 	ph_buf_release(&x);
 	if (!ph_mcp_connected(c->m))
-		return ph_mcp_events_instead(c, "logs", "log", limit);
+		return ph_mcp_events_instead(c, "logs", "log", limit,
+					     ph_mcp_full_limit(c, "limit",
+							       200));
 	if (ph_mcp_app(c, "logs", ph_mcp_window_params(c, limit, extra), &r))
 		return 0;
 	e = ph_json_get(r, "entries");
@@ -65,6 +67,9 @@ static int logs_call(struct ph_mcp_call *c)
 	}
 	ph_mcp_put(c, "logs", r);
 	ph_mcp_mark(c, c->w.to);
+	if (e && (int64_t)e->n >= limit && ph_mcp_capped(c, "limit"))
+		ph_mcp_full_app(c, "logs", ph_mcp_window_params(c, 200, extra),
+				r);
 	return 0;
 }
 

@@ -22,10 +22,11 @@ static bool safe_id(const char *s)
 
 static int adb(struct ph_mcp_call *c, struct ph_buf *out, const char *a1,
 	       const char *a2, const char *a3, const char *a4, const char *a5,
-	       const char *a6)
+	       const char *a6, const char *a7)
 {
-	char *argv[] = { "adb",	     (char *)a1, (char *)a2, (char *)a3,
-			 (char *)a4, (char *)a5, (char *)a6, NULL };
+	char *argv[] = { "adb",	     (char *)a1, (char *)a2,
+			 (char *)a3, (char *)a4, (char *)a5,
+			 (char *)a6, (char *)a7, NULL };
 
 	(void)c;
 	ph_buf_reset(out);
@@ -63,7 +64,7 @@ static int porthole_connect_call(struct ph_mcp_call *c)
 	ph_jw_kv_str(&c->jw, "applicationId", id);
 	ph_jw_kv_bool(&c->jw, "runningHere", local);
 	if (!local) {
-		device = adb(c, &out, "get-state", NULL, NULL, NULL, NULL,
+		device = adb(c, &out, "get-state", NULL, NULL, NULL, NULL, NULL,
 			     NULL) == 0 &&
 			 !strncmp(out.buf, "device", 6);
 		ph_jw_kv_bool(&c->jw, "device", device);
@@ -78,7 +79,7 @@ static int porthole_connect_call(struct ph_mcp_call *c)
 				"not launch.",
 				id, sock);
 		}
-		if (adb(c, &out, "shell", "pm", "path", id, NULL, NULL) ||
+		if (adb(c, &out, "shell", "pm", "path", id, NULL, NULL, NULL) ||
 		    !strstr(out.buf, "package:")) {
 			ph_buf_release(&out);
 			return ph_mcp_fail(c,
@@ -86,17 +87,36 @@ static int porthole_connect_call(struct ph_mcp_call *c)
 					   "install its debug build",
 					   id);
 		}
-		if (restart)
-			adb(c, &out, "shell", "am", "force-stop", id, NULL,
-			    NULL);
+		ph_jw_kv_bool(&c->jw, "installed", true);
+		if (restart && adb(c, &out, "shell", "am", "force-stop", id,
+				   NULL, NULL, NULL)) {
+			ph_mcp_fail(c, "could not stop %s: %.200s", id,
+				    out.buf);
+			ph_buf_release(&out);
+			return 0;
+		}
+		/*
+		 * monkey with the launcher category and one event starts the
+		 * launcher activity without naming it; it needs the count
+		 * ("** Error: Count not specified" otherwise).  It says
+		 * "Events injected: 1" when it did; "** No activities found
+		 * to run, monkey aborted." when the app has no launcher
+		 * activity, with a status adb may or may not pass on.
+		 */
 		if (launch || restart) {
-			if (adb(c, &out, "shell", "monkey", "-p", id, "-c",
-				"android.intent.category.LAUNCHER") &&
-			    !strstr(out.buf, "Events injected")) {
+			int rc = adb(c, &out, "shell", "monkey", "-p", id, "-c",
+				     "android.intent.category.LAUNCHER", "1");
+
+			if (rc || !strstr(out.buf, "Events injected: 1")) {
+				const char *said = strstr(out.buf, "** ");
+				size_t k;
+
+				said = said ? said : out.buf;
+				k = strcspn(said, "\n");
+				ph_mcp_fail(c, "could not launch %s: %.*s", id,
+					    (int)(k > 200 ? 200 : k), said);
 				ph_buf_release(&out);
-				return ph_mcp_fail(
-					c, "could not launch %s: %.200s", id,
-					out.buf);
+				return 0;
 			}
 			ph_jw_kv_bool(&c->jw, "launched", true);
 		}

@@ -20,7 +20,8 @@ static int recompositions_call(struct ph_mcp_call *c)
 	}
 	if (!ph_mcp_connected(c->m))
 		return ph_mcp_events_instead(c, "recompositions", "recompose",
-					     limit);
+					     limit,
+					     ph_mcp_full_limit(c, "limit", 50));
 	if (ph_mcp_app(c, "recompositions",
 		       ph_mcp_window_params(c, limit, extra), &r))
 		return 0;
@@ -56,6 +57,9 @@ static int recompositions_call(struct ph_mcp_call *c)
 			    notes->u.items[0].u.s);
 	ph_mcp_put(c, "recompositions", r);
 	ph_mcp_mark(c, c->w.to);
+	if (nodes && (int64_t)nodes->n >= limit && ph_mcp_capped(c, "limit"))
+		ph_mcp_full_app(c, "recompositions",
+				ph_mcp_window_params(c, 50, extra), r);
 	return 0;
 }
 

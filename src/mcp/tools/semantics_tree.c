@@ -33,6 +33,7 @@ static int semantics_tree_call(struct ph_mcp_call *c)
 	char params[128];
 	struct walk w = { 0 };
 	int64_t at = 0;
+	bool cut;
 
 	snprintf(params, sizeof(params),
 		 "{\"maxNodes\":%" PRId64 ",\"maxDepth\":%" PRId64
@@ -57,15 +58,24 @@ static int semantics_tree_call(struct ph_mcp_call *c)
 		    "%" PRId64 " nodes on screen at t=%" PRId64 " (%" PRId64
 		    " interactive, %" PRId64 " with text)",
 		    w.nodes, at, w.interactive, w.text);
-	if (ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE) ||
-	    ph_json_is(ph_json_get(root, "truncated"), PH_JSON_TRUE) ||
-	    w.nodes >= max)
+	cut = ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE) ||
+	      ph_json_is(ph_json_get(root, "truncated"), PH_JSON_TRUE) ||
+	      w.nodes >= max;
+	if (cut)
 		ph_mcp_more(c,
 			    "; cut at maxNodes %" PRId64
 			    " (pass maxNodes or detail: full for more)",
 			    max);
 	ph_mcp_more(c, "; accessibility checks these nodes");
 	ph_mcp_put(c, "tree", r);
+	/* M: the capture detail full would ask for (1500 nodes). */
+	if (cut && ph_mcp_capped(c, "maxNodes")) {
+		snprintf(params, sizeof(params),
+			 "{\"maxNodes\":1500,\"maxDepth\":%" PRId64
+			 ",\"merged\":%s}",
+			 depth, merged ? "true" : "false");
+		ph_mcp_full_app(c, "semantics_tree", params, r);
+	}
 	return 0;
 }
 

@@ -240,43 +240,175 @@ static void local_context(struct ph_mcp_call *c)
 	}
 }
 
+/*
+ * One `adb shell` per reading, so a reading the device refuses (a file
+ * SELinux hides, a kernel without PSI) costs only itself.  devctx.c
+ * reads their output; docs/mcp.md lists the commands.
+ */
+static const struct {
+	const char *key, *cmd;
+	size_t (*read)(struct ph_devctx *d, const char *s, size_t n);
+} readings[] = {
+	{ "thermal", "dumpsys thermalservice", ph_devctx_thermal },
+	{ "cpus",
+	  "grep -H . /sys/devices/system/cpu/cpu[0-9]*/cpufreq/"
+	  "scaling_governor /sys/devices/system/cpu/cpu[0-9]*/cpufreq/"
+	  "scaling_cur_freq /sys/devices/system/cpu/cpu[0-9]*/cpufreq/"
+	  "cpuinfo_max_freq",
+	  ph_devctx_cpus },
+	{ "busiest", "top -b -n 1 -m 6", ph_devctx_top },
+	{ "memory", "cat /proc/loadavg /proc/meminfo /proc/pressure/memory",
+	  ph_devctx_proc },
+};
+
+static void device_json(struct ph_mcp_call *c, const struct ph_devctx *d)
+{
+	struct ph_jw *jw = &c->jw;
+
+	if (d->thermal_status >= 0)
+		ph_jw_kv_int(jw, "thermalStatus", d->thermal_status);
+	ph_jw_key(jw, "thermal");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < d->nthermal; i++) {
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_str(jw, "zone", d->thermal[i].zone);
+		ph_jw_kv_double(jw, "celsius", d->thermal[i].celsius);
+		if (d->thermal[i].status >= 0)
+			ph_jw_kv_int(jw, "status", d->thermal[i].status);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "cpus");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < d->ncpus; i++) {
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "cpu", d->cpus[i].cpu);
+		if (d->cpus[i].governor[0])
+			ph_jw_kv_str(jw, "governor", d->cpus[i].governor);
+		if (d->cpus[i].cur_khz)
+			ph_jw_kv_int(jw, "curKHz", d->cpus[i].cur_khz);
+		if (d->cpus[i].max_khz)
+			ph_jw_kv_int(jw, "maxKHz", d->cpus[i].max_khz);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	if (d->loadavg[0])
+		ph_jw_kv_str(jw, "loadavg", d->loadavg);
+	ph_jw_key(jw, "busiest");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < d->nbusiest; i++) {
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "pid", d->busiest[i].pid);
+		ph_jw_kv_str(jw, "name", d->busiest[i].name);
+		ph_jw_kv_double(jw, "cpuPercent", d->busiest[i].cpu);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "memory");
+	ph_jw_obj_begin(jw);
+	if (d->mem_total_kb >= 0)
+		ph_jw_kv_int(jw, "totalMb", d->mem_total_kb / 1024);
+	if (d->mem_avail_kb >= 0)
+		ph_jw_kv_int(jw, "availableMb", d->mem_avail_kb / 1024);
+	if (d->psi_some10 >= 0)
+		ph_jw_kv_double(jw, "pressureSomeAvg10", d->psi_some10);
+	ph_jw_obj_end(jw);
+}
+
+/* The headline, as the local one reads: load, governor, heat, memory. */
+static void device_line(struct ph_mcp_call *c, const struct ph_devctx *d)
+{
+	const struct ph_devctx_zone *hot = NULL;
+	const char *gov = NULL;
+
+	for (size_t i = 0; i < d->nthermal; i++)
+		if (!hot || d->thermal[i].celsius > hot->celsius)
+			hot = &d->thermal[i];
+	for (size_t i = 0; i < d->ncpus && !gov; i++)
+		if (d->cpus[i].governor[0])
+			gov = d->cpus[i].governor;
+	ph_mcp_line(c, "device over adb: load %s; governor %s",
+		    d->loadavg[0] ? d->loadavg : "?", gov ? gov : "?");
+	if (d->ncpus)
+		ph_mcp_more(c, " (%zu CPUs online)", d->ncpus);
+	if (hot)
+		ph_mcp_more(c, "; hottest zone %s %.1f C", hot->zone,
+			    hot->celsius);
+	if (d->thermal_status >= 0)
+		ph_mcp_more(c, ", thermal status %d%s", d->thermal_status,
+			    d->thermal_status ? " (throttling)" : "");
+	if (d->mem_total_kb >= 0 && d->mem_avail_kb >= 0)
+		ph_mcp_more(c,
+			    "; memory %" PRId64 " of %" PRId64 " MB available",
+			    d->mem_avail_kb / 1024, d->mem_total_kb / 1024);
+	if (d->psi_some10 >= 0)
+		ph_mcp_more(c, ", pressure %.2f%%", d->psi_some10);
+	if (d->nbusiest)
+		ph_mcp_more(c, "; busiest %s %.0f%%", d->busiest[0].name,
+			    d->busiest[0].cpu);
+}
+
 static void device_context(struct ph_mcp_call *c)
 {
-	static const struct {
-		const char *key, *cmd;
-	} q[] = {
-		{ "thermal", "dumpsys thermalservice | head -40" },
-		{ "governor",
-		  "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor" },
-		{ "freqKHz",
-		  "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_cur_freq" },
-		{ "busiest", "top -b -n 1 -m 6" },
-		{ "memory", "cat /proc/meminfo | head -5; cat "
-			    "/proc/pressure/memory" },
-	};
-	struct ph_buf out = PH_BUF_INIT(1 << 16);
-	int ok = 0;
+	struct ph_buf out = PH_BUF_INIT(1 << 18);
+	struct ph_devctx *d = calloc(1, sizeof(*d));
+	const char *unread[PH_ARRAY_SIZE(readings)] = { 0 };
+	size_t nunread = 0;
 
+	if (!d) {
+		ph_mcp_fail(c, "out of memory");
+		return;
+	}
+	d->thermal_status = -1;
+	d->mem_total_kb = d->mem_avail_kb = -1;
+	d->psi_some10 = -1;
 	ph_jw_kv_str(&c->jw, "source", "the device, over adb");
-	for (size_t i = 0; i < PH_ARRAY_SIZE(q); i++) {
-		char *argv[] = { "adb", "shell", (char *)q[i].cmd, NULL };
+	ph_jw_key(&c->jw, "unread");
+	ph_jw_arr_begin(&c->jw);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(readings); i++) {
+		char *argv[] = { "adb", "shell", (char *)readings[i].cmd,
+				 NULL };
+		int rc;
 
 		ph_buf_reset(&out);
-		if (ph_mcp_run(argv, &out, 10000) == 0) {
-			ok++;
-			ph_jw_kv_str(&c->jw, q[i].key, out.buf);
+		rc = ph_mcp_run(argv, &out, 10000);
+		/* What it printed counts, not its status: `cat` of three
+		 * files fails when one (PSI) is missing. */
+		if (rc >= 0 && readings[i].read(d, out.buf, out.len))
+			continue;
+		unread[nunread++] = readings[i].key;
+		ph_jw_obj_begin(&c->jw);
+		ph_jw_kv_str(&c->jw, "reading", readings[i].key);
+		ph_jw_kv_str(&c->jw, "command", readings[i].cmd);
+		ph_jw_kv_int(&c->jw, "exit", rc);
+		ph_jw_key(&c->jw, "output");
+		ph_jw_strn(&c->jw, out.buf, out.len > 300 ? 300 : out.len);
+		ph_jw_obj_end(&c->jw);
+	}
+	ph_jw_arr_end(&c->jw);
+	if (nunread == PH_ARRAY_SIZE(readings)) {
+		char first[200];
+		size_t k = strcspn(out.buf, "\n");
+
+		snprintf(first, sizeof(first), "%.*s", (int)(k > 150 ? 150 : k),
+			 out.buf);
+		ph_mcp_fail(c,
+			    "cannot read the device's context over adb: no "
+			    "reading answered (last: '%s'); is the device "
+			    "still attached? (porthole_status)",
+			    first);
+	} else {
+		device_json(c, d);
+		device_line(c, d);
+		if (nunread) {
+			ph_mcp_more(c, "; not readable:");
+			for (size_t i = 0; i < nunread; i++)
+				ph_mcp_more(c, " %s", unread[i]);
+			ph_mcp_more(c, " (see unread at detail normal)");
 		}
 	}
+	free(d);
 	ph_buf_release(&out);
-	if (!ok)
-		ph_mcp_fail(c, "cannot read the device's context: adb shell "
-			       "failed (is the device still attached?)");
-	else
-		ph_mcp_line(c,
-			    "device context over adb: %d of %zu readings "
-			    "(thermal, governor, frequencies, top, memory); "
-			    "see detail: normal",
-			    ok, PH_ARRAY_SIZE(q));
 }
 
 static int system_context_call(struct ph_mcp_call *c)
