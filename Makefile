@@ -92,15 +92,15 @@ $(LIBPH): $(call obj,$(CORE_SRC) $(WIRE_SRC) $(ENGINE_SRC))
 UI_ASSETS := $(sort $(wildcard src/ui/assets/*))
 $(O)/gen/ui_assets.c: $(UI_ASSETS) scripts/embed.sh
 	@mkdir -p $(@D)
-	$(Q)scripts/embed.sh $@ $(UI_ASSETS)
+	$(Q)scripts/embed.sh ui $@ $(UI_ASSETS)
 $(LIBPH): $(call obj,$(O)/gen/ui_assets.c)
 
 # The trace engine's detectors likewise: ./detectors/ overrides them when
 # present (a project's own), and the built-in copy is the default.
 DETECTORS := $(sort $(wildcard detectors/*.sql))
-$(O)/gen/detectors.c: $(DETECTORS) scripts/embed-detectors.sh
+$(O)/gen/detectors.c: $(DETECTORS) scripts/embed.sh
 	@mkdir -p $(@D)
-	$(Q)scripts/embed-detectors.sh $@ $(DETECTORS)
+	$(Q)scripts/embed.sh detectors $@ $(DETECTORS)
 $(LIBPH): $(call obj,$(O)/gen/detectors.c)
 
 $(O)/lib/libporthole.a: $(AGENT_OBJ)

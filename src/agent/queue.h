@@ -100,10 +100,16 @@ static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r,
 
 	r->cells = (uint16_t)k;
 	for (;;) {
-		if (PH_UNLIKELY(p + k - *seen > q->mask + 1)) {
+		/*
+		 * Signed: p may be stale (another producer moved enq on) and
+		 * then behind a fresh *seen; that is room, not a full queue,
+		 * and the compare-and-swap below fails and reloads p.
+		 */
+		if (PH_UNLIKELY((int64_t)(p + k - *seen) >
+				(int64_t)q->mask + 1)) {
 			*seen = atomic_load_explicit(&q->released,
 						     memory_order_acquire);
-			if (p + k - *seen > q->mask + 1) {
+			if ((int64_t)(p + k - *seen) > (int64_t)q->mask + 1) {
 				/* Full: the consumer has not freed enough. */
 				ph_queue_drop(q, p);
 				return false;

@@ -69,7 +69,7 @@ struct ph_detset {
 int ph_detset_load(struct ph_detset *s, const char *dir);
 
 /* The .sql files of detectors/ as they were at build time
- * (scripts/embed-detectors.sh). */
+ * (scripts/embed.sh). */
 struct ph_builtin_sql {
 	const char *name;
 	const char *text;

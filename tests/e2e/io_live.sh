@@ -12,19 +12,8 @@
 # root, tracefs or a real disk is missing it fails with the reason: a
 # live test never passes by not running.
 set -u
-if [ -z "${PH_IO_NS:-}" ]; then
-	why=
-	[ "$(id -u)" = 0 ] || why="needs root (tracefs, mount namespaces)"
-	[ -n "$why" ] || command -v unshare >/dev/null ||
-		why="needs unshare(1) for a private mount namespace"
-	if [ -z "$why" ]; then
-		PH_IO_NS=1 exec flock -w 900 /tmp/porthole-tracefs.lock \
-			unshare -m --propagation private sh "$0" "$@"
-	fi
-	echo "FAIL live io view: $why"
-	echo "[${PH_SUITE:-e2e}] 0 passed, 1 failed"
-	exit 1
-fi
+. tests/lib/tracefs_ns.sh
+enter_tracefs_ns "live io view" "$@"
 . tests/lib/e2e.sh
 P="$(cd "$BIN" && pwd)/porthole"
 S="$(cd "$BIN" && pwd)/porthole-sample"

@@ -15,21 +15,8 @@
 # When tracefs or root is not available every check fails with the
 # reason: a live test never passes by not running.
 set -u
-if [ -z "${PH_IOT_NS:-}" ]; then
-	why=
-	[ "$(id -u)" = 0 ] || why="needs root (tracefs, mount namespaces)"
-	[ -n "$why" ] || command -v unshare >/dev/null ||
-		why="needs unshare(1) for a private mount namespace"
-	if [ -z "$why" ]; then
-		# One tracefs test at a time on this kernel: others that touch
-		# the top level (tests/e2e/trace_record.sh) may take the lock.
-		PH_IOT_NS=1 exec flock -w 900 /tmp/porthole-tracefs.lock \
-			unshare -m --propagation private sh "$0" "$@"
-	fi
-	echo "FAIL live iotrace: $why"
-	echo "[${PH_SUITE:-e2e}] 0 passed, 1 failed"
-	exit 1
-fi
+. tests/lib/tracefs_ns.sh
+enter_tracefs_ns "live iotrace" "$@"
 . tests/lib/e2e.sh
 P="$(cd "$BIN" && pwd)/porthole"
 T=$E2E_TMP
