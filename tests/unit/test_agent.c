@@ -125,6 +125,29 @@ void test_queue__cells_wrap_and_spill(void)
 	ph_queue_release(&q);
 }
 
+/*
+ * A producer's enqueue position can be stale, behind its fresh look at
+ * what the consumer freed (others pushed and the consumer took all in
+ * between): that is room.  Seen from the arithmetic alone, a look ahead
+ * of the position must not read as a full queue.
+ */
+void test_queue__stale_position_is_room_not_full(void)
+{
+	static struct ph_rec r;
+	struct ph_queue q;
+	uint64_t late, seen;
+
+	CHECK_INT(ph_queue_init(&q, 64), 0);
+	fill(&r, 1, 16);
+	/* what the producer would see after a stale load of enq */
+	seen = atomic_load(&q.enq) + 40;
+	atomic_store(&q.released, seen);
+	CHECK(ph_queue_push(&q, &r, &seen));
+	CHECK_INT(atomic_load(&q.dropped), 0);
+	CHECK(ph_queue_next(&q, &late) != NULL);
+	ph_queue_release(&q);
+}
+
 struct producer_arg {
 	struct ph_queue *q;
 	int count;
