@@ -20,6 +20,11 @@
 #define META_EVERY_MS 2000
 /* What a host that is not the writer keeps for a takeover. */
 #define READER_KEEP ((size_t)32 << 20)
+/*
+ * The most bytes of other processes' lines read back per flush: host-made
+ * events are a few KiB each (a dump's leaks); more is not ours to hold.
+ */
+#define FOREIGN_CAP ((size_t)16 << 20)
 
 const char *ph_session_name(const struct ph_ident *id, char *buf, size_t size)
 {
@@ -50,7 +55,10 @@ static int mkdirs(const char *path)
 	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* An OFD lock on one byte of the lock file: 0 writer, 1 watermark. */
+/*
+ * An OFD lock on one byte of the lock file: 0 writer, 1 watermark, 2
+ * appends to events.ndjson (see session.h).
+ */
 static int lock_byte(int fd, off_t byte, bool wait)
 {
 	struct flock fl = { .l_type = F_WRLCK,
@@ -195,6 +203,111 @@ static void write_meta(struct ph_session_writer *w)
 	w->meta_at_ms = ph_clock_uptime_ms();
 }
 
+/*
+ * Takes byte 2 (appends to events.ndjson) for the writer, trying `tries`
+ * times a millisecond apart: an appender holds it for one write(2), and
+ * one that stopped while holding it must not stop the writer for good.
+ * 1 taken; 0 busy; -1 locks do not work here (write without, as O_APPEND
+ * writes of whole lines still do not interleave on a local file system).
+ */
+static int lock_appends(struct ph_session_writer *w, int tries)
+{
+	for (int i = 0; i < tries; i++) {
+		if (!lock_byte(w->lock_fd, 2, false))
+			return 1;
+		if (errno != EAGAIN && errno != EACCES)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * The size of events.ndjson, for a writer holding byte 2, after ending a
+ * torn last line (a host killed mid-write) so that it cannot swallow the
+ * next line written.
+ */
+static uint64_t file_end(int fd)
+{
+	struct stat st;
+	char last = '\n';
+
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return 0;
+	if (pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n' &&
+	    !write_all(fd, "\n", 1))
+		return (uint64_t)st.st_size + 1;
+	return (uint64_t)st.st_size;
+}
+
+/*
+ * For a writer holding byte 2: the bytes other processes appended after
+ * this writer's last write, [w->bytes, end of file), into b, up to
+ * FOREIGN_CAP; w->bytes then counts them.
+ */
+static void read_foreign(struct ph_session_writer *w, struct ph_buf *b)
+{
+	uint64_t end = file_end(w->fd), n;
+
+	if (end <= w->bytes) {
+		w->bytes = end; /* shrunk: someone truncated it; follow */
+		return;
+	}
+	n = end - w->bytes;
+	if (n > FOREIGN_CAP || ph_buf_grow(b, (size_t)n)) {
+		ph_warn("session %s: %" PRIu64 " bytes another process "
+			"appended at byte %" PRIu64 " were not read back "
+			"(live answers lack them)",
+			w->id, n, w->bytes);
+		w->bytes = end;
+		return;
+	}
+	while (b->len < n) {
+		ssize_t r = pread(w->fd, b->buf + b->len, (size_t)n - b->len,
+				  (off_t)(w->bytes + b->len));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ph_buf_setlen(b, b->len + (size_t)r);
+	}
+	w->bytes = end;
+}
+
+/*
+ * Hands the lines another process appended to the store: host-made
+ * events (seq -1 or none, docs/heap.md's leaks) are stored like the
+ * runtime's; anything else (a device seq, which the runtime owns, or not
+ * an event) is counted as malformed, not stored.  Returns how many events
+ * were stored.
+ */
+static size_t take_foreign(struct ph_session_writer *w, const struct ph_buf *b)
+{
+	size_t at = 0, taken = 0;
+
+	while (w->store && at < b->len) {
+		const char *p = b->buf + at, *nl = memchr(p, '\n', b->len - at);
+		size_t n = nl ? (size_t)(nl - p) : b->len - at;
+
+		at += n + 1;
+		if (!n)
+			continue;
+		if (n >= 10 && !memcmp(p, "{\"event\"", 8) &&
+		    line_seq(p, n) < 0) {
+			if (!ph_store_add_line(w->store, p, n))
+				taken++;
+			continue;
+		}
+		pthread_mutex_lock(&w->store->lock);
+		ph_ingest_malformed(&w->store->in,
+				    "a line another process appended is not "
+				    "a host-made event");
+		pthread_mutex_unlock(&w->store->lock);
+	}
+	return taken;
+}
+
 /* Becomes the writer if the lock is free; on takeover skips what is there. */
 static void try_take_over(struct ph_session_writer *w)
 {
@@ -206,7 +319,8 @@ static void try_take_over(struct ph_session_writer *w)
 	if (w->writer || w->lock_fd < 0 || lock_byte(w->lock_fd, 0, false))
 		return;
 	snprintf(path, sizeof(path), "%s/events.ndjson", w->dir);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* Read too: lines other processes append are read back (flush). */
+	w->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		unlock_byte(w->lock_fd, 0);
 		return;
@@ -214,7 +328,15 @@ static void try_take_over(struct ph_session_writer *w)
 	pthread_mutex_lock(&w->mu);
 	w->writer = true;
 	pthread_mutex_unlock(&w->mu);
-	w->bytes = (uint64_t)lseek(w->fd, 0, SEEK_END);
+	{
+		/* What is there now is not ours to read back: from here on
+		 * every byte is either this host's or another's, counted. */
+		int locked = lock_appends(w, 50);
+
+		w->bytes = file_end(w->fd);
+		if (locked > 0)
+			unlock_byte(w->lock_fd, 2);
+	}
 	{
 		int rfd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -247,15 +369,28 @@ static void try_take_over(struct ph_session_writer *w)
 		w->id, keep, have);
 }
 
-static void flush(struct ph_session_writer *w)
+/*
+ * Writes what is pending and reads back what other processes appended
+ * since (ph_session_add_events), both under byte 2, so that w->bytes is
+ * exactly where this writer's knowledge of the file ends: a byte past it
+ * is another's, never this host's own line read twice.  `last`: the close
+ * of the session, which waits longer for byte 2 and then writes anyway.
+ */
+static void flush(struct ph_session_writer *w, bool last)
 {
-	struct ph_buf tmp;
+	struct ph_buf tmp, foreign = PH_BUF_INIT(FOREIGN_CAP);
 	uint64_t lost;
 	bool warn = false;
+	size_t taken;
+	int locked;
 
 	try_take_over(w);
 	if (!w->writer || w->failed)
 		return;
+	locked = lock_appends(w, last ? 1000 : 20);
+	if (!locked && !last)
+		return; /* an appender holds it: the lines wait for the next */
+	read_foreign(w, &foreign);
 	pthread_mutex_lock(&w->mu);
 	/* Swap: the reader keeps appending while the disk is written; both
 	 * buffers keep their memory, so a busy stream faults no new pages. */
@@ -284,14 +419,24 @@ static void flush(struct ph_session_writer *w)
 	} else {
 		w->bytes += w->out.len;
 	}
+	if (locked > 0)
+		unlock_byte(w->lock_fd, 2);
 	if (w->out.alloc > 2 * PH_SESSION_FLUSH_BYTES * 8) {
 		/* A burst grew it: give the memory back. */
 		ph_buf_release(&w->out);
 		ph_buf_init(&w->out, PENDING_CAP);
 	}
 	ph_buf_reset(&w->out);
-	if (ph_clock_uptime_ms() - w->meta_at_ms >= META_EVERY_MS)
-		write_meta(w);
+	taken = take_foreign(w, &foreign);
+	ph_buf_release(&foreign);
+	if (taken) {
+		w->foreign += taken;
+		ph_info("session %s: %zu host-made event(s) another process "
+			"appended are in the live store",
+			w->id, taken);
+	}
+	if (taken || ph_clock_uptime_ms() - w->meta_at_ms >= META_EVERY_MS)
+		write_meta(w); /* now, when they change what it counts */
 }
 
 static void *flusher(void *arg)
@@ -312,7 +457,7 @@ static void *flusher(void *arg)
 		       pthread_cond_timedwait(&w->wake, &w->mu, &until) == 0)
 			;
 		pthread_mutex_unlock(&w->mu);
-		flush(w);
+		flush(w, false);
 	}
 	return NULL;
 }
@@ -395,7 +540,7 @@ void ph_session_close(struct ph_session_writer *w)
 		pthread_join(w->thread, NULL);
 		w->running = false;
 	}
-	flush(w);
+	flush(w, true);
 	write_meta(w);
 	if (w->fd >= 0)
 		close(w->fd);

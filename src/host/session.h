@@ -23,7 +23,11 @@
  * does not have yet (by seq).  Watermark updates take the same lock file's
  * byte 1, briefly, so any host may update it while another is the writer.
  * Host-made events (the heap engine's leaks) are appended under byte 2,
- * by whichever process made them (ph_session_add_events).
+ * by whichever process made them (ph_session_add_events); the writer
+ * takes byte 2 for its own appends too, and on every flush reads back
+ * the lines others appended since its last write into its live store, so
+ * live answers and meta.json count them (a host reading live, not
+ * writing, does not see them).
  *
  * Retention prunes whole sessions, oldest first, by total size and by age,
  * and never one whose lock is held.
@@ -58,7 +62,9 @@ struct ph_session_writer {
 	pthread_t thread;
 	bool running;
 	_Atomic int stop;
-	uint64_t bytes;	    /* bytes in events.ndjson */
+	uint64_t bytes;	    /* bytes in events.ndjson: up to here this
+			     * writer has written or read every byte */
+	uint64_t foreign;   /* events other processes appended, stored */
 	uint64_t lost;	    /* bytes dropped because pending was full */
 	bool lost_warned;   /* the one warning about it was given */
 	int64_t meta_at_ms; /* when meta.json was last written */
@@ -87,11 +93,12 @@ void ph_session_close(struct ph_session_writer *w);
  * docs/heap.md) to the session in dir, from any process, also while a
  * host is writing it.  lines are whole lines, each ending in '\n'.  They
  * go in one O_APPEND write(2) under byte 2 of the lock file (appenders
- * queue), so they never interleave with the writer's own appends, which
- * are whole lines with O_APPEND too; a takeover ignores them, as they
+ * queue, and the writer takes it for its own appends), so they never
+ * interleave with the writer's lines; a takeover ignores them, as they
  * carry no device seq.  A torn last line (a host killed mid-write) is
- * ended first, so it cannot swallow the first new line.  A live host
- * does not see these lines in memory; readers of the file do.
+ * ended first, so it cannot swallow the first new line.  The host
+ * writing the session reads them back into its store on its next flush
+ * (within PH_SESSION_FLUSH_MS); a host reading live does not.
  * 0; PH_ENOENT when dir holds no events.ndjson; PH_EINVAL; PH_EIO.
  */
 int ph_session_add_events(const char *dir, const char *lines, size_t len);

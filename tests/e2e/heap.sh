@@ -160,7 +160,9 @@ check "--session must name a session" sh -c \
 	 ! '$P' heap stats '$DIALER' --session '$SID' 2> /dev/null"
 
 # Live: while `watch` records the app, `heap dump --application-id` finds
-# its session and adds the leaks next to the writer's own lines.
+# its session and adds the leaks next to the writer's own lines; the
+# recording `watch` reads them back and prints the leak finding itself
+# (it never reads the session file otherwise), and meta.json counts it.
 L="$E2E_TMP/live"
 mkdir -p "$L"
 cat > "$E2E_TMP/adb2" <<FAKE
@@ -179,7 +181,7 @@ chmod +x "$E2E_TMP/adb2"
 	> /dev/null 2>&1 &
 spid=$!
 (cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" watch --application-id e2e.live \
-	--timeout 5 > /dev/null 2>&1) &
+	--json --timeout 5 > "$L/w.out" 2> /dev/null) &
 wpid=$!
 for i in $(seq 100); do
 	(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" sessions) 2> /dev/null | \
@@ -200,4 +202,8 @@ check "the writer's lines and the leak's are whole lines" sh -c \
 	 grep -q '\"id\":\"leak\"' '$E2E_TMP/lj' && \
 	 grep -q '\"id\":\"db-on-main-thread\"' '$E2E_TMP/lj' && \
 	 [ \$(grep -c '' '$LEV') -eq \$(grep -c '^{.*}\$' '$LEV') ]"
+check "the recording watch prints the leak finding live" sh -c \
+	"grep -q '\"id\":\"leak\"' '$L/w.out'"
+check "meta.json counts the leak the dump added" sh -c \
+	"grep -q '\"leak\":1' \"\$(dirname '$LEV')/meta.json\""
 finish

@@ -354,6 +354,137 @@ void test_host__mt_session_writer_keeps_every_line(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
+struct appender {
+	const char *dir;
+	int n; /* calls to make */
+	int rc;
+};
+
+/* Another process's `heap dump`: leak lines, one call at a time. */
+static void *append_leaks(void *arg)
+{
+	struct appender *a = arg;
+	char line[200];
+
+	for (int i = 0; i < a->n && !a->rc; i++) {
+		int len = snprintf(line, sizeof(line),
+				   "{\"event\":\"leak\",\"t\":%d,\"seq\":-1,"
+				   "\"data\":{\"kind\":\"application\","
+				   "\"shortDescription\":\"L%d\"}}\n",
+				   i, i);
+
+		a->rc = ph_session_add_events(a->dir, line, (size_t)len);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+/*
+ * The writer reads back what another process appends to its session
+ * while it writes its own lines, into its store: every foreign event
+ * once, none of its own twice, a device seq or a non-event never, and
+ * meta.json counts them; the file holds every line whole.
+ */
+void test_host__mt_session_writer_reads_back_appended_events(void)
+{
+	char dir[] = "/tmp/ph-sess-XXXXXX", path[4400], line[300];
+	struct ph_session_writer w;
+	struct ph_ident id = { .have = true, .started_at = 9 };
+	struct ph_store s;
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct appender ap = { .n = 60 };
+	const int own = 30000;
+	static const char other[] =
+		"{\"event\":\"mark\",\"t\":1,\"seq\":5,\"data\":{}}\nnot json\n";
+	pthread_t th;
+	size_t at = 0, lines = 0, leaks = 0;
+	uint64_t live;
+	int rc = 0;
+	bool started;
+
+	CHECK(mkdtemp(dir));
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	snprintf(id.package, sizeof(id.package), "t.foreign");
+	CHECK_INT(ph_session_open(&w, dir, &id, &s), 0);
+	CHECK(w.writer);
+	ap.dir = w.dir;
+	started = !pthread_create(&th, NULL, append_leaks, &ap);
+	for (int i = 0; i < own; i++) {
+		int len = snprintf(line, sizeof(line),
+				   "{\"event\":\"mark\",\"t\":%d,\"seq\":%d,"
+				   "\"data\":{\"label\":\"%0100d\"}}",
+				   i, i, i);
+
+		/* as live.c does: the store and the session each get it */
+		rc |= ph_store_add_line(&s, line, (size_t)len);
+		ph_session_append(&w, line, (size_t)len);
+		if (i % 100 == 0)
+			usleep(1000);
+	}
+	if (started)
+		pthread_join(th, NULL);
+	rc |= ph_session_add_events(w.dir, other, sizeof(other) - 1);
+	/* Live: the flusher brings them in while the session is open. */
+	for (int i = 0; i < 5000; i++) {
+		uint64_t n;
+
+		pthread_mutex_lock(&s.lock);
+		n = s.in.counts[PH_KIND_LEAK] + s.in.malformed;
+		pthread_mutex_unlock(&s.lock);
+		if (n == (uint64_t)ap.n + 2)
+			break;
+		usleep(2000);
+	}
+	pthread_mutex_lock(&s.lock);
+	live = s.in.counts[PH_KIND_LEAK];
+	pthread_mutex_unlock(&s.lock);
+	snprintf(path, sizeof(path), "%s/events.ndjson", w.dir);
+	ph_session_close(&w);
+	CHECK(started);
+	CHECK_INT(rc, 0);
+	CHECK_INT(ap.rc, 0);
+	CHECK_INT(live, ap.n);
+	CHECK_INT(w.foreign, ap.n);
+	CHECK_INT(s.in.counts[PH_KIND_LEAK], ap.n);
+	CHECK_INT(s.in.counts[PH_KIND_MARK], own);
+	CHECK_INT(s.in.events, own + ap.n);
+	CHECK_INT(s.in.malformed, 2);
+	CHECK_INT(ph_buf_read_file(&b, path), 0);
+	CHECK_INT(w.bytes, b.len);
+	while (at < b.len) {
+		const char *nl = memchr(b.buf + at, '\n', b.len - at);
+		size_t n = nl ? (size_t)(nl - (b.buf + at)) : 0;
+
+		CHECK(nl);
+		if (memmem(b.buf + at, n, "\"event\":\"leak\"", 14))
+			leaks++;
+		else if (memmem(b.buf + at, n, "\"label\"", 7))
+			/* own lines are whole: one object each */
+			CHECK(b.buf[at] == '{' && b.buf[at + n - 1] == '}' &&
+			      !memmem(b.buf + at + 1, n - 1, "{\"event\"", 8));
+		lines++;
+		at = (size_t)(nl - b.buf) + 1;
+	}
+	CHECK_INT(leaks, ap.n);
+	CHECK_INT(lines, own + ap.n + 2);
+	ph_buf_reset(&b);
+	snprintf(path, sizeof(path), "%s/meta.json", w.dir);
+	CHECK_INT(ph_buf_read_file(&b, path), 0);
+	snprintf(line, sizeof(line), "\"leak\":%d", ap.n);
+	CHECK(strstr(b.buf, line));
+	snprintf(line, sizeof(line), "\"events\":%d,", own + ap.n);
+	CHECK(strstr(b.buf, line));
+	ph_buf_release(&b);
+	ph_store_release(&s);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/events.ndjson", w.dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lock", w.dir);
+	unlink(path);
+	CHECK_INT(rmdir(w.dir), 0);
+	CHECK_INT(rmdir(dir), 0);
+}
+
 /* Everything a capture of a holds, but its notes (where it came from). */
 static int capture_text(struct ph_analysis *a, struct ph_buf *out)
 {
