@@ -1,7 +1,7 @@
 /*
  * porthole capture --scenario NAME [--out FILE] [--driver NAME]
  *                  [--application-id ID] [--systrace [--systrace-seconds N]]
- *                  -- CMD [ARGS...]
+ *                  [--iotrace [--iotrace-out DIR]] -- CMD [ARGS...]
  *
  * Runs CMD, records its app from start to exit (the process lifetime is
  * the window), writes the capture file and exits with CMD's status.  The
@@ -14,6 +14,12 @@
  * started before CMD and stopped after it, then pulled.  Which one is
  * decided before CMD runs, as the link will connect: an app id whose
  * socket is not on this machine, with a device attached, is the device's.
+ *
+ * --iotrace records this machine's block I/O over the same run with the
+ * iotrace collector (`porthole iotrace record`, a child, root), then joins
+ * it with the app's events (host/io_merge.h): its findings are merged
+ * tagged [iotrace] and the view is kept as the capture's `io`.  The
+ * recording itself is removed unless --iotrace-out DIR keeps it.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -22,12 +28,14 @@
 #include "host/capture.h"
 #include "host/env.h"
 #include "host/findings.h"
+#include "host/io_merge.h"
 #include "host/live.h"
 #include "host/perfetto.h"
 #include "host/systrace.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +157,150 @@ static void systrace_stop(pid_t pid)
 		;
 }
 
+/* The iotrace collector's first line once tracing is on, and the one it
+ * prints instead when block tracing cannot be used (record.c). */
+#define IOT_READY "recording block I/O"
+#define IOT_NO	  "block tracing unavailable"
+
+/* What the collector's log (its stderr) says so far: 1 recording, -1 it
+ * cannot trace (why), 0 not yet. */
+static int iotrace_said(const char *log, char *why, size_t why_size)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	const char *no;
+	int said = 0;
+
+	if (ph_buf_read_file(&b, log) || !b.len)
+		goto out;
+	if (strstr(b.buf, IOT_READY)) {
+		said = 1;
+	} else if ((no = strstr(b.buf, IOT_NO))) {
+		size_t n = strcspn(no, "\n");
+
+		snprintf(why, why_size, "%.*s", (int)n, no);
+		said = -1;
+	}
+out:
+	ph_buf_release(&b);
+	return said;
+}
+
+/* The log's last line (the collector's error when it gave up). */
+static void log_last(const char *log, char *why, size_t why_size)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+
+	why[0] = '\0';
+	if (!ph_buf_read_file(&b, log)) {
+		size_t end = b.len, start;
+
+		while (end && b.buf[end - 1] == '\n')
+			end--;
+		start = end;
+		while (start && b.buf[start - 1] != '\n')
+			start--;
+		snprintf(why, why_size, "%.*s", (int)(end - start),
+			 b.buf + start);
+	}
+	ph_buf_release(&b);
+}
+
+/*
+ * Starts `porthole iotrace record --out dir` (this binary; its stderr to
+ * log) and waits until it traces; its pid, or -1 (why).  Snapshots are
+ * off: the capture joins the block requests only.
+ */
+static pid_t iotrace_start(const char *dir, const char *log, char *why,
+			   size_t why_size)
+{
+	pid_t pid;
+	int st;
+
+	why[0] = '\0';
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, why_size, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		int err = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			       0600);
+
+		if (null >= 0)
+			dup2(null, 1); /* its summary */
+		if (err >= 0)
+			dup2(err, 2);
+		/* its ready line is an info line: never filtered out */
+		setenv("PORTHOLE_LOG", "info", 1);
+		execl("/proc/self/exe", "porthole", "iotrace", "record",
+		      "--no-snapshots", "--out", dir, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 2000; i++) {
+		int said = iotrace_said(log, why, why_size);
+
+		if (said > 0)
+			return pid;
+		if (said < 0)
+			break;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			log_last(log, why, why_size);
+			if (!why[0])
+				snprintf(why, why_size,
+					 "the collector exited (status %d) "
+					 "before recording",
+					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			return -1;
+		}
+		usleep(5000);
+	}
+	if (!why[0])
+		snprintf(why, why_size,
+			 "the collector did not start tracing "
+			 "within 10 s");
+	kill(pid, SIGINT);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return -1;
+}
+
+/* Stops the collector (it drains, pairs, restores tracefs, writes the
+ * manifest) and passes on its warnings and errors; 0 when it exited 0. */
+static int iotrace_stop(pid_t pid, const char *log)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	int st = 0;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGINT);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!ph_buf_read_file(&b, log)) {
+		for (char *l = b.buf, *e; l && *l; l = e ? e + 1 : NULL) {
+			e = strchr(l, '\n');
+			if (e)
+				*e = '\0';
+			if (*l && !strstr(l, ": info: ")) /* warnings */
+				fprintf(stderr,
+					"porthole capture: iotrace: %s\n", l);
+		}
+	}
+	ph_buf_release(&b);
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag,
+		  struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
 static int capture_exec(int argc, char **argv)
 {
 	const char *scenario = NULL, *out = "porthole-trace.json";
@@ -165,6 +317,11 @@ static int capture_exec(int argc, char **argv)
 	double sys_secs = 86400;
 	char trace_path[240], dev_path[240], remote[200], why[600];
 	int64_t dev_pid = 0; /* perfetto's, on the device */
+	bool iotrace = false;
+	const char *iot_out = NULL; /* kept there, or a temp dir */
+	char iot_dir[240], iot_log[240];
+	pid_t iorec = -1;
+	struct ph_io_view *io = NULL;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -182,6 +339,10 @@ static int capture_exec(int argc, char **argv)
 		else if (!strcmp(argv[i], "--systrace-seconds") && v &&
 			 (sys_secs = strtod(argv[++i], NULL)) > 0)
 			systrace = secs_given = true;
+		else if (!strcmp(argv[i], "--iotrace"))
+			iotrace = true;
+		else if (!strcmp(argv[i], "--iotrace-out") && v)
+			iot_out = argv[++i], iotrace = true;
 		else
 			return ph_cmd_usage_error(self(), "unknown option %s",
 						  argv[i]);
@@ -209,6 +370,21 @@ static int capture_exec(int argc, char **argv)
 		 announce_dir);
 	snprintf(dev_path, sizeof(dev_path), "%s/systrace.pftrace",
 		 announce_dir);
+	snprintf(iot_dir, sizeof(iot_dir), "%s/iotrace", announce_dir);
+	snprintf(iot_log, sizeof(iot_log), "%s/iotrace.log", announce_dir);
+	if (iotrace && on_device(app_id)) {
+		fprintf(stderr, "porthole capture: --iotrace records this "
+				"machine's block I/O, and the app is on a "
+				"device; capturing without it\n");
+	} else if (iotrace) {
+		iorec = iotrace_start(iot_out ? iot_out : iot_dir, iot_log, why,
+				      sizeof(why));
+		if (iorec < 0)
+			fprintf(stderr,
+				"porthole capture: block I/O is not recorded "
+				"(%s); capturing without it\n",
+				why);
+	}
 	/* Recording before the command starts: its whole life. */
 	if (systrace && on_device(app_id)) {
 		/* At most an hour unless told: a capture killed with -9
@@ -276,6 +452,9 @@ static int capture_exec(int argc, char **argv)
 	}
 	ph_live_stop(&lv); /* stops the link, stores what is queued */
 	systrace_stop(rec);
+	if (iorec > 0 && iotrace_stop(iorec, iot_log))
+		fprintf(stderr, "porthole capture: the iotrace collector did "
+				"not exit cleanly; joining what it wrote\n");
 	if (dev_pid > 0) {
 		/* perfetto writes its buffer out on SIGTERM: wait for it. */
 		dev_trace = !ph_perfetto_stop(dev_pid, remote, dev_path, 30000,
@@ -332,6 +511,25 @@ static int capture_exec(int argc, char **argv)
 		if (n < 0)
 			fprintf(stderr, "porthole capture: %s\n", why);
 	}
+	if (iorec > 0 && lv.link.via_adb) {
+		ph_analysis_note(a, "block I/O: recorded on this machine, but "
+				    "the app was reached on a device; not "
+				    "merged");
+	} else if (iorec > 0) {
+		char sp[sizeof(lv.session_path)];
+
+		pthread_mutex_lock(&lv.mu);
+		snprintf(sp, sizeof(sp), "%s", lv.session_path);
+		pthread_mutex_unlock(&lv.mu);
+		io = ph_io_merge(a, &lv.store, sp, iot_out ? iot_out : iot_dir,
+				 iot_out != NULL,
+				 a->ident.pid ? a->ident.pid : pid, why,
+				 sizeof(why));
+		if (!io)
+			fprintf(stderr, "porthole capture: block I/O: %s\n",
+				why);
+	}
+	info.io = io;
 	ph_analysis_resolve_where(a, ph_env_project_root());
 	info.scenario = scenario;
 	info.driver = driver;
@@ -354,18 +552,23 @@ static int capture_exec(int argc, char **argv)
 			out);
 	}
 	ph_analysis_free(a);
+	ph_io_view_free(io);
 	if (!status)
 		status = info.exit_status;
 out:
 	if (dev_pid > 0) /* CMD never ran: stop the device's session */
 		ph_perfetto_stop(dev_pid, remote, NULL, 30000, why,
 				 sizeof(why));
-	if (pid < 0) /* and the local recorder */
+	if (pid < 0) { /* and the local recorders */
 		systrace_stop(rec);
+		iotrace_stop(iorec, iot_log);
+	}
 	ph_live_release(&lv);
 	unlink(announce);
 	unlink(trace_path);
 	unlink(dev_path);
+	unlink(iot_log);
+	nftw(iot_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	rmdir(announce_dir);
 	return status;
 }
@@ -377,7 +580,8 @@ const struct ph_cmd ph_cmd_capture = {
 		"porthole capture --scenario NAME [--out FILE] [--driver NAME]\n"
 		"                 [--application-id ID] [--systrace "
 		"[--systrace-seconds N]]\n"
-		"                 -- CMD [ARGS...]\n"
+		"                 [--iotrace [--iotrace-out DIR]] -- CMD "
+		"[ARGS...]\n"
 		"  --scenario NAME        the run's name (compare refuses to mix)\n"
 		"  --out FILE             default porthole-trace.json\n"
 		"  --driver NAME          who drives the run (e.g. a UI test)\n"
@@ -390,6 +594,12 @@ const struct ph_cmd ph_cmd_capture = {
 		"                         over adb when --application-id names\n"
 		"                         an app on a device; --systrace-seconds\n"
 		"                         N stops it after N s\n"
+		"  --iotrace              also record this machine's block I/O\n"
+		"                         (porthole iotrace record; root) and\n"
+		"                         merge the io view's findings, tagged\n"
+		"                         [iotrace]; the capture keeps the view\n"
+		"                         as `io`.  --iotrace-out DIR keeps the\n"
+		"                         recording there (porthole io DIR)\n"
 		"Exits with CMD's status.",
 	.exec = capture_exec,
 };

@@ -2,6 +2,7 @@
 #include "ph_common.h"
 #include "capture.h"
 #include "ph_error.h"
+#include "io.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -122,6 +123,10 @@ void ph_capture_write(const struct ph_analysis *a,
 	ph_jw_kv_int(jw, "dropped", (int64_t)a->dropped);
 	ph_jw_kv_int(jw, "gaps", (int64_t)a->gaps);
 	ph_jw_obj_end(jw);
+	if (info->io) {
+		ph_jw_key(jw, "io");
+		ph_io_write_capture(info->io, PH_CAPTURE_IO_SPANS, jw);
+	}
 	ph_jw_obj_end(jw);
 }
 

@@ -22,6 +22,8 @@
  *   counts     {kind: n}                       events in the window
  *   lanes      [{lane, from, to, label, level}]  for the HTML timeline
  *   source     {events, malformed, dropped, gaps}
+ *   io         the block I/O view (capture --iotrace only; io.h,
+ *              ph_io_write_capture)
  */
 #ifndef PH_HOST_CAPTURE_H
 #define PH_HOST_CAPTURE_H
@@ -34,11 +36,17 @@
 #define PH_CAPTURE_FORMAT  "porthole-capture"
 #define PH_CAPTURE_VERSION 1
 
+struct ph_io_view;
+
+/* A capture keeps at most this many block requests for the io lanes. */
+#define PH_CAPTURE_IO_SPANS 5000
+
 struct ph_capture_info {
 	const char *scenario; /* NULL: "unnamed" */
 	const char *driver;
-	char *const *argv; /* the command run, or NULL */
-	int exit_status;   /* with argv */
+	char *const *argv;	     /* the command run, or NULL */
+	int exit_status;	     /* with argv */
+	const struct ph_io_view *io; /* capture --iotrace's view, or NULL */
 };
 
 /* Writes the capture of analysis a as one JSON object. */

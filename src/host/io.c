@@ -1135,11 +1135,6 @@ int ph_io_load(struct ph_io_view *v, const char *events_path,
 	       const char *rec_dir, char *why, size_t why_size)
 {
 	struct ph_ingest in;
-	struct ph_buf mb = PH_BUF_INIT((size_t)64 << 20);
-	struct ph_arena ar;
-	struct ph_json *m = NULL;
-	struct ph_iot_ds_stats st = { 0 };
-	char path[PATH_MAX + 32];
 	int rc;
 
 	why[0] = '\0';
@@ -1157,7 +1152,23 @@ int ph_io_load(struct ph_io_view *v, const char *events_path,
 	}
 	ph_io_set_session(v, &in.ident, &in.profile, in.first_t, in.last_t);
 	ph_ingest_release(&in);
+	return ph_io_load_recording(v, rec_dir, why, why_size);
+}
 
+int ph_io_load_recording(struct ph_io_view *v, const char *rec_dir, char *why,
+			 size_t why_size)
+{
+	struct ph_buf mb = PH_BUF_INIT((size_t)64 << 20);
+	struct ph_arena ar;
+	struct ph_json *m = NULL;
+	struct ph_iot_ds_stats st = { 0 };
+	char path[PATH_MAX + 32];
+	int rc;
+
+	why[0] = '\0';
+	if (!v->rec_dir)
+		v->rec_dir =
+			ph_arena_strndup(&v->arena, rec_dir, strlen(rec_dir));
 	ph_arena_init(&ar, PH_ARENA_DEFAULT_BLOCK, (size_t)256 << 20);
 	snprintf(path, sizeof(path), "%s/manifest.json", rec_dir);
 	if (!ph_buf_read_file(&mb, path) &&

@@ -220,6 +220,16 @@ int ph_io_finish(struct ph_io_view *v);
 int ph_io_load(struct ph_io_view *v, const char *events_path,
 	       const char *rec_dir, char *why, size_t why_size);
 
+/*
+ * The second half of ph_io_load, for a caller that fed the session
+ * itself (ph_io_feed_event for each event, then ph_io_set_session): the
+ * recording's manifest, the clock, every ds row, ph_io_finish.  v->rec_dir
+ * is set to rec_dir unless the caller set it (NULL it afterwards for a
+ * recording that will not be kept).  0, or non-zero with why.
+ */
+int ph_io_load_recording(struct ph_io_view *v, const char *rec_dir, char *why,
+			 size_t why_size);
+
 /* Adds a note (copied) the answers carry. */
 void ph_io_note(struct ph_io_view *v, const char *fmt, ...) PH_PRINTF(2, 3);
 
@@ -235,6 +245,14 @@ void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw);
  */
 int ph_io_write_events(const struct ph_io_view *v, bool all,
 		       struct ph_buf *out) PH_WUR;
+/*
+ * The view as a capture keeps it (docs/cli.md, the capture's `io`): the
+ * JSON answer without format, version and findings (the capture merged
+ * those), plus `spans`, the requests by issue time for the report's io
+ * lanes — at most max_spans, the app's own first — and `spansOmitted`.
+ */
+void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
+			 struct ph_jw *jw);
 /* One request's `io` event. */
 void ph_io_event_write(const struct ph_io_req *r, struct ph_jw *jw);
 

@@ -384,14 +384,14 @@ static void json_moment(const struct ph_io_moment *m, struct ph_jw *jw)
 	ph_jw_obj_end(jw);
 }
 
-void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)
+/* Every member of the JSON answer but format, version and the findings'
+ * (the capture holds those merged with its own). */
+static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
+		      bool findings)
 {
 	char note[400], dev[24];
 	size_t n = 0;
 
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "format", "porthole-io");
-	ph_jw_kv_int(jw, "version", 1);
 	ph_jw_key(jw, "app");
 	ph_jw_obj_begin(jw);
 	ph_jw_kv_str(jw, "packageName", v->ident.package);
@@ -489,11 +489,13 @@ void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)
 		ph_jw_obj_end(jw);
 	}
 	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "findings");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nf; i++)
-		ph_finding_write(&v->f[i], jw);
-	ph_jw_arr_end(jw);
+	if (findings) {
+		ph_jw_key(jw, "findings");
+		ph_jw_arr_begin(jw);
+		for (size_t i = 0; i < v->nf; i++)
+			ph_finding_write(&v->f[i], jw);
+		ph_jw_arr_end(jw);
+	}
 	ph_jw_key(jw, "quiet");
 	ph_jw_arr_begin(jw);
 	for (size_t i = 0; i < v->nquiet; i++)
@@ -512,5 +514,66 @@ void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)
 	for (size_t i = 0; i < v->nnotes; i++)
 		ph_jw_str(jw, v->notes[i]);
 	ph_jw_arr_end(jw);
+}
+
+void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)
+{
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "format", "porthole-io");
+	ph_jw_kv_int(jw, "version", 1);
+	json_body(v, jw, true);
+	ph_jw_obj_end(jw);
+}
+
+/* One request as a span of the capture's io lane. */
+static void json_span(const struct ph_io_req *r, struct ph_jw *jw)
+{
+	char dev[24];
+
+	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_double(jw, "from", ms(r->issue_ns));
+	ph_jw_kv_double(jw, "to", ms(r->done_ns));
+	kv_ms_or_null(jw, "latencyMs", r->latency_ns);
+	ph_jw_kv_str(jw, "device", dev);
+	ph_jw_kv_str(jw, "rwbs", r->rwbs);
+	ph_jw_kv_str(jw, "op", r->op);
+	ph_jw_kv_int(jw, "bytes", (int64_t)r->bytes);
+	if (r->pid >= 0)
+		ph_jw_kv_int(jw, "pid", r->pid);
+	if (r->tid >= 0)
+		ph_jw_kv_int(jw, "tid", r->tid);
+	ph_jw_kv_str(jw, "comm", r->comm);
+	if (r->app)
+		ph_jw_kv_bool(jw, "app", true);
+	if (r->main)
+		ph_jw_kv_bool(jw, "mainThread", true);
+	ph_jw_obj_end(jw);
+}
+
+void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
+			 struct ph_jw *jw)
+{
+	size_t app = 0, kept = 0, others;
+
+	/* The app's requests first, then others' in issue order. */
+	for (size_t i = 0; i < v->nreq; i++)
+		app += v->req[i].app;
+	others = max_spans > app ? max_spans - app : 0;
+	ph_jw_obj_begin(jw);
+	json_body(v, jw, false);
+	ph_jw_key(jw, "spans");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0, o = 0; i < v->nreq; i++) {
+		const struct ph_io_req *r = &v->req[i];
+
+		if (r->app ? kept - o >= max_spans : o >= others)
+			continue;
+		o += !r->app;
+		kept++;
+		json_span(r, jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_kv_int(jw, "spansOmitted", (int64_t)(v->nreq - kept));
 	ph_jw_obj_end(jw);
 }

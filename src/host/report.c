@@ -112,15 +112,54 @@ static int footer(const struct ph_json *cap, struct ph_buf *b)
 		    add(b, " · queries %" PRId64 "\n", mnum(m, "db.queries"));
 }
 
+/*
+ * Block I/O joined by capture --iotrace, one line; nothing without it.
+ */
+static int io_line(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *io = get(cap, "io");
+	int64_t lost = num(io, "recording.totalLost", -1);
+	int rc;
+
+	if (!ph_json_is(io, PH_JSON_OBJECT))
+		return 0;
+	rc = add(b,
+		 "block I/O: %" PRId64 " requests, %" PRId64
+		 " by the app (%" PRId64 " on its main thread), %" PRId64
+		 " by %" PRId64 " other processes; clock %.*s; ",
+		 num(io, "requests.total", 0), num(io, "requests.app", 0),
+		 num(io, "requests.mainThread", 0),
+		 num(io, "requests.others", 0),
+		 num(io, "requests.otherProcesses", 0),
+		 S(get(io, "clock.alignment")));
+	if (!rc && lost >= 0)
+		rc = add(b, "%" PRId64 " events lost\n", lost);
+	else if (!rc)
+		rc = add(b, "losses unknown\n");
+	return rc;
+}
+
+/* "[trace] ", "[iotrace] ": a finding from another engine, tagged by its
+ * source; nothing for the app's own. */
+static int source_tag(const struct ph_json *f, struct ph_buf *b)
+{
+	const struct ph_json *src = ph_json_get(f, "source");
+
+	if (!ph_json_is(src, PH_JSON_STRING) || !src->n ||
+	    ph_json_streq(src, "porthole"))
+		return 0;
+	return add(b, "[%.*s] ", S(src));
+}
+
 static int finding_text(const struct ph_json *f, struct ph_buf *b)
 {
 	const struct ph_json *det = ph_json_get(f, "detail");
 	const struct ph_json *where = ph_json_get(f, "where");
-	bool trace = ph_json_streq(ph_json_get(f, "source"), "trace");
 	int rc;
 
-	rc = add(b, "%-8.*s %s%.*s", S(ph_json_get(f, "severity")),
-		 trace ? "[trace] " : "", S(ph_json_get(f, "title")));
+	rc = add(b, "%-8.*s ", S(ph_json_get(f, "severity")));
+	rc = rc ? rc : source_tag(f, b);
+	rc = rc ? rc : add(b, "%.*s", S(ph_json_get(f, "title")));
 	if (!rc && ph_json_is(ph_json_get(f, "status"), PH_JSON_STRING))
 		rc = add(b, " [%.*s]", S(ph_json_get(f, "status")));
 	rc = rc ? rc : add(b, "\n");
@@ -161,6 +200,7 @@ int ph_report_text(const struct ph_json *cap, struct ph_buf *b)
 	}
 	rc = rc ? rc : add(b, "\n");
 	rc = rc ? rc : footer(cap, b);
+	rc = rc ? rc : io_line(cap, b);
 	if (!rc && ph_json_is(counts, PH_JSON_OBJECT) && counts->n) {
 		rc = add(b, "events:");
 		for (size_t i = 0; !rc && i < counts->n; i++) {
@@ -188,9 +228,10 @@ int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
 	struct ph_jw jw;
 	const struct ph_json *m = get(cap, "metrics");
 	double hz = dnum(cap, "device.refreshHz", 0);
-	static const char *const copy[] = { "findings",	    "quiet",
-					    "alsoInWindow", "notes",
-					    "counts",	    "marks" };
+	static const char *const copy[] = {
+		"findings", "quiet", "alsoInWindow", "notes", "counts",
+		"marks",    "io"
+	};
 
 	ph_jw_init(&jw, b);
 	ph_jw_obj_begin(&jw);
@@ -277,8 +318,127 @@ static const char css[] =
 	".f small{color:#555;display:block}.q,.foot{color:#555;margin:8px 0}"
 	"text{font-size:11px;fill:#333}";
 
+/* At most this many io lanes (one per device) in the HTML timeline. */
+#define IO_LANES 8
+
+/* The devices of the capture's io spans, in order of first appearance. */
+static size_t io_devices(const struct ph_json *spans,
+			 const struct ph_json **dev, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; ph_json_is(spans, PH_JSON_ARRAY) && i < spans->n;
+	     i++) {
+		const struct ph_json *d =
+			ph_json_get(&spans->u.items[i], "device");
+		size_t k = 0;
+
+		if (!ph_json_is(d, PH_JSON_STRING))
+			continue;
+		while (k < n && !(dev[k]->n == d->n &&
+				  !memcmp(dev[k]->u.s, d->u.s, d->n)))
+			k++;
+		if (k == n && n < max)
+			dev[n++] = d;
+	}
+	return n;
+}
+
+/*
+ * The io lanes: one per device, a bar from each request's issue to its
+ * completion — the main thread's red, the rest of the app's orange,
+ * other processes' grey, drawn in that order of precedence (others
+ * first, so the app's are on top).  A bar thinner than a pixel that
+ * falls in the same pixel as the previous bar of its lane and kind is
+ * not drawn again: a busy disk is a band, not a million rects.
+ */
+static int io_lanes(const struct ph_json *spans, const struct ph_json **dev,
+		    size_t ndev, int64_t from, double span, double left,
+		    double w, double lh, size_t first_lane, struct ph_buf *b)
+{
+	static const char *const fill[] = { "#9aa5b1", "#ef8f00", "#c62828" };
+	int rc = 0;
+
+	for (size_t l = 0; !rc && l < ndev; l++) {
+		double y = lh * (double)(first_lane + l);
+
+		rc = add(b,
+			 "<text x=\"4\" y=\"%.0f\">io %.*s</text><line "
+			 "x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" "
+			 "stroke=\"#e3e3e3\"/>",
+			 y + 18, S(dev[l]), left, left + w, y + lh, y + lh);
+	}
+	for (int kind = 0; !rc && kind < 3; kind++) {
+		double last[IO_LANES];
+
+		for (size_t l = 0; l < IO_LANES; l++)
+			last[l] = -1;
+		for (size_t i = 0;
+		     !rc && ph_json_is(spans, PH_JSON_ARRAY) && i < spans->n;
+		     i++) {
+			const struct ph_json *it = &spans->u.items[i];
+			const struct ph_json *d = ph_json_get(it, "device");
+			int k = ph_json_get(it, "mainThread") ? 2 :
+				ph_json_get(it, "app")	      ? 1 :
+								0;
+			double a = dnum(it, "from", 0), z = dnum(it, "to", a);
+			double x, x2, lat = dnum(it, "latencyMs", -1);
+			size_t l = 0;
+
+			if (k != kind || !ph_json_is(d, PH_JSON_STRING))
+				continue;
+			while (l < ndev &&
+			       !(dev[l]->n == d->n &&
+				 !memcmp(dev[l]->u.s, d->u.s, d->n)))
+				l++;
+			if (l == ndev)
+				continue;
+			x = left + ((a - (double)from) / span) * w;
+			x2 = left + ((z - (double)from) / span) * w;
+			if (x < left)
+				x = left;
+			if (x2 > left + w)
+				x2 = left + w;
+			if (x2 < x || x > left + w)
+				continue; /* outside the window */
+			if (x2 - x < 1) {
+				if (floor(x) == last[l])
+					continue;
+				last[l] = floor(x);
+				x2 = x + 1;
+			}
+			rc = add(b,
+				 "<rect x=\"%.1f\" y=\"%.0f\" "
+				 "width=\"%.1f\" height=\"%.0f\" "
+				 "fill=\"%s\"><title>",
+				 x, lh * (double)(first_lane + l) + 6, x2 - x,
+				 lh - 12, fill[k]);
+			rc = rc ? rc :
+				  add(b, "t=%.3f..%.3f %.*s %" PRId64 " B ", a,
+				      z, S(ph_json_get(it, "rwbs")),
+				      num(it, "bytes", 0));
+			if (!rc && lat >= 0)
+				rc = add(b, "%.3f ms ", lat);
+			rc = rc ? rc : escj(b, ph_json_get(it, "comm"));
+			if (!rc && ph_json_get(it, "pid"))
+				rc = add(b, " pid %" PRId64 " tid %" PRId64,
+					 num(it, "pid", -1),
+					 num(it, "tid", -1));
+			if (!rc && k)
+				rc = add(b, "%s",
+					 k == 2 ? " (main thread)" : " (app)");
+			rc = rc ? rc : add(b, "</title></rect>");
+		}
+	}
+	return rc;
+}
+
 int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 {
+	const struct ph_json *spans = get(cap, "io.spans");
+	const struct ph_json *dev[IO_LANES];
+	size_t ndev = io_devices(spans, dev, IO_LANES);
+	double nl = (double)(PH_ARRAY_SIZE(lane_names) + ndev);
 	const struct ph_json *lanes = ph_json_get(cap, "lanes");
 	const struct ph_json *fs = ph_json_get(cap, "findings");
 	const struct ph_json *q = ph_json_get(cap, "quiet");
@@ -300,12 +460,18 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 	ph_buf_reset(&text);
 	rc = rc ? rc : footer(cap, &text);
 	rc = rc ? rc : esc(b, text.buf, text.len);
+	ph_buf_reset(&text);
+	rc = rc ? rc : io_line(cap, &text);
+	if (!rc && text.len) {
+		rc = add(b, "<br>");
+		rc = rc ? rc : esc(b, text.buf, text.len);
+	}
 	rc = rc ? rc : add(b, "</p></header><main><section id=\"tl\">");
 	rc = rc ? rc :
 		  add(b,
 		      "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		      "aria-label=\"timeline\">",
-		      w + left, lh * (double)PH_ARRAY_SIZE(lane_names) + 24);
+		      w + left, lh * nl + 24);
 	for (size_t l = 0; !rc && l < PH_ARRAY_SIZE(lane_names); l++)
 		rc = add(b,
 			 "<text x=\"4\" y=\"%.0f\">%s</text><line x1=\"%.0f\" "
@@ -343,12 +509,14 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 		rc = rc ? rc : add(b, "</title></rect>");
 	}
 	rc = rc ? rc :
+		  io_lanes(spans, dev, ndev, from, span, left, w, lh,
+			   PH_ARRAY_SIZE(lane_names), b);
+	rc = rc ? rc :
 		  add(b,
 		      "<text x=\"%.0f\" y=\"%.0f\">t=%" PRId64 "</text>"
 		      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">"
 		      "+%.1f s</text></svg></section><section id=\"fs\">",
-		      left, lh * (double)PH_ARRAY_SIZE(lane_names) + 18, from,
-		      left + w, lh * (double)PH_ARRAY_SIZE(lane_names) + 18,
+		      left, lh * nl + 18, from, left + w, lh * nl + 18,
 		      span / 1000.0);
 	for (size_t i = 0; !rc && ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n;
 	     i++) {
@@ -358,8 +526,11 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 
 		rc = add(b, "<div class=\"f %.*s\"><b>",
 			 S(ph_json_get(f, "severity")));
-		if (!rc && ph_json_streq(ph_json_get(f, "source"), "trace"))
-			rc = add(b, "[trace] ");
+		if (!rc) {
+			ph_buf_reset(&text);
+			rc = source_tag(f, &text);
+			rc = rc ? rc : esc(b, text.buf, text.len);
+		}
 		rc = rc ? rc : escj(b, ph_json_get(f, "title"));
 		rc = rc ? rc : add(b, "</b>");
 		for (size_t k = 0;

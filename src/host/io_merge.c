@@ -1,0 +1,126 @@
+/* io_merge.c: an iotrace recording's io view merged into a capture. */
+#include "ph_common.h"
+#include "io_merge.h"
+#include "ingest.h"
+
+static const char *keep(struct ph_analysis *a, const char *s)
+{
+	return s ? ph_arena_strndup(&a->arena, s, strlen(s)) : NULL;
+}
+
+/* The view's findings into a, their strings copied into a's arena. */
+static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
+{
+	int added = 0;
+
+	for (size_t i = 0; i < v->nf; i++) {
+		const struct ph_finding *src = &v->f[i];
+		struct ph_finding *f = ph_analysis_add(a);
+
+		if (!f)
+			break;
+		*f = *src;
+		f->id = keep(a, src->id);
+		f->source = "iotrace";
+		f->title = keep(a, src->title);
+		for (int k = 0; k < src->ndetail; k++)
+			f->detail[k] = keep(a, src->detail[k]);
+		f->evidence = keep(a, src->evidence ? src->evidence : "{}");
+		f->key = keep(a, src->key ? src->key : src->id);
+		/* no where-hints: a block request names no code */
+		memset(&f->hint, 0, sizeof(f->hint));
+		f->where = f->where_short = NULL;
+		if (!f->id || !f->title || !f->evidence || !f->key) {
+			a->nf--; /* out of memory: not half a finding */
+			break;
+		}
+		added++;
+	}
+	for (size_t i = 0; i < v->nquiet && a->nquiet < PH_ARRAY_SIZE(a->quiet);
+	     i++) {
+		const char *q = keep(a, v->quiet[i]);
+
+		if (q)
+			a->quiet[a->nquiet++] = q;
+	}
+	ph_analysis_rank(a);
+	return added;
+}
+
+/*
+ * The app's events over a's window into the view: from the store while
+ * it holds the whole window, else from the session file (the store
+ * evicted its start), else what the store has, said.
+ */
+static void feed_events(struct ph_io_view *v, struct ph_analysis *a,
+			struct ph_store *s, const char *session_path)
+{
+	int64_t covered_from;
+
+	pthread_mutex_lock(&s->lock);
+	covered_from = s->covered_from;
+	pthread_mutex_unlock(&s->lock);
+	if (covered_from != INT64_MIN && a->window.from < covered_from &&
+	    session_path && session_path[0]) {
+		struct ph_ingest in;
+
+		ph_ingest_init(&in, ph_io_feed_event, v);
+		if (!ph_ingest_file(&in, session_path) && in.events) {
+			ph_ingest_release(&in);
+			return;
+		}
+		ph_ingest_release(&in);
+		/* nothing fed yet: the session file was unreadable */
+	}
+	if (covered_from != INT64_MIN && a->window.from < covered_from)
+		ph_io_note(v,
+			   "the app's events before t=%" PRId64
+			   " were evicted from the live buffer: moments "
+			   "before it are not joined",
+			   covered_from);
+	ph_store_each(s, a->window,
+		      (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |
+			      (1ull << PH_KIND_DB_END) |
+			      (1ull << PH_KIND_DEVICE),
+		      ph_io_feed_event, v);
+}
+
+struct ph_io_view *ph_io_merge(struct ph_analysis *a, struct ph_store *s,
+			       const char *session_path, const char *rec_dir,
+			       bool keep_dir, int64_t pid, char *why,
+			       size_t why_size)
+{
+	struct ph_io_opts o = { .pid = pid, .w = a->window };
+	struct ph_io_view *v = ph_io_view_new(&o);
+	int added;
+
+	why[0] = '\0';
+	if (!v) {
+		snprintf(why, why_size, "out of memory");
+		goto fail;
+	}
+	feed_events(v, a, s, session_path);
+	ph_io_set_session(v, &a->ident, &a->profile, a->first_t, a->last_t);
+	if (ph_io_load_recording(v, rec_dir, why, why_size))
+		goto fail;
+	if (!keep_dir)
+		v->rec_dir = NULL; /* removed with the capture's temp files */
+	if (v->no_overlap) {
+		snprintf(why, why_size,
+			 "the recording does not overlap the capture's "
+			 "window");
+		goto fail;
+	}
+	added = merge_findings(a, v);
+	ph_analysis_note(a,
+			 "block I/O: %d finding%s over the same window, "
+			 "tagged [iotrace]; %" PRIu64 " requests, %" PRIu64
+			 " by the app (%" PRIu64 " on its main thread)",
+			 added, added == 1 ? "" : "s", (uint64_t)v->nreq,
+			 v->app_n, v->main_n);
+	return v;
+fail:
+	ph_analysis_note(a, "block I/O: %s", why);
+	ph_io_view_free(v);
+	return NULL;
+}
