@@ -20,19 +20,6 @@
 
 extern const struct ph_cmd ph_cmd_io;
 
-static bool whole(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool decimal(const char *s, double *out)
 {
 	char *end;
@@ -99,12 +86,13 @@ static int io_exec(int argc, char **argv)
 		} else if (!strcmp(a, "--events") && val) {
 			events = argv[++i];
 		} else if (!strcmp(a, "--from") && val &&
-			   whole(val, &o.w.from)) {
+			   ph_cmd_int(val, &o.w.from)) {
 			i++;
-		} else if (!strcmp(a, "--to") && val && whole(val, &o.w.to)) {
+		} else if (!strcmp(a, "--to") && val &&
+			   ph_cmd_int(val, &o.w.to)) {
 			i++;
-		} else if (!strcmp(a, "--pid") && val && whole(val, &o.pid) &&
-			   o.pid > 0) {
+		} else if (!strcmp(a, "--pid") && val &&
+			   ph_cmd_int(val, &o.pid) && o.pid > 0) {
 			i++;
 		} else if (!strcmp(a, "--offset-ms") && val &&
 			   decimal(val, &d)) {

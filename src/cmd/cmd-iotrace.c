@@ -49,19 +49,6 @@ static bool number(const char *s, double *out)
 	return true;
 }
 
-static bool integer(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Options both record and parse take; returns 1 when it took argv[*i]. */
 static int common_opt(int argc, char **argv, int *i, const char **out,
 		      enum ph_iot_compression *c, uint64_t *rotate, int *bad)
@@ -111,7 +98,7 @@ static int do_parse(int argc, char **argv)
 			continue;
 		if (!strcmp(a, "--mono-to-real-offset-ns")) {
 			if (!(v = value(argc, argv, &i)) ||
-			    !integer(v, &o.offset_ns)) {
+			    !ph_cmd_int(v, &o.offset_ns)) {
 				if (v)
 					usage("'%s' is not a whole number of "
 					      "nanoseconds",
@@ -187,7 +174,7 @@ static int do_record(int argc, char **argv)
 				bad = 1;
 		} else if (!strcmp(a, "--buffer-kb")) {
 			if (!(v = value(argc, argv, &i)) ||
-			    !integer(v, &o.buffer_kb) || o.buffer_kb < 64) {
+			    !ph_cmd_int(v, &o.buffer_kb) || o.buffer_kb < 64) {
 				if (v)
 					usage("--buffer-kb: '%s' is not at "
 					      "least 64",
@@ -197,8 +184,8 @@ static int do_record(int argc, char **argv)
 		} else if (!strcmp(a, "--nice")) {
 			int64_t n = 0;
 
-			if (!(v = value(argc, argv, &i)) || !integer(v, &n) ||
-			    n < -20 || n > 19) {
+			if (!(v = value(argc, argv, &i)) ||
+			    !ph_cmd_int(v, &n) || n < -20 || n > 19) {
 				if (v)
 					usage("--nice: '%s' is not a nice "
 					      "value (-20..19)",

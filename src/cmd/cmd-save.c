@@ -46,10 +46,15 @@ static int save_exec(int argc, char **argv)
 		else if (!strcmp(argv[i], "--since") &&
 			 (since = ph_parse_duration_ms(argv[++i])) >= 0)
 			;
-		else if (!strcmp(argv[i], "--from"))
-			from = strtoll(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--to"))
-			to = strtoll(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--from") &&
+			 ph_cmd_int(argv[++i], &from))
+			;
+		else if (!strcmp(argv[i], "--to") && ph_cmd_int(argv[++i], &to))
+			;
+		else if (argv[i] == val) /* the option was known: its value */
+			return ph_cmd_usage_error(&ph_cmd_save,
+						  "bad value for %s: %s",
+						  argv[i - 1], val);
 		else
 			return ph_cmd_usage_error(&ph_cmd_save, "bad option %s",
 						  argv[i]);

@@ -30,6 +30,9 @@ struct ph_cmd {
 int ph_cmd_usage_error(const struct ph_cmd *cmd, const char *fmt, ...)
 	PH_PRINTF(2, 3);
 
+/* A whole decimal integer (all of s, in range) into *out; false if not. */
+bool ph_cmd_int(const char *s, int64_t *out);
+
 const struct ph_cmd *ph_cmd_find(const char *name);
 extern const struct ph_cmd *const ph_cmds[];
 

@@ -67,6 +67,19 @@ int ph_cmd_usage_error(const struct ph_cmd *cmd, const char *fmt, ...)
 	return 2;
 }
 
+bool ph_cmd_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
 /*
  * git's run_builtin() habit: output that could not be written is a
  * failure, so `porthole report > /full/disk` does not exit 0.
