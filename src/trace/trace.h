@@ -264,6 +264,13 @@ uint64_t ph_trace_strhash(const char *s, size_t n);
  * so with 4 KB pages the page faults alone cost a quarter of the ingest.
  */
 void ph_trace_hugepages(void *p, size_t n);
+/*
+ * Sorts n packed words, key << idx_bits | index, by their key_bits key
+ * bits, stably (equal keys keep their index order), 11 bits a pass, with b
+ * (n words) as scratch.  Returns whichever of a and b holds the result.
+ */
+uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
+				int idx_bits, int key_bits);
 /* Reserves room for n more events (a guess from the input's size). */
 int ph_trace_reserve(struct ph_trace *t, size_t n);
 static inline const char *ph_trace_str(const struct ph_trace *t, uint32_t id)

@@ -44,8 +44,9 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		       int idx_bits, uint32_t *order, size_t n)
 {
 	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
-	uint64_t mask = ((uint64_t)1 << idx_bits) - 1;
+	uint64_t mask = ((uint64_t)1 << idx_bits) - 1, *sorted;
 	size_t k = 0;
+	int key_bits = 0;
 
 	if (!a || !b) {
 		free(a);
@@ -59,30 +60,11 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 			a[k++] = ((uint64_t)t->ev[i].ts - (uint64_t)min)
 					 << idx_bits |
 				 i;
-	for (int shift = idx_bits; shift < 64 && (span >> (shift - idx_bits));
-	     shift += 11) {
-		size_t count[2048] = { 0 };
-		size_t pos = 0;
-		uint64_t *tmp;
-
-		for (size_t i = 0; i < n; i++)
-			count[(a[i] >> shift) & 2047]++;
-		if (count[(a[0] >> shift) & 2047] == n)
-			continue; /* one digit value: nothing to move */
-		for (int d = 0; d < 2048; d++) {
-			size_t c = count[d];
-
-			count[d] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[count[(a[i] >> shift) & 2047]++] = a[i];
-		tmp = a;
-		a = b;
-		b = tmp;
-	}
+	while (key_bits < 64 && (span >> key_bits))
+		key_bits++;
+	sorted = ph_trace_radix_packed(a, b, n, idx_bits, key_bits);
 	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)(a[i] & mask);
+		order[i] = (uint32_t)(sorted[i] & mask);
 	free(a);
 	free(b);
 	return 0;

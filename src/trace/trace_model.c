@@ -376,6 +376,33 @@ void ph_trace_hugepages(void *p, size_t n)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
+uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
+				int idx_bits, int key_bits)
+{
+	for (int shift = idx_bits;
+	     n && shift < 64 && shift < idx_bits + key_bits; shift += 11) {
+		size_t count[2048] = { 0 }, pos = 0;
+		uint64_t *tmp;
+
+		for (size_t i = 0; i < n; i++)
+			count[(a[i] >> shift) & 2047]++;
+		if (count[(a[0] >> shift) & 2047] == n)
+			continue; /* one digit value: nothing to move */
+		for (int d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 2047]++] = a[i];
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	return a;
+}
+
 static int strtab_rehash(struct ph_strtab *st)
 {
 	uint32_t ns = st->nslots ? st->nslots * 2 : 1024;

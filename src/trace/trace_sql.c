@@ -73,7 +73,7 @@ static int radix_perm(const struct ph_table *tb, int c, uint32_t *p)
 {
 	size_t n = tb->rows;
 	int64_t min = INT64_MAX, max = INT64_MIN;
-	uint64_t span, *a, *b;
+	uint64_t span, *a, *b, *sorted;
 	int idx_bits = 1, key_bits = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -110,28 +110,9 @@ static int radix_perm(const struct ph_table *tb, int c, uint32_t *p)
 
 		a[i] = k << idx_bits | i;
 	}
-	for (int shift = idx_bits; shift < idx_bits + key_bits; shift += 11) {
-		size_t count[2048] = { 0 }, pos = 0;
-		uint64_t *tmp;
-
-		for (size_t i = 0; i < n; i++)
-			count[(a[i] >> shift) & 2047]++;
-		if (count[(a[0] >> shift) & 2047] == n)
-			continue;
-		for (int d = 0; d < 2048; d++) {
-			size_t k = count[d];
-
-			count[d] = pos;
-			pos += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[count[(a[i] >> shift) & 2047]++] = a[i];
-		tmp = a;
-		a = b;
-		b = tmp;
-	}
+	sorted = ph_trace_radix_packed(a, b, n, idx_bits, key_bits);
 	for (size_t i = 0; i < n; i++)
-		p[i] = (uint32_t)(a[i] & (((uint64_t)1 << idx_bits) - 1));
+		p[i] = (uint32_t)(sorted[i] & (((uint64_t)1 << idx_bits) - 1));
 	free(a);
 	free(b);
 	return 0;
