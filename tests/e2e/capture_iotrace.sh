@@ -19,19 +19,7 @@ S="$(cd "$BIN" && pwd)/porthole-sample"
 T=$E2E_TMP
 TR=/sys/kernel/tracing
 
-usable() {
-	[ -e $TR/trace_pipe ] || mount -t tracefs nodev $TR ||
-		{ echo "cannot mount tracefs at $TR"; return 1; }
-	[ -e $TR/events/block/block_rq_issue/enable ] ||
-		{ echo "no block tracepoints in $TR/events/block"; return 1; }
-	src=$(findmnt -n -o SOURCE --target "$T")
-	case $src in
-	/dev/*) ;;
-	*) echo "$T is on '$src', not a real block device: the sample's" \
-		"database would cause no block I/O"; return 1 ;;
-	esac
-}
-check "live: tracefs and a real disk are usable" usable
+check "live: tracefs and a real disk are usable" block_io_usable $TR "$T"
 instances_before=$(ls $TR/instances 2> /dev/null)
 
 capture() {

@@ -23,3 +23,19 @@ enter_tracefs_ns() {
 	echo "[${PH_SUITE:-e2e}] 0 passed, 1 failed"
 	exit 1
 }
+
+# block_io_usable TRACEFS DIR: tracefs mounted (mounting it in this
+# namespace if need be), block tracepoints present, and DIR on a real block
+# device (files written there cause block requests); says why not.
+block_io_usable() {
+	[ -e "$1/trace_pipe" ] || mount -t tracefs nodev "$1" ||
+		{ echo "cannot mount tracefs at $1"; return 1; }
+	[ -e "$1/events/block/block_rq_issue/enable" ] ||
+		{ echo "no block tracepoints in $1/events/block"; return 1; }
+	src=$(findmnt -n -o SOURCE --target "$2")
+	case $src in
+	/dev/*) ;;
+	*) echo "$2 is on '$src', not a real block device: the sample's" \
+		"database would cause no block I/O"; return 1 ;;
+	esac
+}
