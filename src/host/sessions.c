@@ -390,8 +390,9 @@ static int wm_write(const char *dir, struct ph_watermark *old,
 	return rc;
 }
 
-int ph_watermark_record(const char *dir, const struct ph_analysis *a,
-			bool mark_errors_reported)
+/* Under the watermark lock: load, apply the analysis and/or key, write. */
+static int wm_update(const char *dir, const struct ph_analysis *a,
+		     bool mark_errors_reported, const char *key)
 {
 	struct ph_watermark wm;
 	int fd = wm_lock(dir), rc;
@@ -400,25 +401,21 @@ int ph_watermark_record(const char *dir, const struct ph_analysis *a,
 		return PH_EIO;
 	ph_watermark_init(&wm);
 	ph_watermark_load(&wm, dir);
-	rc = wm_write(dir, &wm, a, mark_errors_reported, NULL);
+	rc = wm_write(dir, &wm, a, mark_errors_reported, key);
 	ph_watermark_release(&wm);
 	close(fd);
 	return rc;
 }
 
+int ph_watermark_record(const char *dir, const struct ph_analysis *a,
+			bool mark_errors_reported)
+{
+	return wm_update(dir, a, mark_errors_reported, NULL);
+}
+
 int ph_watermark_add_reported(const char *dir, const char *key)
 {
-	struct ph_watermark wm;
-	int fd = wm_lock(dir), rc;
-
-	if (fd < 0)
-		return PH_EIO;
-	ph_watermark_init(&wm);
-	ph_watermark_load(&wm, dir);
-	rc = wm_write(dir, &wm, NULL, false, key);
-	ph_watermark_release(&wm);
-	close(fd);
-	return rc;
+	return wm_update(dir, NULL, false, key);
 }
 
 bool ph_sessions_live(const char *sessions_dir, const char *package, char *buf,
