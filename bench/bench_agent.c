@@ -5,7 +5,11 @@
  *  - emit_ns_median_tN / emit_ns_p99_tN: one porthole_mark() timed on its
  *    own with CLOCK_MONOTONIC around it, from N emitting threads at once,
  *    while a client reads everything; the cost of the empty timing pair
- *    (clock_gettime_ns, measured in the same run) is subtracted.
+ *    (clock_gettime_ns, measured in the same run) is subtracted.  The
+ *    threads sleep 300 us after every 64 calls (so the reader keeps up),
+ *    which makes 1 call in 64 the first after a sleep, on caches the
+ *    writer and reader used meanwhile: the p99 line also gives the p99 of
+ *    the other calls and the median of those first ones.
  *  - events_per_s_t4: events per second delivered to one client reading as
  *    fast as it can, from 4 threads emitting paced at 1.05 M/s in total,
  *    with the drops over the run reported beside it (target: none).
@@ -88,12 +92,21 @@ static void *time_calls(void *arg)
 	return NULL;
 }
 
+/* Percentile q (0..1) of v[0..n), which it sorts. */
+static int64_t pct(int64_t *v, int n, double q)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp64);
+	return v[(int)(n * q)];
+}
+
 static void emit_cost(int threads, int64_t clock_ns)
 {
 	pthread_t t[4];
 	struct timing tm[4];
-	int64_t *all = malloc(sizeof(int64_t) * SAMPLES * (size_t)threads);
-	int n = 0;
+	size_t n = (size_t)threads * SAMPLES;
+	int64_t *all = malloc(sizeof(int64_t) * n * 2);
+	int64_t *cold = all + n, *warm = cold + n / 64 + 1;
+	int ncold = 0, nwarm = 0, med, p99;
 
 	for (int i = 0; i < threads; i++) {
 		tm[i] = (struct timing){ all + (size_t)i * SAMPLES, SAMPLES,
@@ -102,14 +115,25 @@ static void emit_cost(int threads, int64_t clock_ns)
 	}
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
-	n = threads * SAMPLES;
-	qsort(all, (size_t)n, sizeof(*all), cmp64);
+	/* The first call after each sleep apart from the rest. */
+	for (size_t k = 0; k < n; k++) {
+		if (k % SAMPLES % 64 == 0)
+			cold[ncold++] = all[k];
+		else
+			warm[nwarm++] = all[k];
+	}
+	int64_t cold50 = pct(cold, ncold, 0.5), warm99 = pct(warm, nwarm, 0.99);
+
+	med = (int)pct(all, (int)n, 0.5);
+	p99 = (int)pct(all, (int)n, 0.99);
 	printf("{\"name\":\"emit_ns_median_t%d\",\"value\":%" PRId64
-	       ",\"unit\":\"ns\",\"raw\":%" PRId64 "}\n",
-	       threads, all[n / 2] - clock_ns, all[n / 2]);
+	       ",\"unit\":\"ns\",\"raw\":%d}\n",
+	       threads, med - clock_ns, med);
 	printf("{\"name\":\"emit_ns_p99_t%d\",\"value\":%" PRId64
-	       ",\"unit\":\"ns\",\"raw\":%" PRId64 "}\n",
-	       threads, all[n * 99 / 100] - clock_ns, all[n * 99 / 100]);
+	       ",\"unit\":\"ns\",\"raw\":%d,\"p99_not_after_sleep\":%" PRId64
+	       ",\"median_first_after_sleep\":%" PRId64 "}\n",
+	       threads, p99 - clock_ns, p99, warm99 - clock_ns,
+	       cold50 - clock_ns);
 	free(all);
 }
 
