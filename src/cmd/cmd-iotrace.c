@@ -12,6 +12,8 @@
 #include <locale.h>
 
 extern const struct ph_cmd ph_cmd_iotrace;
+/* cmd-iotrace-attach.c */
+int ph_cmd_iotrace_attach(int argc, char **argv);
 
 static int usage(const char *fmt, ...) PH_PRINTF(1, 2);
 
@@ -234,22 +236,25 @@ static int do_summary(int argc, char **argv)
 static int iotrace_exec(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage("%s",
-			     "which subcommand? (record, parse, summary)");
+		return usage("%s", "which subcommand? (record, parse, "
+				   "summary, attach)");
 	if (!strcmp(argv[1], "record"))
 		return do_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "parse"))
 		return do_parse(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "summary"))
 		return do_summary(argc - 1, argv + 1);
-	return usage("no subcommand '%s' (record, parse, summary)", argv[1]);
+	if (!strcmp(argv[1], "attach"))
+		return ph_cmd_iotrace_attach(argc - 1, argv + 1);
+	return usage("no subcommand '%s' (record, parse, summary, attach)",
+		     argv[1]);
 }
 
 const struct ph_cmd ph_cmd_iotrace = {
 	.name = "iotrace",
 	.summary = "block I/O latency from tracefs, as io-tracer schema-v3 CSV",
 	.usage =
-		"porthole iotrace record|parse|summary ...\n"
+		"porthole iotrace record|parse|summary|attach ...\n"
 		"\n"
 		"  porthole iotrace record [--seconds N] [--out DIR] "
 		"[--gzip|--zstd]\n"
@@ -272,6 +277,17 @@ const struct ph_cmd ph_cmd_iotrace = {
 		"  porthole iotrace summary DIR\n"
 		"      Latency per device and operation, the busiest "
 		"processes, a histogram.\n"
+		"  porthole iotrace attach SESSION DIR [--app-only] [--max N]"
+		"\n"
+		"                          [--offset-ms MS] [--pid PID]\n"
+		"      Adds the recording's block requests in the session's "
+		"window to the\n"
+		"      session as io events (the app's first, then others', "
+		"at most N,\n"
+		"      default 20000, 0 no cap), for its timeline, findings "
+		"and MCP.\n"
+		"      SESSION: a session id, or its directory. Never adds a "
+		"request twice.\n"
 		"\n"
 		"  Both writers also take --rotate-mb MB (CSV size per file, "
 		"default 64).\n"

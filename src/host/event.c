@@ -2,6 +2,8 @@
 #include "ph_common.h"
 #include "event.h"
 
+#include <math.h>
+
 const struct ph_json *ph_ev_getn(const struct ph_event *ev, const char *key,
 				 size_t n)
 {
@@ -109,6 +111,28 @@ void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
 	case PH_KIND_WORK_END:
 		if (ph_ev_int(ev, "elapsedMs", &d) && d > 0)
 			*from = ev->t - d;
+		break;
+	case PH_KIND_IO: {
+		/* issue to completion, in whole ms: a window overlaps it
+		 * exactly when the io view counts the request (io.h) */
+		double issue, lat;
+		int64_t done;
+
+		if (!ph_ev_num(ev, "latencyMs", &lat) || !(lat > 0) ||
+		    lat > 1e9 || ev->t < 0 || ev->t > ((int64_t)1 << 40))
+			break;
+		if (!ph_ev_num(ev, "issueMs", &issue) ||
+		    !(issue >= (double)ev->t && issue < (double)ev->t + 1))
+			issue = (double)ev->t;
+		/* in ns, as the view computes it: 0.7 + 0.3 ms is 1 ms */
+		done = llround(issue * 1e6) + llround(lat * 1e6);
+		*to = done / 1000000;
+		break;
+	}
+	case PH_KIND_IO_RECORDING:
+		/* the window the attached recording covered */
+		if (ph_ev_int(ev, "durationMs", &d) && d > 0)
+			*to = ev->t + d;
 		break;
 	default: break;
 	}

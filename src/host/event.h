@@ -119,8 +119,9 @@ const char *ph_ev_strcpy(const struct ph_event *ev, const char *key, char *buf,
 			 size_t size);
 /*
  * The span an event covers on the app clock: blocked [t, t+durationMs],
- * http_end/db_end/work_end [t-elapsedMs, t], frame [t, t+totalMs], others
- * the instant t.
+ * http_end/db_end/work_end [t-elapsedMs, t], frame [t, t+totalMs], io
+ * [t, the ms of issueMs + latencyMs], io_recording [t, t+durationMs],
+ * others the instant t.
  */
 void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to);
 /* docs/protocol.md §3 db_end: any one of the three main-thread markers. */

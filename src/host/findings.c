@@ -23,7 +23,7 @@ static const struct ph_family *const families[] = {
 	&ph_family_db_error,  &ph_family_tap,	  &ph_family_work,
 	&ph_family_exit,      &ph_family_thermal, &ph_family_memory,
 	&ph_family_strict,    &ph_family_gc,	  &ph_family_leak,
-	&ph_family_startup,
+	&ph_family_io,	      &ph_family_startup,
 };
 #define NFAM PH_ARRAY_SIZE(families)
 
@@ -526,14 +526,18 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 		size_t before = a->nf;
 
 		families[i]->emit(&e->ctx, e->state[i]);
-		/* Quiet: every id of a family that emitted none of them. */
-		for (j = 0; families[i]->ids[j] && a->nquiet < 48; j++) {
+		/* Quiet: every id the family looked for and did not emit. */
+		for (j = 0;
+		     families[i]->ids[j] && a->nquiet < PH_ARRAY_SIZE(a->quiet);
+		     j++) {
 			bool seen = false;
 
 			for (size_t k = before; k < a->nf; k++)
 				seen |= !strcmp(a->f[k].id,
 						families[i]->ids[j]);
-			if (!seen)
+			if (!seen && (!families[i]->judged ||
+				      families[i]->judged(e->state[i],
+							  families[i]->ids[j])))
 				a->quiet[a->nquiet++] = families[i]->ids[j];
 		}
 	}

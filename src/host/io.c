@@ -321,8 +321,7 @@ static int hist_add(struct ph_io_view *v, uint32_t dev, int64_t ns)
 	return 0;
 }
 
-/* The median bucket's middle, in ns; -1 when empty. */
-static int64_t hist_median(const struct ph_io_dev_hist *h)
+int64_t ph_io_hist_median(const struct ph_io_dev_hist *h)
 {
 	uint64_t seen = 0;
 
@@ -394,6 +393,79 @@ int ph_io_feed_row(void *view, const struct ph_iot_ds_rec *r)
 	make_rwbs(q->rwbs, q->op, r->flags, r->flags_n);
 	q->comm = keep_comm(v, r->comm, r->comm_n);
 	return 0;
+}
+
+int ph_io_feed_req(struct ph_io_view *v, const struct ph_io_req *r)
+{
+	v->rows++;
+	if (r->latency_ns >= 0 && hist_add(v, r->dev, r->latency_ns))
+		return PH_ENOMEM;
+	if (r->done_ns < v->rec_first_ns)
+		v->rec_first_ns = r->done_ns;
+	if (r->done_ns > v->rec_last_ns)
+		v->rec_last_ns = r->done_ns;
+	v->req = grow(v->req, &v->areq, v->nreq, sizeof(*v->req));
+	if (!v->req)
+		return PH_ENOMEM;
+	v->req[v->nreq] = *r;
+	v->req[v->nreq].app = v->req[v->nreq].main = false;
+	v->nreq++;
+	return 0;
+}
+
+int ph_io_set_device_median(struct ph_io_view *v, uint32_t dev, int64_t p50_ns,
+			    uint64_t rows)
+{
+	struct ph_io_dev_hist *h = NULL;
+
+	if (p50_ns < 0)
+		return 0;
+	if (hist_add(v, dev, p50_ns))
+		return PH_ENOMEM;
+	for (size_t i = 0; i < v->nhist && !h; i++)
+		if (v->hist[i].dev == dev)
+			h = &v->hist[i];
+	/* one bucket, the median's: hist_median gives back its middle */
+	memset(h->n, 0, sizeof(h->n));
+	rows = rows ? rows : 1;
+	h->n[hist_bucket(p50_ns)] = rows > UINT32_MAX ? UINT32_MAX :
+							(uint32_t)rows;
+	h->total = h->n[hist_bucket(p50_ns)];
+	return 0;
+}
+
+struct ph_io_view *ph_io_view_copy(const struct ph_io_view *src,
+				   const struct ph_io_opts *o)
+{
+	struct ph_io_view *v = ph_io_view_new(o);
+
+	if (!v)
+		return NULL;
+	v->req = malloc((src->nreq ? src->nreq : 1) * sizeof(*v->req));
+	v->mom = malloc((src->nmom ? src->nmom : 1) * sizeof(*v->mom));
+	v->hist = malloc((src->nhist ? src->nhist : 1) * sizeof(*v->hist));
+	if (!v->req || !v->mom || !v->hist) {
+		ph_io_view_free(v);
+		return NULL;
+	}
+	/* (memcpy from NULL is undefined even for 0 bytes) */
+	if (src->nreq)
+		memcpy(v->req, src->req, src->nreq * sizeof(*v->req));
+	v->nreq = v->areq = src->nreq;
+	if (src->nmom)
+		memcpy(v->mom, src->mom, src->nmom * sizeof(*v->mom));
+	v->nmom = v->amom = src->nmom;
+	if (src->nhist)
+		memcpy(v->hist, src->hist, src->nhist * sizeof(*v->hist));
+	v->nhist = src->nhist;
+	v->areq = v->areq ? v->areq : 1;
+	v->amom = v->amom ? v->amom : 1;
+	v->rows = src->rows;
+	v->rec_first_ns = src->rec_first_ns;
+	v->rec_last_ns = src->rec_last_ns;
+	v->budget_ms = src->budget_ms;
+	v->budget_source = src->budget_source;
+	return v;
 }
 
 /* --- judging -------------------------------------------------------------- */
@@ -502,8 +574,9 @@ static int device_stats(struct ph_io_view *v, struct dev_median **med,
 	if (!*med)
 		return PH_ENOMEM;
 	for (size_t i = 0; i < v->nhist; i++)
-		(*med)[i] = (struct dev_median){ v->hist[i].dev,
-						 hist_median(&v->hist[i]) };
+		(*med)[i] =
+			(struct dev_median){ v->hist[i].dev,
+					     ph_io_hist_median(&v->hist[i]) };
 	*nmed = v->nhist;
 	return 0;
 }
@@ -1016,7 +1089,11 @@ static void judge_lost(struct ph_io_view *v)
 {
 	struct ph_finding *f;
 
-	if (v->lost <= 0) {
+	/* unknown (no manifest): neither found nor quiet, since quiet
+	 * means looked */
+	if (v->lost < 0)
+		return;
+	if (!v->lost) {
 		v->quiet[v->nquiet++] = "io-lost-events";
 		return;
 	}

@@ -128,6 +128,9 @@ struct ph_io_dev_hist {
 	uint64_t total;
 	uint32_t n[PH_IO_HIST_BUCKETS];
 };
+/* The median bucket's middle, in ns (what the rules measure against);
+ * -1 when the histogram is empty. */
+int64_t ph_io_hist_median(const struct ph_io_dev_hist *h);
 
 /* Per process, over the window. */
 struct ph_io_proc {
@@ -230,6 +233,30 @@ int ph_io_load(struct ph_io_view *v, const char *events_path,
 int ph_io_load_recording(struct ph_io_view *v, const char *rec_dir, char *why,
 			 size_t why_size);
 
+/*
+ * One request already on the app's clock (a wire `io` event read back,
+ * io_events.h): kept as given, its strings borrowed (they must outlive
+ * the view), its latency counted in the device's histogram.  The window
+ * is the caller's to apply.
+ */
+int ph_io_feed_req(struct ph_io_view *v, const struct ph_io_req *r);
+/*
+ * A device's median latency over a whole recording, as `iotrace attach`
+ * writes it down (rows: how many it was taken over): replaces what the
+ * device's histogram held, so the slow and jank rules measure against
+ * the recording, not against the requests a window kept.
+ */
+int ph_io_set_device_median(struct ph_io_view *v, uint32_t dev, int64_t p50_ns,
+			    uint64_t rows);
+/*
+ * A new view over src's inputs (requests, moments, histograms, the
+ * frames' budget), not yet finished, with options o: finishing it leaves
+ * src as it was.  Its strings are src's (src must outlive it).  NULL
+ * when out of memory.
+ */
+struct ph_io_view *ph_io_view_copy(const struct ph_io_view *src,
+				   const struct ph_io_opts *o);
+
 /* Adds a note (copied) the answers carry. */
 void ph_io_note(struct ph_io_view *v, const char *fmt, ...) PH_PRINTF(2, 3);
 
@@ -253,6 +280,13 @@ int ph_io_write_events(const struct ph_io_view *v, bool all,
  */
 void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
 			 struct ph_jw *jw);
+/* The findings and quiet ids as the text answer prints them. */
+int ph_io_write_findings_text(const struct ph_io_view *v,
+			      struct ph_buf *out) PH_WUR;
+/* The clock's alignment in words ("one clock: ..."), into buf. */
+void ph_io_clock_note(const struct ph_io_view *v, char *buf, size_t size);
+/* "same-clock", "wall-clock", "assumed", "given". */
+const char *ph_io_align_name(int align);
 /* One request's `io` event. */
 void ph_io_event_write(const struct ph_io_req *r, struct ph_jw *jw);
 

@@ -8,6 +8,19 @@ static const char *keep(struct ph_analysis *a, const char *s)
 	return s ? ph_arena_strndup(&a->arena, s, strlen(s)) : NULL;
 }
 
+/* Whether a already judged id: the io family did, when the captured
+ * session held block I/O attached before (`iotrace attach`). */
+static bool judged(const struct ph_analysis *a, const char *id)
+{
+	for (size_t i = 0; i < a->nf; i++)
+		if (!strcmp(a->f[i].id, id))
+			return true;
+	for (size_t i = 0; i < a->nquiet; i++)
+		if (!strcmp(a->quiet[i], id))
+			return true;
+	return false;
+}
+
 /* The view's findings into a, their strings copied into a's arena. */
 static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 {
@@ -15,9 +28,11 @@ static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 
 	for (size_t i = 0; i < v->nf; i++) {
 		const struct ph_finding *src = &v->f[i];
-		struct ph_finding *f = ph_analysis_add(a);
+		struct ph_finding *f;
 
-		if (!f)
+		if (judged(a, src->id))
+			continue;
+		if (!(f = ph_analysis_add(a)))
 			break;
 		*f = *src;
 		f->id = keep(a, src->id);
@@ -38,9 +53,11 @@ static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 	}
 	for (size_t i = 0; i < v->nquiet && a->nquiet < PH_ARRAY_SIZE(a->quiet);
 	     i++) {
-		const char *q = keep(a, v->quiet[i]);
+		const char *q;
 
-		if (q)
+		if (judged(a, v->quiet[i]))
+			continue;
+		if ((q = keep(a, v->quiet[i])))
 			a->quiet[a->nquiet++] = q;
 	}
 	ph_analysis_rank(a);

@@ -41,6 +41,9 @@ void ph_io_event_write(const struct ph_io_req *r, struct ph_jw *jw)
 	ph_jw_kv_int(jw, "seq", -1);
 	ph_jw_key(jw, "data");
 	ph_jw_obj_begin(jw);
+	/* t is whole ms; the view joins on the issue's own ns (io_events.c
+	 * reads them back), so the exact time travels beside it */
+	ph_jw_kv_double(jw, "issueMs", ms(r->issue_ns));
 	ph_jw_kv_str(jw, "dev", dev);
 	if (r->sector >= 0)
 		ph_jw_kv_int(jw, "sector", r->sector);
@@ -84,7 +87,14 @@ int ph_io_write_events(const struct ph_io_view *v, bool all, struct ph_buf *out)
 static const char *const align_names[] = { "same-clock", "wall-clock",
 					   "assumed", "given" };
 
-static void clock_note(const struct ph_io_view *v, char *buf, size_t size)
+const char *ph_io_align_name(int align)
+{
+	return align >= 0 && align < (int)PH_ARRAY_SIZE(align_names) ?
+		       align_names[align] :
+		       "unknown";
+}
+
+void ph_io_clock_note(const struct ph_io_view *v, char *buf, size_t size)
 {
 	switch (v->align) {
 	case PH_IO_SAME_CLOCK:
@@ -150,7 +160,7 @@ static const char *ms3(char *buf, size_t size, int64_t ns)
 
 /* --- text ----------------------------------------------------------------- */
 
-static int text_findings(const struct ph_io_view *v, struct ph_buf *o)
+int ph_io_write_findings_text(const struct ph_io_view *v, struct ph_buf *o)
 {
 	int rc = 0;
 
@@ -179,7 +189,7 @@ static int text_findings(const struct ph_io_view *v, struct ph_buf *o)
 					  v->quiet[i]);
 		rc |= ph_buf_addch(o, '\n');
 	}
-	return rc;
+	return rc ? PH_ENOMEM : 0;
 }
 
 static int text_devices(const struct ph_io_view *v, struct ph_buf *o)
@@ -303,7 +313,7 @@ int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *o)
 		rc |= ph_buf_addf(o, " (pid %" PRId64 ")", v->pid);
 	rc |= ph_buf_addf(o, "  ·  recording %s\n",
 			  v->rec_dir ? v->rec_dir : "(fed)");
-	clock_note(v, note, sizeof(note));
+	ph_io_clock_note(v, note, sizeof(note));
 	rc |= ph_buf_addf(o, "  clock      %s\n", note);
 	if (v->w.from != INT64_MIN && v->w.to != INT64_MAX)
 		rc |= ph_buf_addf(o,
@@ -331,7 +341,7 @@ int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *o)
 	else
 		rc |= ph_buf_addf(o, "  lost       %" PRId64 " events\n",
 				  v->lost);
-	rc |= text_findings(v, o);
+	rc |= ph_io_write_findings_text(v, o);
 	rc |= text_devices(v, o);
 	rc |= text_procs(v, o);
 	rc |= text_moments(v, o);
@@ -424,7 +434,7 @@ static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
 		ph_jw_int(jw, v->offset_diff_ns);
 	else
 		ph_jw_null(jw);
-	clock_note(v, note, sizeof(note));
+	ph_io_clock_note(v, note, sizeof(note));
 	ph_jw_kv_str(jw, "note", note);
 	ph_jw_obj_end(jw);
 	ph_jw_key(jw, "window");

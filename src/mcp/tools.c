@@ -16,6 +16,7 @@
 	X(logs) \
 	X(timeline) \
 	X(what_was_happening) \
+	X(io_summary) \
 	X(system_context) \
 	X(capture_system_trace) \
 	X(system_trace_start) \

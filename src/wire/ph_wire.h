@@ -39,7 +39,8 @@
 	X(LEAK, "leak")                         \
 	X(IO, "io")                             \
 	X(DROPPED, "dropped")                   \
-	X(SPAN, "span")
+	X(SPAN, "span")                         \
+	X(IO_RECORDING, "io_recording")
 
 enum ph_kind {
 	PH_KIND_UNKNOWN = 0,

@@ -5,7 +5,9 @@
 # joins the recording with the session the capture wrote, and every
 # number it gives is recomputed here from the CSV and the session file
 # (tests/golden/io/ and tests/unit/test_host_io.c do the same from fixed
-# input).
+# input); then `porthole iotrace attach` adds the recording to the
+# session as io events, checked against the CSV, and `report` over the
+# session gives the view's io findings.
 #
 # Like tests/e2e/iotrace_live.sh it runs in a private mount namespace
 # holding /tmp/porthole-tracefs.lock (tracefs is machine-wide), and when
@@ -141,6 +143,97 @@ joined() {
 		python3 "$T/check.py" "$T"
 }
 check "io: the app's requests, its main thread's inside its queries" joined
+
+# attach: the same recording added to the session as io events, read
+# back from events.ndjson and checked against the CSV; the findings
+# engine over the session then has the view's io findings.
+cat > "$T/attach.py" <<'EOF'
+import csv, glob, gzip, json, sys
+t_dir = sys.argv[1]
+io = json.load(open(t_dir + "/io.json"))
+ev_path = glob.glob(t_dir + "/.porthole/sessions/*/events.ndjson")[0]
+lines = [json.loads(l) for l in open(ev_path)]
+ios = [e for e in lines if e.get("event") == "io"]
+marks = [e for e in lines if e.get("event") == "io_recording"]
+assert len(marks) == 1, marks
+m = marks[0]["data"]
+assert marks[0]["seq"] == -1 and m["alignment"] == "same-clock", m
+assert m["totalLost"] == 0 and m["pid"] == io["app"]["pid"], m
+# every request of the window: the app's and other processes' (the
+# sample's run is far below the default cap)
+first, last = io["window"]["from"], io["window"]["to"]
+assert marks[0]["t"] == first and m["durationMs"] == last - first, m
+rows = []
+for f in sorted(glob.glob(t_dir + "/rec/ds/ds_*.csv.gz")):
+    rows += list(csv.DictReader(gzip.open(f, "rt", newline="")))
+def span(r):
+    done = int(r["mono_ns"]) / 1e6
+    lat = float(r["latency_ms"]) if r["latency_ms"] else 0.0
+    return done - lat, done
+win = [r for r in rows if span(r)[0] < last + 1 and span(r)[1] >= first]
+assert len(ios) == len(win) == io["requests"]["total"], \
+    (len(ios), len(win), io["requests"])
+assert m["requests"] == len(win) and m["added"] == len(win), m
+assert m["leftOut"] == 0 and m["already"] == 0, m
+# each request once, with the CSV's request id and latency, and its
+# issue time to the ns (t its whole ms)
+want = sorted((int(r["request_id"]), float(r["latency_ms"])) for r in win
+              if r["request_id"] and r["latency_ms"])
+got = sorted((e["data"]["requestId"], e["data"]["latencyMs"]) for e in ios
+             if "requestId" in e["data"] and "latencyMs" in e["data"])
+assert want == got, (want[:5], got[:5])
+by_id = {int(r["request_id"]): r for r in win if r["request_id"]}
+for e in ios:
+    d = e["data"]
+    assert e["seq"] == -1 and e["t"] == int(d["issueMs"] // 1), e
+    if "requestId" in d and "latencyMs" in d:
+        r = by_id[d["requestId"]]
+        issue_ns = int(r["mono_ns"]) - round(float(r["latency_ms"]) * 1e6)
+        assert round(d["issueMs"] * 1e6) == issue_ns, (d, r)
+        assert d["pid"] == int(r["pid"]) and d["comm"] == r["command"], (d, r)
+app = [e for e in ios if e["data"].get("pid") == io["app"]["pid"]]
+assert len(app) == io["requests"]["app"], (len(app), io["requests"])
+print(len(ios), "io events,", len(app), "the app's")
+EOF
+attached() {
+	sid=$(basename "$(dirname "$(ls "$T"/.porthole/sessions/*/events.ndjson)")")
+	PORTHOLE_PROJECT_ROOT=$T "$P" iotrace attach "$sid" "$T/rec" \
+		> "$T/attach.txt" || { cat "$T/attach.txt"; return 1; }
+	grep -q '^  clock      one clock' "$T/attach.txt" &&
+		grep -q '^  added      [0-9]* io events' "$T/attach.txt" &&
+		python3 "$T/attach.py" "$T"
+}
+check "iotrace attach: the window's requests in the session, as the CSV has them" attached
+
+again() {
+	ev=$(ls "$T"/.porthole/sessions/*/events.ndjson)
+	before=$(wc -c < "$ev")
+	PORTHOLE_PROJECT_ROOT=$T "$P" iotrace attach "$(dirname "$ev")" \
+		"$T/rec" > "$T/attach2.txt" || return 1
+	cat "$T/attach2.txt"
+	grep -q '^  added      nothing' "$T/attach2.txt" &&
+		[ "$(wc -c < "$ev")" -eq "$before" ]
+}
+check "iotrace attach: a second attach adds nothing" again
+
+reported() {
+	ev=$(ls "$T"/.porthole/sessions/*/events.ndjson)
+	"$P" report "$ev" --json > "$T/report.json" &&
+		"$P" report "$ev" > "$T/report.txt" &&
+		grep -q '\[iotrace\]' "$T/report.txt" &&
+		python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+io = json.load(open(sys.argv[2]))
+got = {f["id"]: f for f in r["findings"] if f["source"] == "iotrace"}
+want = {f["id"]: f for f in io["findings"]}
+# the same judgement: ids, counts, windows, titles and evidence
+assert got == want, (sorted(got), sorted(want))
+assert "io-on-main-thread" in got, sorted(got)
+q = [x for x in r["quiet"] if x.startswith("io-")]
+assert sorted(q) == sorted(io["quiet"]), (q, io["quiet"])
+print(sorted(got), "quiet", q)' "$T/report.json" "$T/io.json"
+}
+check "report over the session: the io findings, as porthole io gives them" reported
 
 # The same recording said to come from another boot: moved by the wall
 # clock, it no longer overlaps the session, and the command says so.

@@ -7,8 +7,8 @@
 // Nothing here asserts a wall-clock constant.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +19,7 @@ const BIN = path.resolve(ROOT, process.env.PH_BIN || 'build/bin');
 const APP = `mcp.test.${process.pid}`;
 const TOOLS = ['findings', 'recompositions', 'semantics_tree', 'accessibility',
 	'nav_state', 'state', 'inflight', 'frames', 'blocking', 'logs', 'timeline',
-	'what_was_happening', 'system_context', 'capture_system_trace',
+	'what_was_happening', 'io_summary', 'system_context', 'capture_system_trace',
 	'system_trace_start', 'system_trace_snapshot', 'system_trace_stop',
 	'ask_system_trace', 'save_moment', 'open_timeline', 'porthole_status',
 	'porthole_connect', 'setup', 'screenshot'];
@@ -161,6 +161,81 @@ test('app tools answer with what the sample really did', async () => {
 		const t = text(await call(tool, windowed.includes(tool) ? { since: 'all' } : {}));
 		assert.doesNotMatch(t, /"\}|\{"/, `${tool}: ${t}`);
 	}
+});
+
+// Block I/O: none recorded yet, then a recording attached to the live
+// session while this server writes it (`porthole iotrace attach`, as
+// `heap dump --session` adds leaks): the server reads the appended lines
+// back into its live store and io_summary and findings answer from them.
+// The recording is the made-up one of tests/golden/io/data, moved onto
+// the sample's clock with --offset-ms; its app is pid 100 (--pid).
+test('io_summary: says when no block I/O was recorded, then reads an attached one', async () => {
+	const none = await call('io_summary', { since: 'all', detail: 'normal' });
+	assert.equal(none.isError, false, text(none));
+	assert.match(text(none), /no block I\/O was recorded/);
+	assert.match(text(none), /porthole iotrace attach SESSION DIR/);
+	const noJson = JSON.parse(text(none).slice(text(none).indexOf('\n{') + 1));
+	assert.equal(noJson.recorded, false);
+
+	const sessions = path.join(dir, '.porthole', 'sessions');
+	const sid = readdirSync(sessions).find((d) => d.startsWith(APP));
+	assert.ok(sid, `no session of ${APP} in ${sessions}`);
+	// the session's first t: streamed events, and the backfill's (a
+	// `timeline` answer) the host writes first; the file is written
+	// every 100 ms, so wait for it
+	let firstT = Infinity;
+	for (let i = 0; i < 100 && !Number.isFinite(firstT); i++) {
+		for (const l of readFileSync(path.join(sessions, sid, 'events.ndjson'), 'utf8').split('\n')) {
+			if (!l.trim()) continue;
+			const o = JSON.parse(l);
+			for (const e of o.event ? [o] : (o.result && o.result.events) || [])
+				firstT = Math.min(firstT, e.t);
+		}
+		if (!Number.isFinite(firstT)) await sleep(50);
+	}
+	assert.ok(Number.isFinite(firstT), 'no event in the session file');
+	// the recording's t=5000 lands 1 s into the session
+	const at = spawnSync(path.join(BIN, 'porthole'), ['iotrace', 'attach', sid,
+		path.join(ROOT, 'tests/golden/io/data/rec'), '--pid', '100',
+		'--offset-ms', String(firstT + 1000 - 5000)],
+	{ env: { ...process.env, PORTHOLE_PROJECT_ROOT: dir }, encoding: 'utf8' });
+	assert.equal(at.status, 0, at.stderr + at.stdout);
+	assert.match(at.stdout, /added {6}\d+ io events/);
+
+	// the server reads them back on its next flush (100 ms)
+	let res, json;
+	for (let i = 0; i < 100; i++) {
+		res = await call('io_summary', { since: 'all', detail: 'normal' });
+		json = JSON.parse(text(res).slice(text(res).indexOf('\n{') + 1));
+		if (json.recorded) break;
+		await sleep(50);
+	}
+	assert.equal(res.isError, false, text(res));
+	assert.equal(json.recorded, true, text(res));
+	assert.equal(json.source, 'live');
+	// pid 100: 7 requests, 4 on its main thread (tid 100), as the view
+	// counts them in tests/golden/io/text
+	assert.equal(json.requests.app, 7);
+	assert.equal(json.requests.mainThread, 4);
+	assert.ok(json.requests.total >= 30, JSON.stringify(json.requests));
+	assert.equal(json.recordings.length, 1);
+	assert.equal(json.recordings[0].alignment, 'given');
+	assert.ok(json.devices.some((d) => d.device === '254:0' && d.operation === 'read'));
+	assert.ok(json.findings.some((f) => f.id === 'io-on-main-thread'));
+	const { returned, t } = sizeNote(res);
+	assert.equal(returned, Buffer.byteLength(text(res)));
+	assert.match(t.split('\n')[0], /block I\/O in t=\d+\.\.\d+: \d+ requests \(7 by the app/);
+	assert.ok(Buffer.byteLength(text(await call('io_summary', { since: 'all' }))) <= 1024,
+		'summary over 1 KB');
+
+	// the findings engine judges them too, with source iotrace
+	const f = await call('findings', { since: 'all', detail: 'full' });
+	const fj = JSON.parse(text(f).slice(text(f).indexOf('\n{') + 1));
+	const io = fj.findings.find((x) => x.id === 'io-on-main-thread');
+	assert.ok(io, text(f));
+	assert.equal(io.source, 'iotrace');
+	assert.equal(io.count, 4);
+	assert.equal(io.evidenceTool, 'io_summary');
 });
 
 test('screenshot: an image, or an honest refusal', async () => {

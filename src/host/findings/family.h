@@ -41,12 +41,21 @@ struct ph_fctx {
 
 struct ph_family {
 	const char *name;
-	const char *ids[3]; /* the finding ids it can emit, NULL-ended */
+	const char *ids[5]; /* the finding ids it can emit, NULL-ended */
 	uint64_t kinds;	    /* PH_KIND_BITs event() is called for; 0: all */
 	size_t state_size;
 	void (*event)(struct ph_fctx *c, void *st, const struct ph_event *ev);
 	void (*emit)(struct ph_fctx *c, void *st);
 	void (*release)(void *st); /* may be NULL */
+	/*
+	 * Whether the family looked for id in what it was fed (NULL: it
+	 * always did).  An id it did not emit is listed quiet only then, so
+	 * quiet keeps meaning "looked": the io family's input exists only
+	 * when a block I/O recording was attached to the session, and a
+	 * session without one says nothing about block I/O.  Like emit, it
+	 * must not change the state.
+	 */
+	bool (*judged)(const void *st, const char *id);
 };
 
 /* A copy of s[0..n) in the engine arena (NUL-terminated); "" on failure. */
@@ -108,6 +117,7 @@ extern const struct ph_family ph_family_memory;
 extern const struct ph_family ph_family_strict;
 extern const struct ph_family ph_family_gc;
 extern const struct ph_family ph_family_leak;
+extern const struct ph_family ph_family_io;
 extern const struct ph_family ph_family_startup;
 
 #endif

@@ -32,6 +32,10 @@ static const char *evidence_tool(const char *id)
 		{ "leak", "timeline" },
 		{ "startup-slow", "timeline" },
 		{ "startup-not-fully-drawn", "timeline" },
+		{ "io-on-main-thread", "io_summary" },
+		{ "io-slow-request", "io_summary" },
+		{ "io-during-jank", "io_summary" },
+		{ "io-lost-events", "io_summary" },
 	};
 
 	for (size_t i = 0; i < PH_ARRAY_SIZE(map); i++)
@@ -258,7 +262,8 @@ const struct ph_mcp_tool ph_mcp_tool_findings = {
 		"window (by default: since your last call) using Porthole's "
 		"findings engine: main-thread database queries and stalls, "
 		"failed or slow HTTP calls, dropped frames, recomposition "
-		"hotspots, crashes, retries, leaks, slow startup. Each "
+		"hotspots, crashes, retries, leaks, slow startup, and block "
+		"I/O once a recording is attached to the session. Each "
 		"finding has severity (error|warning|note), confidence "
 		"(observed = the runtime saw it; correlated = ordering, not "
 		"proof), a window on the app clock, its status against your "

@@ -31,7 +31,8 @@ static int timeline_call(struct ph_mcp_call *c)
 				"frame, blocked, http_start, http_end, db_start, "
 				"db_end, log, nav, state_write, recompose, input, "
 				"work_start, work_end, device, memory, gc, exit, "
-				"mark, startup, leak, strict_violation",
+				"mark, startup, leak, strict_violation, io, "
+				"io_recording",
 				(int)(k->n > 40 ? 40 : k->n), k->u.s);
 		mask |= (uint64_t)1 << kd;
 		if (o < sizeof(names))
@@ -76,9 +77,9 @@ const struct ph_mcp_tool ph_mcp_tool_timeline = {
 	.description =
 		"The app's events exactly as its runtime sent them (frame, "
 		"blocked, http_*, db_*, log, nav, state_write, recompose, "
-		"input, work_*, device, memory, exit, mark, startup...) over a "
-		"window, oldest first, the newest `limit` of them. Filter "
-		"with kinds. Reads the live buffer, or the session on disk "
+		"input, work_*, device, memory, exit, mark, startup, io...) "
+		"over a window, oldest first, the newest `limit` of them. "
+		"Filter with kinds. Reads the live buffer, or the session on disk "
 		"when the app is gone or the window is older than the buffer.",
 	.props = "\"kinds\":{\"type\":\"array\",\"items\":{\"type\":"
 		 "\"string\"},\"description\":\"event kinds to keep, e.g. "

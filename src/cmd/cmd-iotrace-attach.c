@@ -1,0 +1,205 @@
+/*
+ * porthole iotrace attach SESSION DIR [--app-only] [--max N]
+ *                        [--offset-ms MS] [--pid PID]
+ *
+ * An iotrace recording's block requests added to a recorded session as
+ * wire `io` events, with one `io_recording` event naming the recording
+ * (src/host/io_attach.h; docs/iotrace.md, "In a session"), so the
+ * session's timeline, findings and MCP answers have its block I/O from
+ * then on, and a host recording the session gets them live.  SESSION is
+ * a session id under the sessions directory or a session's directory
+ * (a path with a '/'), as `heap dump --session` takes it.  Prints what
+ * it added, the clock's alignment and the view's findings.  Exits 0
+ * (also when the session already held every request: nothing is added
+ * twice); 2 on bad arguments, a missing session or recording, or a
+ * recording that does not overlap the session.  Dispatched from
+ * cmd-iotrace.c.
+ */
+#include "ph_common.h"
+#include "cmd.h"
+#include "ph_buf.h"
+#include "ph_error.h"
+#include "host/env.h"
+#include "host/io_attach.h"
+
+extern const struct ph_cmd ph_cmd_iotrace;
+int ph_cmd_iotrace_attach(int argc, char **argv);
+
+static bool decimal(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && end != s && !*end && *out > -1e12 && *out < 1e12;
+}
+
+static void human_bytes(char *buf, size_t size, uint64_t b)
+{
+	if (b < 1024)
+		snprintf(buf, size, "%" PRIu64 " B", b);
+	else if (b < (uint64_t)1 << 20)
+		snprintf(buf, size, "%.1f KiB", (double)b / 1024);
+	else
+		snprintf(buf, size, "%.1f MiB", (double)b / 1048576);
+}
+
+/* What was joined and added, then the view's findings. */
+static int report(const struct ph_io_attach_result *r, const char *session,
+		  const struct ph_io_attach_opts *opt, struct ph_buf *o)
+{
+	const struct ph_io_view *v = r->v;
+	uint64_t added = r->added_app + r->added_other;
+	const char *name = strrchr(session, '/');
+	char note[400], b[32];
+	int rc = 0;
+
+	name = name && name[1] ? name + 1 : session;
+	rc |= ph_buf_addf(o,
+			  "iotrace attach: recording %s (id %s) to session "
+			  "%s\n",
+			  v->rec_dir, r->recording, name);
+	ph_io_clock_note(v, note, sizeof(note));
+	rc |= ph_buf_addf(o, "  clock      %s\n", note);
+	rc |= ph_buf_addf(o,
+			  "  window     t=%" PRId64 "..%" PRId64 " (%.1f s)\n",
+			  v->w.from, v->w.to,
+			  (double)(v->w.to - v->w.from) / 1000.0);
+	rc |= ph_buf_addf(o,
+			  "  requests   %zu in the window: %" PRIu64
+			  " by the app (pid %" PRId64 "; %" PRIu64
+			  " on its main thread), %" PRIu64 " by %" PRIu64
+			  " other process%s",
+			  v->nreq, v->app_n, v->pid, v->main_n,
+			  v->others_n - v->unseen_n, v->other_procs,
+			  v->other_procs == 1 ? "" : "es");
+	if (v->unseen_n)
+		rc |= ph_buf_addf(o, ", %" PRIu64 " whose issue was not seen",
+				  v->unseen_n);
+	rc |= ph_buf_addch(o, '\n');
+	if (added) {
+		human_bytes(b, sizeof(b), r->bytes);
+		rc |= ph_buf_addf(o,
+				  "  added      %" PRIu64
+				  " io event%s (%" PRIu64 " the app's, %" PRIu64
+				  " other processes') and 1 io_recording, "
+				  "%s",
+				  added, added == 1 ? "" : "s", r->added_app,
+				  r->added_other, b);
+		if (r->batches > 1)
+			rc |= ph_buf_addf(o, " in %d appends", r->batches);
+		rc |= ph_buf_addch(o, '\n');
+	} else {
+		rc |= ph_buf_addf(o,
+				  "  added      nothing: the session already "
+				  "holds all %" PRIu64 " chosen request%s%s\n",
+				  r->already, r->already == 1 ? "" : "s",
+				  r->seen_before ? " (this recording was "
+						   "attached before)" :
+						   "");
+	}
+	if (added && r->already)
+		rc |= ph_buf_addf(o,
+				  "  already    %" PRIu64
+				  " in the session, not added again\n",
+				  r->already);
+	if (r->left_out && opt->app_only)
+		rc |= ph_buf_addf(o,
+				  "  left out   %" PRIu64 " other processes' "
+				  "request%s (--app-only)\n",
+				  r->left_out, r->left_out == 1 ? "" : "s");
+	else if (r->left_out)
+		rc |= ph_buf_addf(o,
+				  "  left out   %" PRIu64 " request%s past "
+				  "the cap of %" PRIu64 " (--max)\n",
+				  r->left_out, r->left_out == 1 ? "" : "s",
+				  opt->max);
+	if (v->lost < 0)
+		rc |= ph_buf_addstr(o, "  lost       unknown (no manifest)\n");
+	else if (!v->lost)
+		rc |= ph_buf_addstr(o,
+				    "  lost       none reported by ftrace\n");
+	else
+		rc |= ph_buf_addf(o, "  lost       %" PRId64 " events\n",
+				  v->lost);
+	rc |= ph_io_write_findings_text(v, o);
+	for (size_t i = 0; i < v->nnotes; i++)
+		rc |= ph_buf_addf(o, "note: %s\n", v->notes[i]);
+	return rc ? PH_ENOMEM : 0;
+}
+
+/* SESSION: a directory (a path with a '/'), else an id. */
+static void session_dir(const char *arg, char *buf, size_t size)
+{
+	char sessions[4096];
+
+	if (strchr(arg, '/')) {
+		snprintf(buf, size, "%s", arg);
+		return;
+	}
+	ph_env_sessions_dir(sessions, sizeof(sessions));
+	snprintf(buf, size, "%s/%s", sessions, arg);
+}
+
+int ph_cmd_iotrace_attach(int argc, char **argv)
+{
+	struct ph_io_attach_opts o = { .max = PH_IO_ATTACH_MAX };
+	struct ph_io_attach_result r;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	const char *pos[2] = { 0 };
+	char dir[4200], why[700];
+	int npos = 0, status = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i],
+			   *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int64_t n;
+		double d;
+
+		if (!strcmp(a, "--app-only")) {
+			o.app_only = true;
+		} else if (!strcmp(a, "--max") && val && ph_cmd_int(val, &n) &&
+			   n >= 0) {
+			o.max = (uint64_t)n;
+			i++;
+		} else if (!strcmp(a, "--pid") && val &&
+			   ph_cmd_int(val, &o.pid) && o.pid > 0 &&
+			   o.pid <= INT32_MAX) {
+			i++;
+		} else if (!strcmp(a, "--offset-ms") && val &&
+			   decimal(val, &d)) {
+			o.have_shift = true;
+			o.shift_ns = (int64_t)(d * 1e6);
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			return ph_cmd_usage_error(&ph_cmd_iotrace,
+						  "attach: unknown or "
+						  "incomplete option %s",
+						  a);
+		} else if (npos < 2) {
+			pos[npos++] = a;
+		} else {
+			return ph_cmd_usage_error(&ph_cmd_iotrace,
+						  "attach: one session and one "
+						  "recording");
+		}
+	}
+	if (npos != 2)
+		return ph_cmd_usage_error(&ph_cmd_iotrace,
+					  "attach: which session and which "
+					  "recording? (attach SESSION DIR)");
+	session_dir(pos[0], dir, sizeof(dir));
+	o.session_dir = dir;
+	o.rec_dir = pos[1];
+	rc = ph_io_attach(&o, &r, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "porthole iotrace attach: %s\n", why);
+		status = 2;
+	} else if (report(&r, dir, &o, &out) ||
+		   fwrite(out.buf, 1, out.len, stdout) != out.len) {
+		status = 2;
+	}
+	ph_io_view_free(r.v);
+	ph_buf_release(&out);
+	return status;
+}

@@ -1,0 +1,113 @@
+/*
+ * io.c: io-on-main-thread, io-slow-request, io-during-jank and
+ * io-lost-events, from the block I/O a recording left in the session
+ * (`porthole iotrace attach`: `io` events and an `io_recording` marker)
+ * beside the app's stalls, late frames and main-thread queries.
+ *
+ * The judging is the io view's own (src/host/io.c, docs/iotrace.md "The
+ * host's io view"): the events are read back into the view's inputs
+ * (io_events.h) as they are fed, and each emit finishes a copy of them
+ * over the window, so the findings are the ones `porthole io` gives for
+ * the same window, with source "iotrace", and emitting changes nothing.
+ * A session without block I/O says nothing about it: none of the ids is
+ * quiet then (judged), and io-lost-events is quiet only when every
+ * attached recording's marker said what ftrace lost.
+ */
+#include "ph_common.h"
+#include "family.h"
+#include "../io_events.h"
+
+struct st {
+	struct ph_io_events ev;
+	bool ready, failed;
+};
+
+static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
+{
+	struct st *s = p;
+
+	(void)c;
+	if (s->failed)
+		return;
+	if (!s->ready) {
+		if (ph_io_events_init(&s->ev, false)) {
+			s->failed = true;
+			return;
+		}
+		s->ready = true;
+	}
+	if (ph_io_events_feed(&s->ev, ev))
+		s->failed = true;
+}
+
+static bool judged(const void *p, const char *id)
+{
+	const struct st *s = p;
+
+	if (!s->ready || s->failed || !ph_io_events_any(&s->ev))
+		return false;
+	return strcmp(id, "io-lost-events") || ph_io_events_loss_known(&s->ev);
+}
+
+/* The view's finding into the analysis, its strings copied there. */
+static void copy_finding(struct ph_fctx *c, const struct ph_finding *src)
+{
+	struct ph_finding *f = ph_fnd_new(c, src->id, src->severity,
+					  src->confidence, src->from, src->to);
+
+	if (!f)
+		return;
+	f->source = "iotrace";
+	f->title = ph_fnd_str(c, src->title);
+	for (int k = 0; k < src->ndetail; k++)
+		f->detail[f->ndetail++] = ph_fnd_str(c, src->detail[k]);
+	f->spanning = src->spanning;
+	f->last_from = src->last_from;
+	f->last_to = src->last_to;
+	f->count = src->count;
+	f->evidence = ph_fnd_str(c, src->evidence ? src->evidence : "{}");
+	f->key = src->id; /* the view's key: one finding per id */
+	if (!f->title || !f->evidence) {
+		f->title = f->title ? f->title : "";
+		f->evidence = f->evidence ? f->evidence : "{}";
+	}
+}
+
+static void emit(struct ph_fctx *c, void *p)
+{
+	struct st *s = p;
+	struct ph_io_view *v;
+
+	if (!s->ready || s->failed || !ph_io_events_any(&s->ev))
+		return;
+	v = ph_io_events_view(&s->ev, c->ident, c->profile, c->w);
+	if (!v) {
+		ph_analysis_note(c->a, "block I/O: out of memory judging it");
+		return;
+	}
+	for (size_t i = 0; i < v->nf; i++)
+		copy_finding(c, &v->f[i]);
+	ph_io_view_free(v);
+}
+
+static void release(void *p)
+{
+	struct st *s = p;
+
+	if (s->ready)
+		ph_io_events_release(&s->ev);
+}
+
+const struct ph_family ph_family_io = {
+	.name = "io",
+	.ids = { "io-on-main-thread", "io-slow-request", "io-during-jank",
+		 "io-lost-events" },
+	.kinds = PH_KIND_BIT(IO) | PH_KIND_BIT(IO_RECORDING) |
+		 PH_KIND_BIT(BLOCKED) | PH_KIND_BIT(FRAME) |
+		 PH_KIND_BIT(DB_END),
+	.state_size = sizeof(struct st),
+	.event = on_event,
+	.emit = emit,
+	.release = release,
+	.judged = judged,
+};

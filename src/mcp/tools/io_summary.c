@@ -1,0 +1,411 @@
+/*
+ * io_summary: the block I/O of a window, from the `io` events `porthole
+ * iotrace attach` (or `capture --iotrace`'s session) put beside the app's
+ * own events: each device's latency per operation, the busiest
+ * processes, the app's and its main thread's requests, the app's
+ * moments (stalls, late frames, queries) with I/O in flight, and the io
+ * findings (the view's rules, src/host/io.c, through io_events.h).
+ * Without io events it says so, and how to record some.
+ */
+#include "ph_common.h"
+#include "mcp/mcp.h"
+#include "host/io_events.h"
+
+#define KINDS                                                      \
+	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) |   \
+	 (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |     \
+	 (1ull << PH_KIND_DB_END))
+
+static const char *const moment_names[] = { "stall", "late frame", "query" };
+
+/* How much of each list an answer carries. */
+struct caps {
+	size_t devices, procs, moments, findings;
+	bool full; /* findings in full, not one line each */
+};
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void kv_ms(struct ph_jw *jw, const char *k, int64_t ns)
+{
+	ph_jw_key(jw, k);
+	if (ns < 0)
+		ph_jw_null(jw);
+	else
+		ph_jw_double(jw, ms(ns));
+}
+
+/* Listed: the app's I/O in flight, or counted as jank. */
+static bool listed(const struct ph_io_moment *m)
+{
+	return m->app_n > 0 || m->jank;
+}
+
+static void write_recordings(const struct ph_io_events *e, struct ph_jw *jw)
+{
+	ph_jw_key(jw, "recordings");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < e->nmarks; i++) {
+		const struct ph_io_rec_mark *m = &e->marks[i];
+
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_str(jw, "recording", m->id);
+		if (m->dir)
+			ph_jw_kv_str(jw, "dir", m->dir);
+		if (m->alignment)
+			ph_jw_kv_str(jw, "alignment", m->alignment);
+		ph_jw_key(jw, "totalLost");
+		if (m->lost >= 0)
+			ph_jw_int(jw, m->lost);
+		else
+			ph_jw_null(jw);
+		ph_jw_kv_int(jw, "from", m->t);
+		ph_jw_kv_int(jw, "to", m->to);
+		ph_jw_kv_int(jw, "requestsInWindow", (int64_t)m->in_window);
+		ph_jw_kv_int(jw, "leftOut", (int64_t)m->left_out);
+		if (m->app_only)
+			ph_jw_kv_bool(jw, "appOnly", true);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+}
+
+static void write_moment(const struct ph_io_moment *m, struct ph_jw *jw)
+{
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "kind", moment_names[m->kind]);
+	ph_jw_kv_int(jw, "t", m->t);
+	ph_jw_kv_int(jw, "durationMs", m->to - m->from - 2);
+	if (m->id)
+		ph_jw_kv_str(jw, "id", m->id);
+	ph_jw_kv_str(jw, "what", m->what);
+	ph_jw_kv_bool(jw, "mainThread", m->main);
+	ph_jw_kv_int(jw, "appRequests", (int64_t)m->app_n);
+	ph_jw_kv_int(jw, "mainThreadRequests", (int64_t)m->main_n);
+	ph_jw_kv_int(jw, "appBytes", (int64_t)m->app_bytes);
+	kv_ms(jw, "appWorstMs", m->app_worst_ns);
+	ph_jw_kv_int(jw, "deviceRequests", (int64_t)m->dev_n);
+	kv_ms(jw, "deviceWorstMs", m->dev_worst_ns);
+	if (m->jank)
+		ph_jw_kv_bool(jw, "jank", true);
+	if (m->other_comm) {
+		ph_jw_key(jw, "busiestOther");
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "pid", m->other_pid);
+		ph_jw_kv_str(jw, "comm", m->other_comm);
+		ph_jw_kv_int(jw, "requests", (int64_t)m->other_n);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_obj_end(jw);
+}
+
+/* The payload's members after sinceLast, with lists cut to k. */
+static void write_payload(const struct ph_io_view *v,
+			  const struct ph_io_events *e, const char *source,
+			  struct caps k, struct ph_jw *jw)
+{
+	uint64_t main_bytes = 0;
+	size_t nlisted = 0, n = 0;
+	char dev[24];
+
+	for (size_t i = 0; i < v->nreq; i++)
+		main_bytes += v->req[i].main ? v->req[i].bytes : 0;
+	for (size_t i = 0; i < v->nmom; i++)
+		nlisted += listed(&v->mom[i]);
+	ph_jw_key(jw, "window");
+	ph_jw_obj_begin(jw);
+	ph_jw_key(jw, "from");
+	if (v->w.from != INT64_MIN)
+		ph_jw_int(jw, v->w.from);
+	else
+		ph_jw_null(jw);
+	ph_jw_key(jw, "to");
+	if (v->w.to != INT64_MAX)
+		ph_jw_int(jw, v->w.to);
+	else
+		ph_jw_null(jw);
+	ph_jw_obj_end(jw);
+	ph_jw_kv_str(jw, "source", source);
+	ph_jw_key(jw, "app");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "packageName", v->ident.package);
+	ph_jw_key(jw, "pid");
+	if (v->pid > 0)
+		ph_jw_int(jw, v->pid);
+	else
+		ph_jw_null(jw);
+	ph_jw_obj_end(jw);
+	write_recordings(e, jw);
+	ph_jw_key(jw, "requests");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_int(jw, "total", (int64_t)v->nreq);
+	ph_jw_kv_int(jw, "app", (int64_t)v->app_n);
+	ph_jw_kv_int(jw, "appBytes", (int64_t)v->app_bytes);
+	ph_jw_kv_int(jw, "mainThread", (int64_t)v->main_n);
+	ph_jw_kv_int(jw, "mainThreadBytes", (int64_t)main_bytes);
+	ph_jw_kv_int(jw, "others", (int64_t)v->others_n);
+	ph_jw_kv_int(jw, "issueUnseen", (int64_t)v->unseen_n);
+	ph_jw_kv_int(jw, "otherProcesses", (int64_t)v->other_procs);
+	ph_jw_obj_end(jw);
+	ph_jw_key(jw, "devices");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < v->nops && i < k.devices; i++) {
+		const struct ph_io_dev_op *d = &v->ops[i];
+
+		snprintf(dev, sizeof(dev), "%u:%u", d->dev >> 20,
+			 d->dev & 0xfffff);
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_str(jw, "device", dev);
+		ph_jw_kv_str(jw, "operation", d->op);
+		ph_jw_kv_int(jw, "requests", (int64_t)d->n);
+		ph_jw_kv_int(jw, "bytes", (int64_t)d->bytes);
+		kv_ms(jw, "p50Ms", d->p50_ns);
+		kv_ms(jw, "p99Ms", d->p99_ns);
+		kv_ms(jw, "maxMs", d->max_ns);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "processes");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < v->nprocs && i < k.procs; i++) {
+		const struct ph_io_proc *p = &v->procs[i];
+
+		ph_jw_obj_begin(jw);
+		ph_jw_key(jw, "pid");
+		if (p->pid >= 0)
+			ph_jw_int(jw, p->pid);
+		else
+			ph_jw_null(jw);
+		ph_jw_kv_str(jw, "comm", p->comm);
+		ph_jw_kv_int(jw, "requests", (int64_t)p->n);
+		ph_jw_kv_int(jw, "bytes", (int64_t)p->bytes);
+		ph_jw_kv_double(jw, "deviceMs", ms(p->device_ns));
+		if (v->pid > 0 && p->pid == v->pid)
+			ph_jw_kv_bool(jw, "app", true);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "moments");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < v->nmom && n < k.moments; i++)
+		if (listed(&v->mom[i])) {
+			write_moment(&v->mom[i], jw);
+			n++;
+		}
+	ph_jw_arr_end(jw);
+	ph_jw_kv_int(jw, "momentsWithAppIo", (int64_t)nlisted);
+	ph_jw_key(jw, "findings");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < v->nf && i < k.findings; i++) {
+		const struct ph_finding *f = &v->f[i];
+
+		if (k.full) {
+			ph_finding_write(f, jw);
+			continue;
+		}
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_str(jw, "id", f->id);
+		ph_jw_kv_str(jw, "severity", ph_severity_name(f->severity));
+		ph_jw_kv_str(jw, "title", f->title);
+		if (f->ndetail)
+			ph_jw_kv_str(jw, "detail", f->detail[0]);
+		if (!f->spanning) {
+			ph_jw_kv_int(jw, "from", f->from);
+			ph_jw_kv_int(jw, "to", f->to);
+		}
+		ph_jw_kv_int(jw, "count", f->count);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "quiet");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < v->nquiet; i++)
+		ph_jw_str(jw, v->quiet[i]);
+	ph_jw_arr_end(jw);
+	if (v->nnotes) {
+		ph_jw_key(jw, "notes");
+		ph_jw_arr_begin(jw);
+		for (size_t i = 0; i < v->nnotes; i++)
+			ph_jw_str(jw, v->notes[i]);
+		ph_jw_arr_end(jw);
+	}
+}
+
+/* The summary line: the headline numbers and the next call. */
+static void summary(struct ph_mcp_call *c, const struct ph_io_view *v,
+		    const struct ph_io_events *e)
+{
+	const struct ph_io_dev_op *slow = NULL;
+	const struct ph_io_moment *worst = NULL;
+	size_t nlisted = 0;
+	char ws[80];
+
+	ph_mcp_line(c,
+		    "block I/O in t=%s: %zu request%s (%" PRIu64
+		    " by the app, %.1f KiB; %" PRIu64
+		    " on its main thread; %" PRIu64 " by %" PRIu64
+		    " other process%s)",
+		    ph_mcp_wstr(v->w, ws, sizeof(ws)), v->nreq,
+		    v->nreq == 1 ? "" : "s", v->app_n,
+		    (double)v->app_bytes / 1024, v->main_n, v->others_n,
+		    v->other_procs, v->other_procs == 1 ? "" : "es");
+	for (size_t i = 0; i < v->nops; i++)
+		if (!slow || v->ops[i].p99_ns > slow->p99_ns)
+			slow = &v->ops[i];
+	if (slow && slow->p99_ns >= 0)
+		ph_mcp_more(c,
+			    "; slowest %u:%u %s p50 %.3f / p99 %.3f / max "
+			    "%.3f ms",
+			    slow->dev >> 20, slow->dev & 0xfffff, slow->op,
+			    ms(slow->p50_ns), ms(slow->p99_ns),
+			    ms(slow->max_ns));
+	for (size_t i = 0; i < v->nprocs; i++)
+		if (v->procs[i].pid != v->pid || v->pid <= 0) {
+			ph_mcp_more(c, "; busiest other %.24s (%" PRIu64 ")",
+				    v->procs[i].comm[0] ? v->procs[i].comm :
+							  "issue unseen",
+				    v->procs[i].n);
+			break;
+		}
+	for (size_t i = 0; i < v->nmom; i++)
+		if (listed(&v->mom[i])) {
+			nlisted++;
+			if (!worst ||
+			    v->mom[i].app_worst_ns > worst->app_worst_ns)
+				worst = &v->mom[i];
+		}
+	if (worst)
+		ph_mcp_more(c,
+			    "; %zu app moment%s with I/O in flight (worst: "
+			    "%s at t=%" PRId64 ")",
+			    nlisted, nlisted == 1 ? "" : "s",
+			    moment_names[worst->kind], worst->t);
+	if (v->nf) {
+		ph_mcp_more(c, "; findings:");
+		for (size_t i = 0; i < v->nf; i++)
+			ph_mcp_more(c, "%s %s %s (x%" PRId64 ")",
+				    i ? "," : "",
+				    ph_severity_name(v->f[i].severity),
+				    v->f[i].id, v->f[i].count);
+	} else {
+		ph_mcp_more(c, "; no io finding (%zu checks quiet)",
+			    v->nquiet);
+	}
+	if (e->nmarks && e->marks[0].left_out)
+		ph_mcp_more(c,
+			    "; attach left out %" PRIu64 " requests of "
+			    "its window",
+			    e->marks[0].left_out);
+	ph_mcp_more(c, ". Next: findings ranks them with the rest; timeline "
+		       "{kinds:[\"io\"]} lists the requests");
+}
+
+static int io_summary_call(struct ph_mcp_call *c)
+{
+	struct caps normal = { 20, 5, 10, 4, false },
+		    full = { SIZE_MAX, 20, 200, 4, true };
+	struct ph_mcp_source src, src2;
+	struct ph_analysis *a;
+	struct ph_io_events e;
+	struct ph_io_view *v = NULL;
+	int64_t limit = ph_mcp_limit(c, "limit", 10, 200);
+	struct ph_window w;
+	size_t at;
+	char ws[80];
+
+	/* the session's identity and profile (and that there is one) */
+	a = ph_mcp_analyze(c, c->w, &src);
+	if (!a)
+		return 0;
+	if (ph_io_events_init(&e, true)) {
+		ph_analysis_free(a);
+		return ph_mcp_fail(c, "out of memory");
+	}
+	if (ph_mcp_each(c, c->w, KINDS, ph_io_events_feed, &e, &src2) < 0)
+		goto out;
+	if (!ph_io_events_any(&e)) {
+		ph_mcp_line(c,
+			    "no block I/O was recorded for this session in "
+			    "t=%s: record it beside the app with `porthole "
+			    "iotrace record --out DIR` (root), then `porthole "
+			    "iotrace attach SESSION DIR` adds it to the "
+			    "session; or run the app under `porthole capture "
+			    "--iotrace`",
+			    ph_mcp_wstr(c->w, ws, sizeof(ws)));
+		if (src.note[0])
+			ph_mcp_more(c, " (%s)", src.note);
+		ph_jw_kv_bool(&c->jw, "recorded", false);
+		ph_jw_kv_str(&c->jw, "source", src.live ? "live" : src.path);
+		ph_jw_kv_str(&c->jw, "how",
+			     "porthole iotrace record --out DIR; porthole "
+			     "iotrace attach SESSION DIR");
+		ph_mcp_mark(c, c->w.to);
+		goto out;
+	}
+	/* an open start is quoted as the first event's t, as findings
+	 * does, so the answer names a window that can be asked again */
+	w = c->w;
+	if (w.from == INT64_MIN && a->first_t)
+		w.from = a->first_t;
+	v = ph_io_events_view(&e, &a->ident, &a->profile, w);
+	if (!v) {
+		ph_mcp_fail(c, "out of memory");
+		goto out;
+	}
+	summary(c, v, &e);
+	if (src.note[0])
+		ph_mcp_more(c, " (%s)", src.note);
+	normal.moments = (size_t)limit;
+	full.moments = (size_t)ph_mcp_full_limit(c, "limit", 200);
+	at = c->payload.len;
+	ph_jw_kv_bool(&c->jw, "recorded", true);
+	write_payload(v, &e, src.live ? "live" : src.path,
+		      c->detail == PH_DETAIL_FULL ? full : normal, &c->jw);
+	if (c->detail != PH_DETAIL_FULL) {
+		/* M: the members detail full writes, written aside.  Here
+		 * they follow sinceLast (",\"recorded\":true,..."); aside
+		 * they open an object ("{\"recorded\":true,...}"): the same
+		 * bytes but the first, and the aside has the closing }. */
+		struct ph_buf b = PH_BUF_INIT((size_t)64 << 20);
+		struct ph_jw jw;
+
+		ph_jw_init(&jw, &b);
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_bool(&jw, "recorded", true);
+		write_payload(v, &e, src.live ? "live" : src.path, full, &jw);
+		ph_jw_obj_end(&jw);
+		if (!ph_jw_finish(&jw))
+			c->full_payload = at + b.len;
+		ph_buf_release(&b);
+	}
+	ph_mcp_mark(c, c->w.to);
+out:
+	ph_io_view_free(v);
+	ph_io_events_release(&e);
+	ph_analysis_free(a);
+	return 0;
+}
+
+const struct ph_mcp_tool ph_mcp_tool_io_summary = {
+	.name = "io_summary",
+	.title = "Block I/O over a window",
+	.description =
+		"Disk (block) I/O beside the app's own events over a window, "
+		"once an iotrace recording was attached to the session "
+		"(`porthole iotrace attach`, or `porthole capture "
+		"--iotrace`): latency per device and operation (p50/p99/"
+		"max), the busiest processes, the requests the app and its "
+		"main thread issued, the app's stalls, late frames and "
+		"queries with I/O in flight, and the io findings "
+		"(io-on-main-thread, io-slow-request, io-during-jank, "
+		"io-lost-events). Says plainly when no block I/O was "
+		"recorded, and how to record it.",
+	.props = "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+		 "1000,\"description\":\"most app moments with I/O in flight "
+		 "listed; default 10 (200 at detail full)\"}",
+	.flags = PH_TOOL_READONLY | PH_TOOL_WINDOW,
+	.call = io_summary_call,
+};
