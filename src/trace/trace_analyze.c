@@ -2,7 +2,8 @@
  * trace_analyze.c: `porthole trace analyze`: runs the detector set over
  * one or more traces of one scenario and writes report.md and
  * report.json.  The phases (scenario, context) are in trace_run.c; this
- * file adds the environment phase, the report and the merge of repeats.
+ * file adds the report and the merge of repeats; the environment phase is
+ * trace_env.c.
  *
  * Repeats: `analyze A B C` runs each trace on its own (one trace in
  * memory at a time) and folds the rows of each detector on its identity
@@ -19,165 +20,6 @@
 #include "trace/trace_sql.h"
 
 #include <sys/stat.h>
-
-/*
- * Thermal: the zones' temperature counters (thermal_temperature events,
- * "<zone> Temperature", millidegrees Celsius) over the window, the value
- * in force at its start included (a counter holds until its next sample),
- * and the highest state each cooling device ("<device> Cooling Device",
- * cdev_update) reached.  A trace without either says so in plain words:
- * a duration measured on a hot, throttled device reads differently.
- */
-static void env_thermal(sqlite3 *db, struct ph_jw *w, FILE *md)
-{
-	static const char *const sql[2] = {
-		"WITH z AS (SELECT id, substr(name, 1, length(name) - 12) AS "
-		"zone FROM counter_track WHERE name LIKE '% Temperature' AND "
-		"upid IS NULL AND cpu IS NULL), s AS (SELECT z.zone, c.value "
-		"FROM counter c JOIN z ON c.track_id = z.id WHERE c.ts BETWEEN "
-		"(SELECT ts FROM _window) AND (SELECT end_ts FROM _window) "
-		"UNION ALL SELECT zone, value FROM (SELECT z.zone, (SELECT "
-		"c.value FROM counter c WHERE c.track_id = z.id AND c.ts < "
-		"(SELECT ts FROM _window) ORDER BY c.ts DESC LIMIT 1) AS value "
-		"FROM z) WHERE value IS NOT NULL) SELECT zone, "
-		"COUNT(*), AVG(value) / 1000.0, MIN(value) / 1000.0, "
-		"MAX(value) / 1000.0 FROM s GROUP BY zone ORDER BY zone",
-		"WITH d AS (SELECT id, substr(name, 1, length(name) - 15) AS "
-		"dev FROM counter_track WHERE name LIKE '% Cooling Device' AND "
-		"upid IS NULL AND cpu IS NULL), s AS (SELECT d.dev, c.value "
-		"FROM counter c JOIN d ON c.track_id = d.id WHERE c.ts BETWEEN "
-		"(SELECT ts FROM _window) AND (SELECT end_ts FROM _window) "
-		"UNION ALL SELECT dev, value FROM (SELECT d.dev, (SELECT "
-		"c.value FROM counter c WHERE c.track_id = d.id AND c.ts < "
-		"(SELECT ts FROM _window) ORDER BY c.ts DESC LIMIT 1) AS value "
-		"FROM d) WHERE value IS NOT NULL) SELECT dev, "
-		"COUNT(*), MAX(value) FROM s GROUP BY dev ORDER BY dev",
-	};
-	int nzones = 0, ndev = 0;
-
-	for (int q = 0; q < 2; q++) {
-		sqlite3_stmt *st;
-
-		ph_jw_key(w, q ? "cooling_devices" : "thermal");
-		ph_jw_arr_begin(w);
-		if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) !=
-		    SQLITE_OK) {
-			ph_jw_arr_end(w);
-			continue;
-		}
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *name =
-				(const char *)sqlite3_column_text(st, 0);
-
-			ph_jw_obj_begin(w);
-			ph_jw_kv_str(w, q ? "device" : "zone",
-				     name ? name : "");
-			ph_jw_kv_int(w, "samples", sqlite3_column_int64(st, 1));
-			if (q) {
-				ph_jw_kv_double(w, "max_state",
-						sqlite3_column_double(st, 2));
-				fprintf(md,
-					"- cooling device %s: state up to "
-					"%.0f%s\n",
-					name ? name : "",
-					sqlite3_column_double(st, 2),
-					sqlite3_column_double(st, 2) > 0 ?
-						" (throttling)" :
-						"");
-				ndev++;
-			} else {
-				ph_jw_kv_double(w, "avg_c",
-						sqlite3_column_double(st, 2));
-				ph_jw_kv_double(w, "min_c",
-						sqlite3_column_double(st, 3));
-				ph_jw_kv_double(w, "max_c",
-						sqlite3_column_double(st, 4));
-				fprintf(md,
-					"- thermal zone %s: %.1f C average "
-					"(%.1f..%.1f)\n",
-					name ? name : "",
-					sqlite3_column_double(st, 2),
-					sqlite3_column_double(st, 3),
-					sqlite3_column_double(st, 4));
-				nzones++;
-			}
-			ph_jw_obj_end(w);
-		}
-		sqlite3_finalize(st);
-		ph_jw_arr_end(w);
-	}
-	if (!nzones)
-		fprintf(md, "- thermal: not in the trace (no "
-			    "thermal_temperature events up to the window's "
-			    "end); durations cannot be read against "
-			    "temperature\n");
-	if (!nzones && !ndev)
-		ph_jw_kv_str(w, "thermal_note",
-			     "the trace has no thermal_temperature or "
-			     "cdev_update events up to the window's end");
-}
-
-void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, FILE *md)
-{
-	sqlite3_stmt *st;
-	const char *sql =
-		"SELECT t.cpu, AVG(c.value), MIN(c.value), MAX(c.value) FROM "
-		"counter c JOIN cpu_counter_track t ON c.track_id = t.id WHERE "
-		"t.name = 'cpufreq' AND c.ts BETWEEN (SELECT ts FROM _window) "
-		"AND (SELECT end_ts FROM _window) GROUP BY t.cpu ORDER BY t.cpu";
-
-	ph_jw_key(w, "environment");
-	ph_jw_obj_begin(w);
-	ph_jw_key(w, "cpufreq_khz");
-	ph_jw_arr_begin(w);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		bool any = false;
-
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			ph_jw_obj_begin(w);
-			ph_jw_kv_int(w, "cpu", sqlite3_column_int64(st, 0));
-			ph_jw_kv_double(w, "avg", sqlite3_column_double(st, 1));
-			ph_jw_kv_double(w, "min", sqlite3_column_double(st, 2));
-			ph_jw_kv_double(w, "max", sqlite3_column_double(st, 3));
-			ph_jw_obj_end(w);
-			fprintf(md,
-				"- cpu %lld: %.0f kHz average (%.0f..%.0f)\n",
-				sqlite3_column_int64(st, 0),
-				sqlite3_column_double(st, 1),
-				sqlite3_column_double(st, 2),
-				sqlite3_column_double(st, 3));
-			any = true;
-		}
-		if (!any)
-			fprintf(md, "- CPU frequency: not in the trace\n");
-		sqlite3_finalize(st);
-	}
-	ph_jw_arr_end(w);
-	env_thermal(db, w, md);
-	{
-		/* the samples in the window and the one in force at its
-		 * start: a counter holds until its next sample */
-		int64_t mem = ph_tsql_int(
-			db,
-			"WITH k AS (SELECT id FROM track WHERE name = "
-			"'mem.available' AND upid IS NULL) SELECT MIN(v) FROM "
-			"(SELECT c.value AS v FROM counter c JOIN k ON "
-			"c.track_id = k.id WHERE c.ts BETWEEN (SELECT ts FROM "
-			"_window) AND (SELECT end_ts FROM _window) UNION ALL "
-			"SELECT (SELECT c.value FROM counter c WHERE c.track_id "
-			"= k.id AND c.ts < (SELECT ts FROM _window) ORDER BY c.ts "
-			"DESC LIMIT 1) FROM k)",
-			-1);
-
-		ph_jw_kv_int(w, "mem_available_min_bytes", mem);
-		if (mem >= 0)
-			fprintf(md, "- memory available: at least %.0f MB\n",
-				(double)mem / 1e6);
-		else
-			fprintf(md, "- memory: not in the trace\n");
-	}
-	ph_jw_obj_end(w);
-}
 
 struct one {
 	const char *path;
@@ -366,9 +208,12 @@ static int write_report(const char *out, const struct ph_detset *ds,
 	copy_members(&w, env_js);
 	ph_jw_key(&w, "context_warnings");
 	ph_jw_arr_begin(&w);
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		if (reps[k].c.cpu_err[0])
 			ph_jw_str(&w, reps[k].c.cpu_err);
+		if (reps[k].c.env_err[0])
+			ph_jw_str(&w, reps[k].c.env_err);
+	}
 	ph_jw_arr_end(&w);
 	ph_jw_key(&w, "detectors");
 	ph_jw_arr_begin(&w);
@@ -415,10 +260,14 @@ static int write_report(const char *out, const struct ph_detset *ds,
 			  c->from, c->to, window_ns / 1e6, c->source);
 	if (c->note[0])
 		rc |= ph_buf_addf(&md, "- note: %s\n", c->note);
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		if (reps[k].c.cpu_err[0])
 			rc |= ph_buf_addf(&md, "- warning: %s\n",
 					  reps[k].c.cpu_err);
+		if (reps[k].c.env_err[0])
+			rc |= ph_buf_addf(&md, "- warning: %s\n",
+					  reps[k].c.env_err);
+	}
 	rc |= ph_buf_addf(&md,
 			  "- detectors fired: %zu of %zu; findings cover "
 			  "%.1f ms of the window (%.1f%%)\n",
@@ -503,7 +352,7 @@ int ph_trace_cli_analyze(int argc, char **argv)
 	struct one *reps = NULL;
 	struct ph_buf env_js = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_buf markers_js = PH_BUF_INIT(PH_BUF_NO_CAP);
-	char env_md[8192] = "";
+	struct ph_buf env_md = PH_BUF_INIT(PH_BUF_NO_CAP);
 	size_t ndet = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -606,15 +455,11 @@ int ph_trace_cli_analyze(int argc, char **argv)
 		}
 		o->coverage_ms = (double)covered_all(db) / 1e6;
 		if (k == 0) {
-			FILE *m = fmemopen(env_md, sizeof(env_md) - 1, "w");
 			struct ph_jw w;
 
 			ph_jw_init(&w, &env_js);
 			ph_jw_obj_begin(&w);
-			if (m) {
-				ph_trace_env_phase(db, &w, m);
-				fclose(m);
-			}
+			ph_trace_env_phase(db, &w, &env_md);
 			markers(db, &w);
 			ph_jw_obj_end(&w);
 			if (ph_jw_finish(&w))
@@ -624,7 +469,7 @@ int ph_trace_cli_analyze(int argc, char **argv)
 		ph_trace_release(&t);
 	}
 	status = write_report(out, &ds, reps, (size_t)npaths, env_js.buf,
-			      env_md);
+			      env_md.len ? env_md.buf : "");
 done:
 	for (int k = 0; k < npaths; k++) {
 		for (size_t i = 0; reps[k].runs && i < ndet; i++)
@@ -633,6 +478,7 @@ done:
 	}
 	free(reps);
 	ph_buf_release(&env_js);
+	ph_buf_release(&env_md);
 	ph_buf_release(&markers_js);
 	ph_detset_release(&ds);
 	return status;

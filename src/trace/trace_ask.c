@@ -6,6 +6,12 @@
  * query returns a row is reported unanswered with that reason and its
  * rows are not run: silence would claim "looked, found nothing" about
  * data the trace never had.
+ *
+ * The answer states the environment of its window before the findings,
+ * as analyze's report does (trace_env.c), and every finding carries the
+ * environment of its own stretch in evidence.environment: a duration is
+ * read against the CPU frequency, the throttling and the memory it ran
+ * under.
  */
 #include "ph_common.h"
 #include "ph_json.h"
@@ -22,8 +28,10 @@ const char *const ph_trace_questions[8] = {
 
 struct ask {
 	struct ph_trace *t;
-	struct ph_jw *w; /* the findings array */
-	bool mono;	 /* windows converted to MONOTONIC */
+	sqlite3 *db;
+	struct ph_jw *w;     /* the findings array */
+	bool mono;	     /* windows converted to MONOTONIC */
+	const char *win_env; /* the whole window's environment, one line */
 };
 
 static const char *col_text(sqlite3_stmt *st, int ncol, const char *name)
@@ -122,6 +130,17 @@ static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
 		ph_jw_kv_int(w, "trace_from_ns", from);
 	if (col_int(st, ncol, "to_ts", &to))
 		ph_jw_kv_int(w, "trace_to_ns", to);
+	/* what this stretch ran under; a spanning finding, the window */
+	if (col_int(st, ncol, "from_ts", &from) &&
+	    col_int(st, ncol, "to_ts", &to)) {
+		struct ph_buf env = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+		if (!ph_trace_env_summary(a->db, from, to, &env))
+			ph_jw_kv_str(w, "environment", env.buf);
+		ph_buf_release(&env);
+	} else {
+		ph_jw_kv_str(w, "environment", a->win_env);
+	}
 	ph_jw_obj_end(w);
 	ph_jw_obj_end(w);
 }
@@ -161,6 +180,7 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 	struct ph_detrun *runs = NULL;
 	struct ph_tctx c;
 	struct ask a;
+	struct ph_buf win_env = PH_BUF_INIT(PH_BUF_NO_CAP);
 	sqlite3 *db = NULL;
 	int rc;
 
@@ -183,8 +203,15 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (ph_trace_env_summary(db, c.from, c.to, &win_env)) {
+		rc = PH_ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	a.t = t;
+	a.db = db;
 	a.w = w;
+	a.win_env = win_env.buf;
 	a.mono = t->trace_clock != PH_CLK_MONOTONIC &&
 		 ph_trace_to_clock(t, c.from, PH_CLK_MONOTONIC) != PH_NULL_I64;
 	ph_jw_obj_begin(w);
@@ -206,6 +233,17 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 		     a.mono || t->trace_clock == PH_CLK_MONOTONIC ?
 			     "MONOTONIC" :
 			     t->clock_name);
+	if (c.cpu_err[0] || c.env_err[0]) {
+		ph_jw_key(w, "context_warnings");
+		ph_jw_arr_begin(w);
+		if (c.cpu_err[0])
+			ph_jw_str(w, c.cpu_err);
+		if (c.env_err[0])
+			ph_jw_str(w, c.env_err);
+		ph_jw_arr_end(w);
+	}
+	/* before the findings: what every duration below ran under */
+	ph_trace_env_phase(db, w, NULL);
 	ph_jw_key(w, "findings");
 	ph_jw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
@@ -279,6 +317,7 @@ out:
 	for (size_t i = 0; runs && i < n; i++)
 		ph_detrun_release(&runs[i]);
 	free(runs);
+	ph_buf_release(&win_env);
 	sqlite3_close(db);
 	return rc;
 }
@@ -309,6 +348,10 @@ static void print_text(const char *js)
 	printf("process %s, windows in ms on %s\n",
 	       ph_json_strdup(&a, ph_json_get(x, "name")),
 	       ph_json_strdup(&a, ph_json_get(root, "clock")));
+	x = ph_json_get(ph_json_get(root, "environment"), "lines");
+	printf("environment (every duration below ran under it):\n");
+	for (uint32_t i = 0; x && i < x->n; i++)
+		printf("  - %s\n", ph_json_strdup(&a, &x->u.items[i]));
 	f = ph_json_get(root, "findings");
 	for (uint32_t i = 0; f && i < f->n; i++) {
 		const struct ph_json *it = &f->u.items[i];
@@ -327,6 +370,9 @@ static void print_text(const char *js)
 			printf(" [%.3f .. %.3f]\n", from, to);
 		else
 			printf(" [spanning]\n");
+		x = ph_json_get(ph_json_get(it, "evidence"), "environment");
+		if (win && x)
+			printf("        under: %s\n", ph_json_strdup(&a, x));
 	}
 	x = ph_json_get(root, "unanswered");
 	for (uint32_t i = 0; x && i < x->n; i++)

@@ -13,10 +13,17 @@
  *
  * The answer is one JSON object:
  *   process {name, pid}, window {from_ns, to_ns, source, note?} (trace
- *   clock), clock, asked [question...], skipped [{question, reason}] (not
- *   a known question, or its detector failed), unanswered [{question,
- *   reason}] (the trace lacks the data), ruled_out [{question, cause}]
- *   (causes looked at and found quiet), findings [...].
+ *   clock), trace_clock, clock, context_warnings? [...], environment
+ *   {...} (what every duration ran under: CPU frequency, thermal, memory,
+ *   the process's memory, its Markdown lines and a one-sentence summary;
+ *   trace_env.c, the same object analyze writes), findings [...] (each
+ *   with evidence {location, self_ms, total_ms, max_ms, detector,
+ *   trace_from_ns?, trace_to_ns?, environment: one sentence on what its
+ *   own stretch ran under}), asked [question...], skipped [{question,
+ *   reason}] (not a known question, or its detector failed), unanswered
+ *   [{question, reason}] (the trace lacks the data), ruled_out
+ *   [{question, cause}] (causes looked at and found quiet, throttling and
+ *   a low CPU frequency among them when the trace has the data).
  */
 #ifndef PH_TRACE_ASK_H
 #define PH_TRACE_ASK_H

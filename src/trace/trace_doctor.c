@@ -34,6 +34,22 @@
  *   frame 11: expected 460-476.6, actual 460-505,     frame_jank, ask jank
  *     App Deadline Missed
  *   log at 550: "ANR in com.example.doctor"           anr
+ *
+ * The environment (trace_env.c), stated by analyze and ask:
+ *   cpufreq: both CPUs at 2000000 kHz, CPU 0 at 500000 kHz 20-100
+ *     (below half its peak: the main thread's Running 20-60 in
+ *     start-up, 70-100 after)     ask startup and ask cpu at a low
+ *                                  frequency (40 and 70 ms)
+ *   cooling device thermal-cpufreq-0: 0, state 2 300-400, 0 again
+ *                                  ask cpu throttled (main ran 94 ms of
+ *                                  it); the start-up was not: ruled out
+ *   cooling device thermal-gpu: 0, state 1 470-480, 0 again
+ *                                  ask jank: the late frame 11 (460-505)
+ *                                  throttled; ask cpu (main ran 10 ms)
+ *   zone cpu: 45 C, 72 C at 300, 50 C at 400
+ *   process_stats of pid 1000 at 0, 250, 500: RSS 100000, 150000,
+ *     120000 kB (anon 60000/110000/80000, file 40000, swap 0/1000/2000);
+ *     sys_stats MemAvailable 2000000 kB at 0
  */
 #include "ph_common.h"
 #include "ph_json.h"
@@ -280,6 +296,58 @@ static void anr_log(struct fx *f, double ms)
 	ph_buf_release(&m.b);
 }
 
+/* cpu_frequency 11 {state 1, cpu_id 2} */
+static void cpufreq(struct fx *f, double ms, int cpu, uint64_t khz)
+{
+	pb_varint(&f->sub, 1, khz);
+	pb_varint(&f->sub, 2, (uint64_t)cpu);
+	packet_ftrace(f, ms, cpu, 0, 11);
+}
+
+/* thermal_temperature 341 {temp 2, thermal_zone 4}; cdev_update 342
+ * {target 1, type 2} */
+static void thermal(struct fx *f, double ms, const char *zone, uint64_t mc,
+		    const char *dev, uint64_t state)
+{
+	if (zone) {
+		pb_varint(&f->sub, 2, mc);
+		pb_str(&f->sub, 4, zone);
+		packet_ftrace(f, ms, 1, 0, 341);
+	}
+	if (dev) {
+		pb_varint(&f->sub, 1, state);
+		pb_str(&f->sub, 2, dev);
+		packet_ftrace(f, ms, 1, 0, 342);
+	}
+}
+
+/* process_stats 9 {processes 1 {pid 1, vm_rss_kb 3, rss_anon_kb 4,
+ * rss_file_kb 5, vm_swap_kb 7}}; with avail_kb, sys_stats 7 {meminfo 1
+ * {key 1 (3: MemAvailable), value 2}} */
+static void memory(struct fx *f, double ms, int pid, const uint64_t kb[4],
+		   uint64_t avail_kb)
+{
+	static const uint32_t fields[4] = { 3, 4, 5, 7 };
+	struct pbw m = { PH_BUF_INIT(1 << 16), 0 };
+
+	pb_varint(&f->sub, 1, (uint64_t)pid);
+	for (int i = 0; i < 4; i++)
+		pb_varint(&f->sub, fields[i], kb[i]);
+	pb_msg(&m, 1, &f->sub);
+	pb_varint(&f->pkt, 8, (uint64_t)MS(ms));
+	pb_msg(&f->pkt, 9, &m);
+	pb_msg(&f->out, 1, &f->pkt);
+	if (avail_kb) {
+		pb_varint(&f->sub, 1, 3);
+		pb_varint(&f->sub, 2, avail_kb);
+		pb_msg(&m, 1, &f->sub);
+		pb_varint(&f->pkt, 8, (uint64_t)MS(ms));
+		pb_msg(&f->pkt, 7, &m);
+		pb_msg(&f->out, 1, &f->pkt);
+	}
+	ph_buf_release(&m.b);
+}
+
 static void blocked(struct fx *f, double ms, int pid, uint64_t caller)
 {
 	pb_varint(&f->sub, 1, (uint64_t)pid);
@@ -350,6 +418,23 @@ int ph_trace_doctor_fixture(struct ph_buf *out)
 	frame(&f, 10, 400, 416.6, 416, 1, 1);
 	frame(&f, 11, 460, 476.6, 505, 1 << 6, 2);
 	anr_log(&f, 550);
+	/* the environment */
+	cpufreq(&f, 0, 0, 2000000);
+	cpufreq(&f, 0, 1, 2000000);
+	cpufreq(&f, 20, 0, 500000);
+	cpufreq(&f, 100, 0, 2000000);
+	thermal(&f, 0, "cpu", 45000, "thermal-cpufreq-0", 0);
+	thermal(&f, 300, "cpu", 72000, "thermal-cpufreq-0", 2);
+	thermal(&f, 400, "cpu", 50000, "thermal-cpufreq-0", 0);
+	thermal(&f, 0, NULL, 0, "thermal-gpu", 0);
+	thermal(&f, 470, NULL, 0, "thermal-gpu", 1);
+	thermal(&f, 480, NULL, 0, "thermal-gpu", 0);
+	memory(&f, 0, M, (const uint64_t[4]){ 100000, 60000, 40000, 0 },
+	       2000000);
+	memory(&f, 250, M, (const uint64_t[4]){ 150000, 110000, 40000, 1000 },
+	       0);
+	memory(&f, 500, M, (const uint64_t[4]){ 120000, 80000, 40000, 2000 },
+	       0);
 	err = f.out.err ? f.out.err :
 	      f.pkt.err ? f.pkt.err :
 	      f.ev.err	? f.ev.err :

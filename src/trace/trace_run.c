@@ -239,6 +239,8 @@ static int build_context(sqlite3 *db, struct ph_tctx *c, char *err,
 	ph_buf_release(&b);
 	if (!rc)
 		rc = build_cpu_in_slice(db, c, err, errlen);
+	if (!rc)
+		rc = ph_tctx_build_env(db, c, err, errlen);
 	return rc;
 nomem:
 	ph_buf_release(&b);

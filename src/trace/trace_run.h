@@ -5,8 +5,10 @@
  *
  * The context is a set of temp tables on literal window numbers (_proc,
  * _window, _threads, _slice_win, _aslice_win, _tstate_win, _child_sum,
- * _cpu_in_slice, _claimed_name); ph_tctx_build() drops and rebuilds them,
- * so one connection can be analysed again with another scope.
+ * _cpu_in_slice, _claimed_name, and the environment's _env_win,
+ * _cpufreq_peak, _throttle, _run_lowfreq: trace_env.c); ph_tctx_open()
+ * drops and rebuilds them, so one connection can be analysed again with
+ * another scope.
  */
 #ifndef PH_TRACE_RUN_H
 #define PH_TRACE_RUN_H
@@ -41,6 +43,7 @@ struct ph_tctx {
 	char note[320];	    /* e.g. the end anchor never closed; or "" */
 	bool end_unclosed;  /* the end anchor was open at the trace end */
 	char cpu_err[512];  /* why _cpu_in_slice is empty, or "" */
+	char env_err[512];  /* why _run_lowfreq is empty, or "" */
 };
 
 /*
@@ -80,8 +83,27 @@ const char *ph_trace_detectors_dir(const char *given);
 int ph_tsql_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 int64_t ph_tsql_int(sqlite3 *db, const char *sql, int64_t dflt);
 
-/* The environment phase (CPU frequency, memory) as JSON and Markdown. */
-void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, FILE *md);
+/*
+ * The environment's context tables (trace_env.c), built by ph_tctx_open()
+ * after the others; 0 or PH_EINVAL with why in err.
+ */
+int ph_tctx_build_env(sqlite3 *db, struct ph_tctx *c, char *err, size_t errlen);
+/*
+ * The environment phase over the context's window: writes the member
+ * "environment" (CPU frequency, thermal, memory, the process's memory,
+ * the Markdown lines again as "lines" and the whole as one "summary"
+ * sentence) into the object being written to w, and appends the same as
+ * Markdown list lines ("- ...\n") to md (NULL: not wanted).
+ */
+void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md);
+/*
+ * One sentence on what [from, to] (trace ns, inside the context's window)
+ * ran under: CPU frequency range and average and the time below half the
+ * peak, throttling or not and the hottest zone, the process's RSS and the
+ * memory available.  Appended to out; 0 or PH_ENOMEM.
+ */
+int ph_trace_env_summary(sqlite3 *db, int64_t from, int64_t to,
+			 struct ph_buf *out);
 /* The median of v[0..n) (sorts v); 0 when n is 0. */
 double ph_trace_median(double *v, size_t n);
 /*

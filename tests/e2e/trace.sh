@@ -54,8 +54,61 @@ for cmd in "analyze /nonexistent" "ask /nonexistent" doctor; do
 	check "config-bad-${cmd%% *}-exit-2" sh -c "cd '$E2E_TMP/proj' && '$ABIN/porthole' trace $cmd --detectors '$PWD/detectors' > /dev/null 2> err; [ \$? -eq 2 ] && grep -q 'porthole-trace.yml:2:32 (byte 39): main_thread_block.min_ms wants a number' err"
 done
 check config-bad-set-ask sh -c "$BIN/porthole trace ask /nonexistent --set nope=1 2>&1 | grep -q \"unknown parameter 'nope'\""
-# the environment phase: this fixture has no thermal events, and says so
-check analyze-env-no-thermal sh -c "grep -q '^- thermal: not in the trace' '$E2E_TMP/base/report.md' && grep -q '\"thermal\":\[\]' '$E2E_TMP/base/report.json'"
+# the environment phase: the android12 fixture has no thermal events, and
+# says so; the doctor's fixture has them, and memory (trace_doctor.c)
+check analyze-env-no-thermal sh -c "grep -q '^- thermal: not in the trace' '$E2E_TMP/rep/report.md' && grep -q '\"thermal\":\[\]' '$E2E_TMP/rep/report.json'"
+check analyze-env-thermal sh -c "grep -qx -- '- thermal zone cpu: 51.2 C average (45.0..72.0)' '$E2E_TMP/base/report.md' && grep -qx -- '- cooling device thermal-cpufreq-0: state up to 2 (throttling), above 0 for 100.0 ms' '$E2E_TMP/base/report.md' && grep -qx -- '- cpu 0: 1800000 kHz average (500000..2000000); 80.0 ms below half its peak (2000000 kHz)' '$E2E_TMP/base/report.md'"
+check analyze-env-process-memory sh -c "grep -qx -- '- process RSS: 102.4 MB at the start, 153.6 MB at its highest sample, 122.9 MB at the end' '$E2E_TMP/base/report.md' && grep -q '\"process_memory\":\[{\"counter\":\"mem.rss\",\"samples\":3,\"start_bytes\":102400000,\"start_ts\":10000000000,\"peak_bytes\":153600000,\"end_bytes\":122880000}' '$E2E_TMP/base/report.json'"
+# a real trace's process memory, against the samples read with a query
+check analyze-env-rss-oracle python3 - "$BIN/porthole" "$A12" "$E2E_TMP/rep/report.json" <<'PY'
+import json, subprocess, sys
+porthole, trace, rep = sys.argv[1:4]
+r = json.load(open(rep))
+lo, hi, pid = r['window']['from'], r['window']['to'], r['process']['pid']
+out = subprocess.run([porthole, 'trace', 'query', trace,
+    "SELECT c.ts, c.value FROM counter c JOIN process_counter_track t ON "
+    "c.track_id = t.id WHERE t.name = 'mem.rss' AND t.upid = (SELECT upid "
+    "FROM process WHERE pid = %d ORDER BY upid DESC LIMIT 1) ORDER BY c.ts"
+    % pid, '--csv'], capture_output=True, text=True, check=True).stdout
+rows = [(int(a), float(b)) for a, b in
+        (l.split(',') for l in out.strip().splitlines()[1:])]
+before = [v for t, v in rows if t < lo][-1:]
+inside = [v for t, v in rows if lo <= t <= hi]
+vals = before + inside
+assert len(vals) >= 2, (len(rows), lo, hi)
+m = [x for x in r['environment']['process_memory'] if x['counter'] == 'mem.rss'][0]
+print(m, len(vals))
+assert m['samples'] == len(vals), (m, len(vals))
+assert m['start_bytes'] == vals[0] and m['end_bytes'] == vals[-1], m
+assert m['peak_bytes'] == max(vals), (m, max(vals))
+PY
+# ask states the environment first, and each finding's own
+check ask-env sh -c "$BIN/porthole trace ask '$DOC' --process com.example.doctor --question cpu > '$E2E_TMP/ask-env.out' && grep -qx 'environment (every duration below ran under it):' '$E2E_TMP/ask-env.out' && grep -qx '  - process RSS: 102.4 MB at the start, 153.6 MB at its highest sample, 122.9 MB at the end' '$E2E_TMP/ask-env.out' && grep -q '^warning correlated cpu  *Throttled for heat while the app ran: cooling device thermal-cpufreq-0' '$E2E_TMP/ask-env.out' && grep -q '^ *under: CPU at 2000 MHz on 2 CPUs; throttled: thermal-cpufreq-0 up to state 2 for 100.0 ms' '$E2E_TMP/ask-env.out'"
+# the MCP tool answers with the same environment (a real server over stdio)
+mkdir -p "$E2E_TMP/mcp"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask_system_trace\",\"arguments\":{\"trace\":\"$DOC\",\"process\":\"com.example.doctor\",\"questions\":[\"startup\"],\"detail\":\"full\"}}}" > "$E2E_TMP/mcp/in"
+check mcp-ask-env python3 - "$ABIN/porthole" "$E2E_TMP/mcp" "$PWD/detectors" <<'PY'
+import json, subprocess, sys
+porthole, d, dets = sys.argv[1:4]
+subprocess.run(['cp', '-r', dets, d + '/detectors'], check=True)
+out = subprocess.run([porthole, 'mcp', '--no-link'], cwd=d, stdin=open(d + '/in'),
+                     capture_output=True, text=True, timeout=60).stdout
+r = [json.loads(l) for l in out.splitlines() if '"id":2' in l][0]['result']
+text = r['content'][0]['text']
+print(text[:400])
+assert r['isError'] is False
+assert '; environment: CPU 500..2000 MHz (average 1900) on 2 CPUs' in text, text
+a = json.loads(text.split('\n', 1)[1])['answer']
+rss = a['environment']['process_memory'][0]
+assert (rss['counter'], rss['start_bytes'], rss['peak_bytes'], rss['end_bytes']) == \
+    ('mem.rss', 102400000, 153600000, 122880000), rss
+low = [f for f in a['findings'] if f['id'] == 'trace.startup:start-up at a low CPU frequency'][0]
+assert low['evidence']['self_ms'] == 40.0 and low['severity'] == 'warning', low
+assert low['evidence']['environment'].startswith('CPU 500..2000 MHz (average 1250) on 2 CPUs, below half its peak on cpu 0 40.0 ms; not throttled'), low
+assert {'question': 'startup', 'cause': 'thermal throttling during the start-up: the trace has cooling devices, and none was above state 0 while it ran'} in a['ruled_out']
+PY
 # An installed binary, away from this checkout, asks with the detectors
 # built into it (22 of them: as many as detectors/ holds).
 mkdir -p "$E2E_TMP/installed" && cp "$BIN/porthole" "$E2E_TMP/installed/"

@@ -250,3 +250,221 @@ void test_trace__rows_fold_medians(void)
 			   "\"self_ms\":5,\"seen_in\":1}]");
 	ph_buf_release(&out);
 }
+
+/* The answer of ph_trace_ask() on t, parsed into a (root returned). */
+static struct ph_json *ask_json(struct ph_trace *t, int64_t from, int64_t to,
+				const char *const *qs, size_t nq,
+				struct ph_buf *out, struct ph_arena *a)
+{
+	struct ph_json *root = NULL;
+	struct ph_jw w;
+	char err[512];
+
+	ph_jw_init(&w, out);
+	if (ph_trace_ask(t, "com.example.doctor", from, to, qs, nq, "detectors",
+			 &w, err, sizeof(err)) ||
+	    ph_jw_finish(&w) ||
+	    ph_json_parse(a, out->buf, out->len, &root, NULL))
+		return NULL;
+	return root;
+}
+
+static double num(const struct ph_json *v)
+{
+	double d = -1;
+
+	ph_json_as_double(v, &d);
+	return d;
+}
+
+static double evidence(const struct ph_json *finding, const char *key)
+{
+	return num(ph_json_get(ph_json_get(finding, "evidence"), key));
+}
+
+void test_trace__ask_states_the_environment(void)
+{
+	struct ph_trace t;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *env, *f, *x, *ro;
+
+	CHECK_INT(load_doctor(&t), 0);
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	root = ask_json(&t, PH_NULL_I64, PH_NULL_I64, NULL, 0, &out, &a);
+	CHECK(root != NULL);
+	/* the environment of the window (0-600 ms), before the findings:
+	 * the values in trace_doctor.c's table, averages over time */
+	env = ph_json_get(root, "environment");
+	CHECK(env != NULL);
+	x = ph_json_get(env, "cpufreq_khz");
+	CHECK_INT(x->n, 2);
+	/* (20 x 2000000 + 80 x 500000 + 500 x 2000000) / 600 */
+	CHECK(num(ph_json_get(&x->u.items[0], "avg")) == 1800000);
+	CHECK(num(ph_json_get(&x->u.items[0], "low_ms")) == 80);
+	CHECK(num(ph_json_get(&x->u.items[1], "low_ms")) == 0);
+	x = ph_json_get(env, "thermal");
+	CHECK_INT(x->n, 1);
+	/* (45 x 300 + 72 x 100 + 50 x 200) / 600 */
+	CHECK(num(ph_json_get(&x->u.items[0], "avg_c")) > 51.1666 &&
+	      num(ph_json_get(&x->u.items[0], "avg_c")) < 51.1667);
+	CHECK(num(ph_json_get(&x->u.items[0], "max_c")) == 72);
+	x = ph_json_get(env, "cooling_devices");
+	CHECK_INT(x->n, 2);
+	CHECK(ph_json_streq(ph_json_get(&x->u.items[0], "device"),
+			    "thermal-cpufreq-0"));
+	CHECK(num(ph_json_get(&x->u.items[0], "max_state")) == 2);
+	CHECK(num(ph_json_get(&x->u.items[0], "throttled_ms")) == 100);
+	CHECK(num(ph_json_get(&x->u.items[1], "throttled_ms")) == 10);
+	CHECK(num(ph_json_get(env, "mem_available_min_bytes")) == 2048000000.0);
+	/* the process's memory: kB x 1024 at 0, 250 and 500 ms */
+	x = ph_json_get(env, "process_memory");
+	CHECK_INT(x->n, 4);
+	CHECK(ph_json_streq(ph_json_get(&x->u.items[0], "counter"), "mem.rss"));
+	CHECK(num(ph_json_get(&x->u.items[0], "start_bytes")) == 102400000);
+	CHECK(num(ph_json_get(&x->u.items[0], "peak_bytes")) == 153600000);
+	CHECK(num(ph_json_get(&x->u.items[0], "end_bytes")) == 122880000);
+	CHECK(ph_json_streq(ph_json_get(&x->u.items[3], "counter"),
+			    "mem.swap"));
+	CHECK(num(ph_json_get(&x->u.items[3], "end_bytes")) == 2048000);
+	CHECK(ph_json_get(env, "process_memory_note") == NULL);
+	x = ph_json_get(env, "lines");
+	CHECK(x && x->n == 10);
+	CHECK(ph_json_streq(&x->u.items[0],
+			    "cpu 0: 1800000 kHz average (500000..2000000); "
+			    "80.0 ms below half its peak (2000000 kHz)"));
+	CHECK(ph_json_streq(&x->u.items[6],
+			    "process RSS: 102.4 MB at the start, 153.6 MB at "
+			    "its highest sample, 122.9 MB at the end"));
+	/* the summary's average is over both CPUs: (1800 + 2000) / 2 */
+	CHECK(ph_json_streq(ph_json_get(env, "summary"),
+			    "CPU 500..2000 MHz (average 1900) on 2 CPUs, below "
+			    "half its peak on cpu 0 80.0 ms; throttled: "
+			    "thermal-cpufreq-0 up to state 2 for 100.0 ms (and "
+			    "1 other device), hottest zone cpu 72.0 C; RSS "
+			    "102.4..153.6 MB, memory available at least 2048 "
+			    "MB"));
+	f = ph_json_get(root, "findings");
+	/* cpu: ruled in, both */
+	x = find_by(f, "id", "trace.cpu:main thread at a low CPU frequency");
+	CHECK(x != NULL);
+	CHECK(ph_json_streq(ph_json_get(x, "confidence"), "observed"));
+	CHECK(evidence(x, "self_ms") == 70); /* 20-60 and 70-100 */
+	CHECK(evidence(x, "total_ms") == 441);
+	x = find_by(f, "id", "trace.cpu:thermal throttling: thermal-cpufreq-0");
+	CHECK(x != NULL);
+	CHECK(ph_json_streq(ph_json_get(x, "confidence"), "correlated"));
+	CHECK(evidence(x, "self_ms") == 94); /* asleep 331-337 */
+	CHECK(evidence(x, "total_ms") == 100);
+	/* start-up at a low frequency (20-60 of 0-60), not throttled */
+	x = find_by(f, "id", "trace.startup:start-up at a low CPU frequency");
+	CHECK(x != NULL);
+	CHECK(evidence(x, "self_ms") == 40);
+	CHECK(evidence(x, "total_ms") == 60);
+	CHECK(!find_by(f, "question", "startup") ||
+	      !find_by(f, "id",
+		       "trace.startup:start-up throttled: "
+		       "thermal-cpufreq-0"));
+	/* the late frame 11 overlapped thermal-gpu, not a low frequency */
+	x = find_by(f, "id", "trace.jank:late frames while throttled");
+	CHECK(x != NULL);
+	CHECK(evidence(x, "max_ms") > 28.39 && evidence(x, "max_ms") < 28.41);
+	CHECK(!find_by(f, "id",
+		       "trace.jank:late frames at a low CPU "
+		       "frequency"));
+	ro = ph_json_get(root, "ruled_out");
+	CHECK(find_by(ro, "cause",
+		      "thermal throttling during the start-up: the trace has "
+		      "cooling devices, and none was above state 0 while it "
+		      "ran"));
+	CHECK(find_by(ro, "cause",
+		      "a low CPU frequency in the late frames: the trace has "
+		      "cpufreq, and none ran mostly below half the CPU's "
+		      "peak frequency"));
+	/* each finding, the environment of its own stretch: loadConfig ran
+	 * 138-188 ms, at full speed, before the throttling */
+	x = find_by(f, "id", "trace.slices:loadConfig");
+	CHECK(x != NULL);
+	CHECK(ph_json_streq(ph_json_get(ph_json_get(x, "evidence"),
+					"environment"),
+			    "CPU at 2000 MHz on 2 CPUs; not throttled (2 "
+			    "cooling devices at 0), hottest zone cpu 45.0 C; "
+			    "RSS 102.4 MB, memory available at least 2048 "
+			    "MB"));
+	/* a spanning finding: the window's */
+	x = find_by(f, "id", "trace.cpu:main thread outside slices");
+	CHECK(x != NULL);
+	CHECK(ph_json_streq(ph_json_get(ph_json_get(x, "evidence"),
+					"environment"),
+			    ph_json_strdup(&a, ph_json_get(env, "summary"))));
+	ph_arena_release(&a);
+	ph_buf_release(&out);
+	/* a window that starts before the first memory sample: RSS as
+	 * first sampled, and how far in */
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	root = ask_json(&t, 9900000000ll, 10600000000ll, NULL, 0, &out, &a);
+	CHECK(root != NULL);
+	x = ph_json_get(ph_json_get(root, "environment"), "lines");
+	CHECK(x && x->n == 10);
+	CHECK(ph_json_streq(&x->u.items[6],
+			    "process RSS: 102.4 MB when first sampled (+100.0 "
+			    "ms), 153.6 MB at its highest sample, 122.9 MB at "
+			    "the end"));
+	ph_arena_release(&a);
+	ph_buf_release(&out);
+	ph_trace_release(&t);
+}
+
+void test_trace__ask_rules_out_throttling_and_low_frequency(void)
+{
+	/* CPU 0 at its peak throughout, a fan at state 0, a zone at 40 C:
+	 * the cpu question rules both out, and the memory is absent */
+	static const char txt[] =
+		"# trace_clock: mono\n"
+		"  <idle>-0  (-----) [000] d..2.  0.500000: cpu_frequency: state=2000000 cpu_id=0\n"
+		"  <idle>-0  (-----) [000] d..2.  0.500000: cdev_update: type=fan target=0\n"
+		"  <idle>-0  (-----) [000] d..2.  0.500000: thermal_temperature: thermal_zone=cpu id=0 temp_prev=0 temp=40000\n"
+		"  app-100  (  100) [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  (  100) [000] d..2.  1.200000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+	const char *qs[] = { "cpu" };
+	struct ph_trace t;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *env, *ro;
+	struct ph_jw w;
+	char err[512];
+
+	ph_trace_init(&t);
+	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
+	ph_jw_init(&w, &out);
+	CHECK_INT(ph_trace_ask(&t, "app", PH_NULL_I64, PH_NULL_I64, qs, 1,
+			       "detectors", &w, err, sizeof(err)),
+		  0);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	CHECK_INT(ph_json_parse(&a, out.buf, out.len, &root, NULL), 0);
+	ro = ph_json_get(root, "ruled_out");
+	CHECK_INT(ro->n, 2); /* main thread outside slices: ruled in */
+	CHECK(find_by(ro, "cause",
+		      "a low CPU frequency: the trace has cpufreq, and the "
+		      "main thread ran under 10 ms on a CPU below half its "
+		      "peak frequency"));
+	CHECK(find_by(ro, "cause",
+		      "thermal throttling: the trace has cooling devices, and "
+		      "none went above state 0 during the window"));
+	env = ph_json_get(root, "environment");
+	CHECK(ph_json_streq(ph_json_get(env, "summary"),
+			    "CPU at 2000 MHz on 1 CPU; not throttled (1 "
+			    "cooling device at 0), hottest zone cpu 40.0 C; "
+			    "RSS not in the trace"));
+	CHECK_INT(ph_json_get(env, "process_memory")->n, 0);
+	CHECK(ph_json_get(env, "process_memory_note") != NULL);
+	CHECK(strstr(out.buf, "\"process memory: not in the trace (no "
+			      "process_stats memory counters for this "
+			      "process)\"") != NULL);
+	ph_arena_release(&a);
+	ph_buf_release(&out);
+	ph_trace_release(&t);
+}

@@ -239,8 +239,10 @@ void test_trace__thermal_from_protobuf(void)
 	ph_buf_release(&p);
 }
 
-/* The environment section of a text trace over [1 s, 2 s]. */
-static int env_of(const char *txt, struct ph_buf *js, char *md, size_t mdn)
+/* The environment section of a trace over [1 s, 2 s] of process proc:
+ * the JSON object into js, the Markdown lines into md. */
+static int env_of(const char *txt, size_t n, const char *proc,
+		  struct ph_buf *js, struct ph_buf *md)
 {
 	struct ph_trace t;
 	struct ph_tscope scope = PH_TSCOPE_INIT;
@@ -248,15 +250,15 @@ static int env_of(const char *txt, struct ph_buf *js, char *md, size_t mdn)
 	struct ph_jw w;
 	sqlite3 *db = NULL;
 	char err[256];
-	FILE *m = fmemopen(md, mdn - 1, "w");
 	int rc;
 
-	memset(md, 0, mdn);
+	ph_buf_reset(js);
+	ph_buf_reset(md);
 	ph_trace_init(&t);
-	scope.process = "app";
+	scope.process = proc;
 	scope.from = 1000000000;
 	scope.to = 2000000000;
-	rc = m ? ph_trace_load_mem(&t, txt, strlen(txt)) : -1;
+	rc = ph_trace_load_mem(&t, txt, n);
 	if (!rc)
 		rc = ph_trace_sql_open(&t, &db);
 	if (!rc)
@@ -264,12 +266,12 @@ static int env_of(const char *txt, struct ph_buf *js, char *md, size_t mdn)
 	if (!rc) {
 		ph_jw_init(&w, js);
 		ph_jw_obj_begin(&w);
-		ph_trace_env_phase(db, &w, m);
+		ph_trace_env_phase(db, &w, md);
 		ph_jw_obj_end(&w);
 		rc = ph_jw_finish(&w);
 	}
-	if (m)
-		fclose(m);
+	if (!rc)
+		rc = ph_buf_addch(md, '\0');
 	sqlite3_close(db);
 	ph_trace_release(&t);
 	return rc;
@@ -300,23 +302,27 @@ void test_trace__environment_thermal(void)
 		"thermal_temperature: thermal_zone=cpu id=0 temp_prev=50000 "
 		"temp=90000\n" SW_OUT;
 	static const char none[] = "# trace_clock: mono\n" SW_IN SW_OUT;
-	struct ph_buf js = PH_BUF_INIT(1 << 20);
-	char md[4096];
+	struct ph_buf js = PH_BUF_INIT(1 << 20), md = PH_BUF_INIT(1 << 20);
 
-	CHECK_INT(env_of(hot, &js, md, sizeof(md)), 0);
+	CHECK_INT(env_of(hot, sizeof(hot) - 1, "app", &js, &md), 0);
 	/* the value in force at the window's start (40 C, sampled before
 	 * it) and the one inside; the 90 C after the window is not */
-	CHECK(strstr(md, "- thermal zone cpu: 45.0 C average (40.0..50.0)") !=
-	      NULL);
-	CHECK(strstr(md, "- cooling device fan: state up to 2 (throttling)") !=
-	      NULL);
+	CHECK(strstr(md.buf, "- thermal zone cpu: 45.0 C average "
+			     "(40.0..50.0)\n") != NULL);
+	CHECK(strstr(md.buf, "- cooling device fan: state up to 2 "
+			     "(throttling), above 0 for 400.0 ms\n") != NULL);
 	CHECK(strstr(js.buf, "\"zone\":\"cpu\",\"samples\":2") != NULL);
-	ph_buf_reset(&js);
-	CHECK_INT(env_of(none, &js, md, sizeof(md)), 0);
-	CHECK(strstr(md, "- thermal: not in the trace") != NULL);
+	CHECK(strstr(js.buf, "\"summary\":\"CPU frequency not in the trace; "
+			     "throttled: fan up to state 2 for 400.0 ms, "
+			     "hottest zone cpu 50.0 C; RSS not in the "
+			     "trace\"") != NULL);
+	CHECK_INT(env_of(none, sizeof(none) - 1, "app", &js, &md), 0);
+	CHECK(strstr(md.buf, "- thermal: not in the trace") != NULL);
 	CHECK(strstr(js.buf, "\"thermal\":[]") != NULL);
 	CHECK(strstr(js.buf, "\"thermal_note\"") != NULL);
+	CHECK(strstr(js.buf, "no thermal data in the trace") != NULL);
 	ph_buf_release(&js);
+	ph_buf_release(&md);
 }
 
 /* --- main_thread_stall, by pid -------------------------------------------- */
@@ -396,6 +402,82 @@ void test_trace__main_thread_stall_by_pid(void)
 	sqlite3_close(db);
 	ph_trace_release(&t);
 	ph_detset_release(&ds);
+}
+
+/* main_thread_stall's rows on a loaded text trace, for process "app". */
+static int stall_rows(const char *txt, size_t n, struct ph_detrun *r)
+{
+	struct ph_trace t;
+	struct ph_tscope scope = PH_TSCOPE_INIT;
+	struct ph_tctx c;
+	struct ph_detset ds;
+	sqlite3 *db = NULL;
+	char err[256];
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = ph_detset_load(&ds, "detectors")))
+		return rc;
+	for (i = 0; i < ds.n && strcmp(ds.d[i].id, "main_thread_stall"); i++)
+		;
+	ph_trace_init(&t);
+	scope.process = "app";
+	rc = i < ds.n ? ph_trace_load_mem(&t, txt, n) : PH_ENOENT;
+	if (!rc)
+		rc = ph_trace_sql_open(&t, &db);
+	if (!rc)
+		rc = ph_tctx_open(db, &t, &scope, &c, err, sizeof(err));
+	if (!rc) {
+		r->d = &ds.d[i];
+		ph_detrun_run(db, r);
+		r->d = NULL; /* the set dies here */
+	}
+	sqlite3_close(db);
+	ph_trace_release(&t);
+	ph_detset_release(&ds);
+	return rc;
+}
+
+void test_trace__main_thread_stall_named_after_where_it_went(void)
+{
+	/*
+	 * The main thread (100) runs 0.900-0.940, sleeps, and is busy
+	 * without a break 1.000-1.300 (preempted 1.100-1.120).  That
+	 * stretch begins inside `parse` (opened at 0.930, closed at 1.050:
+	 * 50 ms of the stretch), then `layout` 1.060-1.290 (230 ms), and 20
+	 * ms in no slice.  Named after the slice it began in, it would be
+	 * `parse`; it spent most of its time in `layout`.
+	 */
+	static const char txt[] =
+		"# trace_clock: mono\n"
+		"  <idle>-0  (-----) [000] d..2.  0.900000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  (  100) [000] .....  0.930000: tracing_mark_write: B|100|parse\n"
+		"  app-100  (  100) [000] d..2.  0.940000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"  <idle>-0  (-----) [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  (  100) [000] .....  1.050000: tracing_mark_write: E|100\n"
+		"  app-100  (  100) [000] .....  1.060000: tracing_mark_write: B|100|layout\n"
+		"  app-100  (  100) [000] d..2.  1.100000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=R+ ==> next_comm=kworker next_pid=7 next_prio=120\n"
+		"  kworker-7  (    7) [000] d..2.  1.120000: sched_switch: prev_comm=kworker prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  (  100) [000] .....  1.290000: tracing_mark_write: E|100\n"
+		"  app-100  (  100) [000] d..2.  1.300000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"  <idle>-0  (-----) [000] d..2.  1.500000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n";
+	struct ph_detrun r;
+
+	CHECK_INT(stall_rows(txt, sizeof(txt) - 1, &r), 0);
+	CHECK(r.ok);
+	CHECK_INT(r.nrows, 1);
+	CHECK(strstr(r.rows.buf,
+		     "\"location\":\"layout\",\"count\":1,"
+		     "\"self_ms\":280.0,\"total_ms\":300.0,"
+		     "\"max_ms\":300.0,\"covered_ms\":300.0,") != NULL);
+	CHECK(strstr(r.rows.buf,
+		     "\"detail\":\"tid 100: 1 stretch(es) of at least 100 ms "
+		     "without sleeping, the longest 300.0 ms from ts "
+		     "1000000000; 93% of it on a CPU, the rest runnable; "
+		     "time by top-level slice: layout 230.0 ms, parse 50.0 "
+		     "ms, no slice 20.0 ms\"") != NULL);
+	ph_detrun_release(&r);
 }
 
 /* --- tables ----------------------------------------------------------------

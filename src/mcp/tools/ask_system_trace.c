@@ -78,6 +78,8 @@ static int ask_system_trace_call(struct ph_mcp_call *c)
 		const struct ph_json *ro = ph_json_get(ans, "ruled_out");
 		const struct ph_json *pn =
 			ph_json_get(ph_json_get(ans, "process"), "name");
+		const struct ph_json *env =
+			ph_json_get(ph_json_get(ans, "environment"), "summary");
 
 		ph_mcp_line(c,
 			    "%s, process %.*s: %u finding%s; asked %u, "
@@ -105,6 +107,10 @@ static int ask_system_trace_call(struct ph_mcp_call *c)
 					    (int)(r0->n > 120 ? 120 : r0->n),
 					    r0->u.s);
 		}
+		/* what every duration in the answer ran under */
+		if (ph_json_is(env, PH_JSON_STRING))
+			ph_mcp_more(c, "; environment: %.*s", (int)env->n,
+				    env->u.s);
 	}
 	ph_mcp_put(c, "answer", ans);
 	return 0;
@@ -119,8 +125,11 @@ const struct ph_mcp_tool ph_mcp_tool_ask_system_trace = {
 		"startup, monitor_contention, cpu) about one process over "
 		"one window. Says which were asked, skipped, unanswered (the "
 		"trace lacks the data, and why) and ruled out (causes looked "
-		"at and found quiet); findings are in the findings "
-		"vocabulary with source \"trace\".",
+		"at and found quiet, thermal throttling and low CPU "
+		"frequency included); findings are in the findings "
+		"vocabulary with source \"trace\". The environment every "
+		"duration ran under (CPU frequency, thermal, memory) comes "
+		"first, and again per finding in evidence.environment.",
 	.props = "\"trace\":{\"type\":\"string\",\"description\":\"the trace "
 		 "file; default: the newest under .porthole/traces\"},"
 		 "\"process\":{\"type\":\"string\",\"description\":\"process "
