@@ -16,6 +16,12 @@
  * parser has stored it, and a page that connects in between would miss
  * it in both.  Replaying the recent batches closes that gap; a line may
  * then come twice, and the page drops repeated (seq, t) pairs.
+ *
+ * Host-made events (seq -1: io events `porthole iotrace attach` adds,
+ * leaks from `porthole heap dump --session`) never pass the link: another
+ * process appends them to the session and the session writer reads them
+ * back into the store (session.h).  The broadcaster finds them there
+ * (send_host_made) and sends them like the link's lines.
  */
 #include "ph_common.h"
 #include "ph_clock.h"
@@ -63,6 +69,7 @@ struct ph_ui {
 
 	pthread_mutex_t clients_mu; /* clients, their sockets, recent */
 	struct ws_client *clients;
+	uint64_t store_seen;  /* store version send_host_made has looked at */
 	struct ph_buf recent; /* the last batches broadcast, oldest first */
 	struct {
 		int64_t at; /* uptime ms it went out */
@@ -877,12 +884,78 @@ static void keep_recent(struct ph_ui *ui, const char *s, size_t n, int64_t now)
 	ui->batches[ui->nbatches++].len = n;
 }
 
+struct host_made {
+	struct ph_buf *b;
+	bool full; /* the batch passed its cap: send a snapshot instead */
+};
+
+static int add_host_made(void *ctx, const struct ph_event *ev)
+{
+	struct host_made *h = ctx;
+	struct ph_jw jw;
+
+	if (ev->seq >= 0)
+		return 0; /* the link's: ph_ui_line broadcast it already */
+	ph_jw_init(&jw, h->b);
+	ph_jw_value(&jw, ev->frame);
+	if (ph_jw_finish(&jw) || ph_buf_addch(h->b, '\n')) {
+		h->full = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Sends every page the host-made events the store took since the last
+ * look (a walk over the new events only, ph_store_each_since_locked).
+ * Called with clients_mu held, as ws_ready takes its snapshot: an event
+ * stored before this walk is in the snapshot of a page that connects
+ * after it, and a page that connected before gets it here.  One stored
+ * between a page's snapshot and this walk comes twice; the page drops
+ * repeats of host-made events by their content.
+ */
+static void send_host_made(struct ph_ui *ui)
+{
+	struct ph_store *s = &ui->lv->store;
+	struct ph_buf b = PH_BUF_INIT(PENDING_CAP);
+	struct host_made h = { .b = &b };
+	bool walked;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->version == ui->store_seen || !ui->clients) {
+		/* no page open: the next one's snapshot holds them */
+		ui->store_seen = s->version;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	walked = ph_store_each_since_locked(s, ui->store_seen, add_host_made,
+					    &h);
+	ui->store_seen = s->version;
+	pthread_mutex_unlock(&s->lock);
+	if (!walked || h.full) {
+		/* Evicted before this look (a store turned over in 50 ms),
+		 * or more than a batch holds: the store has them all. */
+		struct ph_buf snap = PH_BUF_INIT(SNAPSHOT_CAP);
+
+		if (ui->clients && !write_snapshot(ui, &snap))
+			broadcast(ui, snap.buf, snap.len);
+		ph_buf_release(&snap);
+	} else if (b.len && ui->clients) {
+		broadcast(ui, b.buf, b.len);
+	}
+	ph_buf_release(&b);
+}
+
 static void *broadcaster(void *arg)
 {
 	struct ph_ui *ui = arg;
 	struct ph_buf out = PH_BUF_INIT(PENDING_CAP);
 	int64_t last_status = 0;
 
+	/* What the store held before: in every page's snapshot. */
+	pthread_mutex_lock(&ui->lv->store.lock);
+	ui->store_seen = ui->lv->store.version;
+	pthread_mutex_unlock(&ui->lv->store.lock);
 	while (!ui->stop) {
 		struct ph_buf tmp;
 		bool overflow;
@@ -911,6 +984,7 @@ static void *broadcaster(void *arg)
 				broadcast(ui, out.buf, out.len);
 			keep_recent(ui, out.buf, out.len, now);
 		}
+		send_host_made(ui);
 		if (now - last_status >= 1000 && ui->clients) {
 			struct ph_buf s = PH_BUF_INIT(1 << 16);
 			struct ph_jw jw;

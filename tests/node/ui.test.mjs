@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync, copyFileSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, copyFileSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -113,6 +113,17 @@ test('every lane the sample feeds gets marks', async () => {
   for (const l of lanes) assert.ok(counts[l] > 0, l + ' has marks');
   // The planted stall is on the main-thread lane.
   await until('the planted stall', async () => (await ph(() => window.__ph.marks('main'))).some((m) => m.kind === 'blocked' && /apply_coupon/.test(m.label)));
+});
+
+test('the block I/O lane says how to get it when none was recorded', async () => {
+  const st = await (await fetch(base + '/api/status')).json();
+  assert.ok(st.session, 'the app has a session');
+  assert.equal((await ph(() => window.__ph.laneCounts())).io, 0, 'this session holds no io events');
+  const why = await ph(() => window.__ph.emptyReason('io'));
+  assert.match(why, /^no block I\/O recorded: `porthole iotrace record --out DIR`, then `porthole iotrace attach (\S+) DIR`; or `porthole capture --iotrace`$/);
+  assert.equal(/attach (\S+) DIR/.exec(why)[1], st.session, 'it names this session');
+  await page.waitForTimeout(100);
+  assert.equal(await ph(() => window.__ph.drawn('io')), 0, 'nothing drawn: the text is');
 });
 
 test('findings: loading, then an answer; stale while a new one is asked; empty says it looked', async () => {
@@ -252,6 +263,204 @@ test('cross-origin and rebound requests are refused', async () => {
   assert.match((await get.json()).error, /must be before/);
   const trace = await fetch(base + '/api/findings?trace=..%2F..%2Fetc%2Fpasswd');
   assert.equal(trace.status, 400);
+});
+
+// Block I/O reaches a live session from another process: `porthole
+// iotrace attach` joins a recording with the session and appends `io`
+// events (seq -1) to its events.ndjson under the lock's byte 2; the host
+// writing the session reads them back into its store, and `porthole ui`
+// sends them to open pages.  The recording is made up (ds rows as
+// `porthole iotrace record` writes them) on the live app's own pid and
+// clock; `porthole io --ndjson --all` turns it into the wire events, and
+// they are appended the way ph_session_add_events appends.
+const IO_N = 3000; // the dense part: 1 in 10 main thread, 3 the app's, 6 others'
+const IO_OTHER_PID = 4194000; // above any real pid here (pid_max)
+function ioRecording(dir, pid, from, { n = IO_N, step = 1.5, base = 0, lone: withLone = true } = {}) {
+  // This machine's CLOCK_MONOTONIC to wall clock, as the collector writes it.
+  const offsetNs = BigInt(Date.now()) * 1000000n - process.hrtime.bigint();
+  const rows = [];
+  const row = (issueMs, latMs, p, tid, comm, rid, extra = {}) => {
+    const done = BigInt(Math.round((issueMs + (latMs || 0)) * 1e6));
+    const wall = new Date(Number((done + offsetNs) / 1000000n)).toISOString().replace('T', ' ').replace('Z', '000');
+    rows.push([wall, extra.op || 'write', p ?? '', tid ?? '', comm, 1000 + rid * 8, 4096, latMs ?? '', '254:0', 'sync', 0, '', '', '',
+      '', rid || '', String(done)].join(','));
+  };
+  for (let i = 0; i < n; i++) {
+    const k = i % 10, lat = 0.1 + (i % 7) * 0.05, id = base + i + 1;
+    if (k === 0) row(from + i * step, lat, pid, pid, 'porthole-sample', id);
+    else if (k <= 3) row(from + i * step, lat, pid, pid + 1, 'worker', id);
+    else row(from + i * step, lat, IO_OTHER_PID, IO_OTHER_PID, 'kworker/1:1H', id);
+  }
+  // Alone, 100 ms apart after the dense part: one of each, and one whose
+  // issue the recording did not see (no latency, no pid).
+  const lone = from + n * step + 100;
+  if (withLone) {
+    row(lone, 40, pid, pid, 'porthole-sample', 90001);
+    row(lone + 100, 40, pid, pid + 1, 'worker', 90002, { op: 'read' });
+    row(lone + 200, 40, IO_OTHER_PID, IO_OTHER_PID, 'kworker/1:1H', 90003);
+    row(lone + 300, null, null, null, '', 0);
+  }
+  mkdirSync(path.join(dir, 'ds'), { recursive: true });
+  writeFileSync(path.join(dir, 'ds', 'ds_20260101_000000_000_0001.csv'),
+    'timestamp,operation,pid,tid,command,sector,size,latency_ms,device,flags,cpu_id,ppid,queue_latency_ms,command_flags,operation_code,request_id,mono_ns\n' +
+    rows.join('\n') + '\n');
+  writeFileSync(path.join(dir, 'manifest.json'), '{"schema_version":3,"mode":"ftrace","collector":"ui.test.mjs, made up",' +
+    '"clock":{"mono_to_real_offset_ns":' + offsetNs + ',"source":"this machine"},"ftrace_loss":{"total_lost":0}}\n');
+  return { lone, rows: rows.length };
+}
+// Appends whole lines to a session's events.ndjson as
+// ph_session_add_events does: under byte 2 of its lock file, one O_APPEND
+// write, a torn last line ended first.  A POSIX record lock (lockf) and
+// the host's OFD lock on the same byte conflict (fcntl(2)), so the
+// appender and the writer take turns as with the C function.
+const APPEND_PY = `
+import fcntl, os, sys
+d = sys.argv[1]
+data = sys.stdin.buffer.read()
+lfd = os.open(d + '/lock', os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.lockf(lfd, fcntl.LOCK_EX, 1, 2, os.SEEK_SET)
+fd = os.open(d + '/events.ndjson', os.O_RDWR | os.O_APPEND)
+end = os.fstat(fd).st_size
+if end and os.pread(fd, 1, end - 1) != b'\\n':
+    os.write(fd, b'\\n')
+assert os.write(fd, data) == len(data)
+fcntl.lockf(lfd, fcntl.LOCK_UN, 1, 2, os.SEEK_SET)
+`;
+// A canvas pixel at page coordinates, as [r, g, b].
+const pixel = (x, y) => ph(([px, py]) => {
+  const c = document.getElementById('canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
+  return Array.from(c.getContext('2d').getImageData(Math.round((px - r.left) * k), Math.round((py - r.top) * k), 1, 1).data.slice(0, 3));
+}, [x, y]);
+const hex = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+
+test('block I/O added to the live session is drawn on the io lane, live', async () => {
+  const st = await (await fetch(base + '/api/status')).json();
+  const pid = (await ph(() => window.__ph.stats())).hello.pid;
+  assert.equal(pid, sample.pid);
+  const stall = await until('the planted stall', async () => (await ph(() => window.__ph.marks('main'))).find((m) => m.kind === 'blocked' && /apply_coupon/.test(m.label)));
+  // Around the planted stall, so the screenshot below shows the lane; all
+  // of it inside the session's span, which `porthole io` joins over.
+  const from = Math.floor(stall.t0) - 3500;
+  await until('the session past the requests', async () => (await (await fetch(base + '/api/status')).json()).store.lastT > from + 6000);
+  const rec = path.join(tmp, 'io-rec');
+  const { lone, rows } = ioRecording(rec, pid, from);
+  const out = execFileSync(path.join(BIN, 'porthole'), ['io', rec, '--session', st.session, '--ndjson', '--all'],
+    { cwd: tmp, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const lines = out.split('\n').filter((l) => l);
+  const evs = lines.map((l) => JSON.parse(l));
+  assert.equal(evs.length, rows, 'porthole io made one event per request');
+  assert.ok(evs.every((e) => e.event === 'io' && e.seq === -1));
+  const before = await ph(() => window.__ph.stats());
+  execFileSync('python3', ['-c', APPEND_PY, path.join(tmp, '.porthole/sessions', st.session)], { input: lines.join('\n') + '\n' });
+
+  // Every one arrives once, through the stream (no new snapshot).
+  await until('the io lane holds them', async () => (await ph(() => window.__ph.laneCounts())).io === evs.length);
+  await page.waitForTimeout(500);
+  assert.equal((await ph(() => window.__ph.laneCounts())).io, evs.length, 'and not twice');
+  const after = await ph(() => window.__ph.stats());
+  assert.equal(after.version, before.version, 'the page was not sent a new snapshot');
+  assert.equal(after.kinds.io, evs.length);
+
+  // Who issued each: the main thread (tid = the app's pid), the app (pid),
+  // other processes; the colors of report --html's io lanes.
+  const marks = await ph(() => window.__ph.marks('io'));
+  const want = (d) => (d.tid === pid ? 'main thread' : d.pid === pid ? 'app' : 'other process');
+  const color = { 'main thread': '#c62828', app: '#ef8f00', 'other process': '#9aa5b1' };
+  for (const m of marks) {
+    assert.equal(m.who, want(m.data), 'request ' + m.data.requestId);
+    assert.equal(m.color, color[m.who]);
+    assert.equal(m.row, ['main thread', 'app', 'other process'].indexOf(m.who));
+  }
+  const n = (w) => marks.filter((m) => m.who === w).length;
+  assert.deepEqual([n('main thread'), n('app'), n('other process')], [IO_N / 10 + 1, IO_N * 3 / 10 + 1, IO_N * 6 / 10 + 2]);
+
+  // Zoomed out over all of it the lane is drawn from its summaries.
+  await ph(([a, b]) => window.__ph.setView(a, b), [stall.t0 - 60000, stall.t0 + 60000]);
+  await page.waitForTimeout(100);
+  assert.ok(await ph(() => window.__ph.drawn('io')) >= evs.length, 'every request counted in the drawn columns');
+
+  // The lone bars: each row's pixel is its color.
+  await ph(([a, b]) => window.__ph.setView(a, b), [lone - 100, lone + 400]);
+  await page.waitForTimeout(100);
+  const r = await ph(() => window.__ph.laneRect('io'));
+  const rh = (r.h - 4) / 3;
+  for (const [k, who] of [[0, 'main thread'], [1, 'app'], [2, 'other process']]) {
+    const m = marks.find((x) => x.data.requestId === 90001 + k);
+    const x = await ph((t) => window.__ph.xOf(t), (m.t0 + m.t1) / 2);
+    assert.deepEqual(await pixel(x, r.y + 2 + rh * k + rh / 2), hex(color[who]), who + ' bar');
+    // and the next row is empty there (the background, or an axis line)
+    const px = await pixel(x, r.y + 2 + rh * ((k + 1) % 3) + rh / 2);
+    assert.ok([hex('#111217'), hex('#23262f')].some((c) => c.join() === px.join()), who + ' alone in its column: ' + px);
+  }
+
+  // A click on the main thread's 40 ms request opens it.
+  const main = marks.find((x) => x.data.requestId === 90001);
+  await page.mouse.click(await ph((t) => window.__ph.xOf(t), (main.t0 + main.t1) / 2), r.y + 2 + rh / 2);
+  await until('the detail panel', async () => page.locator('#detail').isVisible());
+  assert.equal((await ph(() => window.__ph.selected())).lane, 'io');
+  const text = await page.locator('#detail').innerText();
+  assert.match(text, /requestId\s+90001/);
+  assert.match(text, /latencyMs\s+40\b/);
+  assert.match(text, /issued by\s+main thread \(pid \d+\)/);
+  assert.match(text, /host-made/);
+  assert.match(await page.locator('#detail-title').textContent(), /^write WS 4096 B on 254,0 · 40\.0 ms · main thread/);
+  // A request whose issue was not seen is a point, on the others' row.
+  const unseen = marks.find((x) => x.data.latencyMs === undefined);
+  assert.equal(unseen.t0, unseen.t1);
+  assert.equal(unseen.who, 'other process');
+
+  // Ask agent counts them.
+  assert.match(await ph(() => window.__ph.askPrompt()), /block I\/O requests 4 \(1 on the main thread\)/);
+
+  // One that comes again (a snapshot and the stream can both carry it)
+  // is dropped; a page opened now has them all from its snapshot.
+  await ph((e) => window.__ph.inject(e), evs[7]);
+  assert.equal((await ph(() => window.__ph.laneCounts())).io, evs.length, 'a repeat is dropped');
+  await page.reload();
+  await until('the snapshot\'s io events', async () => (await ph(() => window.__ph.laneCounts())).io === evs.length);
+  const again = await ph(() => window.__ph.marks('io'));
+  assert.deepEqual(['main thread', 'app', 'other process'].map((w) => again.filter((m) => m.who === w).length),
+    [n('main thread'), n('app'), n('other process')], 'judged the same from the snapshot');
+
+  // Findings the host makes from them (source "iotrace") are tagged on
+  // the findings lane.
+  await ph(([a, b]) => window.__ph.setView(a, b), [stall.t0 - 4300, stall.t0 + 4300]);
+  const f = await until('a findings answer', async () => { const x = await ph(() => window.__ph.findings()); return x.kind === 'ok' || x.kind === 'empty' ? x : null; });
+  for (const x of f.fromIo) assert.ok(f.labels.some((l) => l.startsWith('[iotrace] ') && l.endsWith(': ' + x.title)), x.id + ' is tagged');
+  if (f.fromIo.length) assert.match(f.text, /block I\/O: \d+ findings?/);
+});
+
+// The same through `porthole iotrace attach` itself: it joins a second
+// recording with the session and appends its io events and one
+// io_recording event; the host's io findings (source "iotrace") read them.
+test('porthole iotrace attach adds block I/O to the open page, and its findings are tagged', async () => {
+  const st = await (await fetch(base + '/api/status')).json();
+  const pid = (await ph(() => window.__ph.stats())).hello.pid;
+  const stall = (await ph(() => window.__ph.marks('main'))).find((m) => m.kind === 'blocked' && /apply_coupon/.test(m.label));
+  // 200 requests in the second before the stall, every 10th on the main
+  // thread.
+  const from = Math.floor(stall.t0) - 1000;
+  const rec = path.join(tmp, 'io-rec2');
+  const { rows } = ioRecording(rec, pid, from, { n: 200, step: 4, base: 200000, lone: false });
+  const dir = path.join(tmp, '.porthole/sessions', st.session);
+  const ioLines = () => readFileSync(path.join(dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.startsWith('{"event":"io",')).length;
+  const before = await ph(() => window.__ph.laneCounts().io), onDisk = ioLines();
+  execFileSync(path.join(BIN, 'porthole'), ['iotrace', 'attach', st.session, rec], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const added = ioLines() - onDisk;
+  assert.equal(added, rows, 'attach added every request of the recording');
+  await until('the io lane holds them', async () => (await ph(() => window.__ph.laneCounts().io)) === before + added);
+  await until('the recording named', async () => (await ph(() => window.__ph.stats().ioRecordings)).length === 1);
+  await page.waitForTimeout(300);
+  assert.equal(await ph(() => window.__ph.laneCounts().io), before + added, 'and not twice');
+  // The host judged them: the main thread's requests are a finding.
+  await ph(([a, b]) => window.__ph.setView(a, b), [from - 500, from + 1300]);
+  const f = await until('an answer with block I/O findings', async () => {
+    const x = await ph(() => window.__ph.findings());
+    return x.kind === 'ok' && x.fromIo.length ? x : null;
+  });
+  assert.ok(f.fromIo.some((x) => x.id === 'io-on-main-thread'), JSON.stringify(f.fromIo));
+  for (const x of f.fromIo) assert.ok(f.labels.some((l) => l.startsWith('[iotrace] ') && l.endsWith(': ' + x.title)), x.id + ' is tagged');
+  assert.match(f.text, /block I\/O: \d+ findings?/);
 });
 
 test('screenshot of the checkout run', async () => {
@@ -394,6 +603,7 @@ test('the restart button asks first, then restarts the app', async () => {
   const st = () => page2.evaluate(() => window.__ph.stats());
   const first = await until('the page live', async () => { const x = await st(); return x.state === 'connected' && x.hello ? x : null; });
   assert.equal(await page2.locator('#restart').isDisabled(), false);
+  assert.match(await page2.evaluate(() => window.__ph.emptyReason('io')), /^no block I\/O recorded: .*porthole iotrace attach \S+ DIR/);
   // Not without asking: dismissed, nothing is sent.
   const posts = [];
   page2.on('request', (r) => { if (r.url().endsWith('/api/restart')) posts.push(r); });

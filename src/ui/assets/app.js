@@ -19,6 +19,9 @@
     err: '#e5484d', warn: '#f5a524', note: '#3e9bff', ok: '#46a758',
     plain: '#7c8190', named: '#b18cff', anon: 'rgba(177,140,255,0.28)',
     db: '#2fb3a6', mainq: '#c86bff', http: '#3e9bff', mem: '#46a758',
+    // Block I/O by who issued it, the colors of `report --html`'s io
+    // lanes: the app's main thread, the rest of the app, other processes.
+    ioMain: '#c62828', ioApp: '#ef8f00', ioOther: '#9aa5b1',
   };
   const LABEL_W = 132, AXIS_H = 22;
 
@@ -32,6 +35,7 @@
     { id: 'nav', name: 'Navigation', h: 26, need: ['nav_state', 'input'], what: 'navigation' },
     { id: 'http', name: 'HTTP', h: 44, need: ['curl', 'inflight', 'okhttp'], what: 'curl' },
     { id: 'db', name: 'DB', h: 44, need: ['sqlite', 'room'], what: 'SQLite' },
+    { id: 'io', name: 'Block I/O', h: 40, what: 'block I/O' },
     { id: 'work', name: 'Work', h: 34, need: ['jobs', 'workmanager'], what: 'the job API' },
     { id: 'memory', name: 'Memory', h: 36, need: ['memory'], what: 'memory sampling' },
     { id: 'device', name: 'Device', h: 26, need: ['device'], what: 'device events' },
@@ -52,6 +56,9 @@
     statusAt: 0, lastT: null, firstT: null, count: 0, version: 0,
     open: new Map(), // http/db/work starts not yet ended, by id
     kinds: {}, restarts: [], appDropped: 0,
+    hostSeen: new Set(), // host-made events (seq -1) taken, by content
+    ioRecordings: [], // io_recording events: the recordings attached
+    procs: [], // {startedAt, pid} of every hello seen, oldest first
   };
   const LEVEL_W = [4, 16, 64, 256, 1024, 4096, 16384, 65536];
   // A mark spanning more buckets than this is kept whole at that level
@@ -68,6 +75,7 @@
     for (const l of LANES) S.lanes[l.id] = newLane();
     S.logs = []; S.logBySeq = new Map(); S.seen = new Map(); S.lastT = null; S.firstT = null;
     S.count = 0; S.open = new Map(); S.kinds = {}; S.version++; S.restarts = []; S.appDropped = 0;
+    S.hostSeen = new Set(); S.ioRecordings = [];
     logReset = true; logDirty = true;
   }
 
@@ -198,6 +206,37 @@
     dirty = true;
   }
 
+  // The app's pid at app time t: the hello of the newest process that had
+  // started by then (a restarted app has another pid), else the oldest.
+  function appPidAt(t) {
+    let pid = 0;
+    for (const p of S.procs) { if (p.startedAt <= t || !pid) pid = p.pid; else break; }
+    return pid;
+  }
+  // Who issued a block request, by `porthole io`'s rule (docs/iotrace.md):
+  // the app's main thread when tid is the app's pid, the app when pid is.
+  const IO_WHO = ['main thread', 'app', 'other process'];
+  const IO_COLOR = [C.ioMain, C.ioApp, C.ioOther];
+  function ioWho(d, t) {
+    const app = appPidAt(t), pid = num(d.pid), tid = num(d.tid);
+    if (!app) return 2;
+    if (tid === app) return 0;
+    return pid === app ? 1 : 2;
+  }
+  // One block request: a bar from its issue to its completion, on the
+  // row of who issued it.  t is the issue's whole ms; issueMs, when sent,
+  // the exact one.  A request whose issue the recording did not see has
+  // no latency and t is its completion: a point.
+  function ioMark(t, d, ev) {
+    const lat = num(d.latencyMs), who = ioWho(d, t), exact = num(d.issueMs);
+    const t0 = exact >= t && exact < t + 1 ? exact : t;
+    const ms = lat >= 0 ? (lat < 1 ? lat.toFixed(3) : lat < 100 ? lat.toFixed(1) : Math.round(lat)) + ' ms' : 'issue not seen';
+    addMark('io', { t0, t1: lat >= 0 ? t0 + lat : t0, row: who, color: IO_COLOR[who], who,
+      label: (d.op || 'io') + ' ' + (d.rwbs || '') + ' ' + (num(d.bytes) || 0) + ' B on ' + (d.dev || '?') + ' · ' + ms +
+        ' · ' + IO_WHO[who] + (d.comm ? ' ' + d.comm : '') + (d.pid !== undefined ? ' pid ' + d.pid : '') + (d.tid !== undefined ? ' tid ' + d.tid : ''),
+      ev });
+  }
+
   function ingest(ev) {
     if (!ev || typeof ev.event !== 'string' || typeof ev.t !== 'number') return;
     if (ev.event === 'dropped') { // the app's full queue: counted, not drawn
@@ -206,10 +245,19 @@
       return;
     }
     const t = ev.t;
+    const d = ev.data || {};
     if (typeof ev.seq === 'number' && ev.seq >= 0) {
       if (seenBefore(ev.seq, t)) return;
+    } else {
+      // Host-made (io, leaks): no seq names them, and the server can send
+      // one both in a snapshot and live (server.c, send_host_made).  A
+      // block request is named by what attach itself dedups on (device,
+      // sector, size, issue, latency), at half the cost of the whole data.
+      const key = ev.event === 'io' ? 'io|' + t + '|' + d.dev + '|' + d.sector + '|' + d.bytes + '|' + d.issueMs + '|' + d.latencyMs + '|' + d.requestId :
+        ev.event + '|' + t + '|' + JSON.stringify(d);
+      if (S.hostSeen.has(key)) return;
+      S.hostSeen.add(key);
     }
-    const d = ev.data || {};
     S.count++;
     S.kinds[ev.event] = (S.kinds[ev.event] || 0) + 1;
     if (S.lastT === null || t > S.lastT) S.lastT = t;
@@ -317,6 +365,13 @@
         if (parent) { parent.more = (parent.more || '') + '\n' + (d.text || ''); }
         break;
       }
+      case 'io':
+        ioMark(t, d, ev);
+        break;
+      case 'io_recording': // what `porthole iotrace attach` joined
+        S.ioRecordings.push(d);
+        dirty = true;
+        break;
       case 'strict_violation':
       case 'exit':
       case 'leak':
@@ -385,6 +440,11 @@
     // the newest.
     if (live && old && typeof h.startedAt === 'number' && h.startedAt < old.startedAt) return;
     S.hello = h;
+    const pid = num(h.pid), at = typeof h.startedAt === 'number' ? h.startedAt : 0;
+    if (pid > 0 && !S.procs.some((p) => p.pid === pid && p.startedAt === at)) {
+      S.procs.push({ startedAt: at, pid });
+      S.procs.sort((a, b) => a.startedAt - b.startedAt);
+    }
     if (live && old && (old.startedAt !== h.startedAt || old.pid !== h.pid)) {
       const t = typeof h.startedAt === 'number' && h.startedAt > 0 ? h.startedAt : S.lastT;
       restarted(t === null ? 0 : t, h.pid);
@@ -496,7 +556,7 @@
         const w = f.window || {};
         const t0 = f.spanning ? view.from : num(w.from), t1 = f.spanning ? view.to : num(w.to);
         F.marks.push({ t0, t1, f, color: f.severity === 'error' ? C.err : f.severity === 'warning' ? C.warn : C.note,
-          label: (f.source === 'trace' ? '[trace] ' : '') + f.severity + ': ' + f.title });
+          label: (f.source === 'trace' || f.source === 'iotrace' ? '[' + f.source + '] ' : '') + f.severity + ': ' + f.title });
       }
       F.marks.sort((a, b) => a.t0 - b.t0);
     } catch (e) {
@@ -513,10 +573,15 @@
     const stale = isStale() || F.state === 'loading';
     if (stale) return { text: 'stale: answer for t=' + F.asked.from + '..' + F.asked.to + '; asking again…', color: C.warn, kind: 'stale' };
     const fs = F.answer.findings || [];
-    const tr = traceText(fs);
+    const tr = traceText(fs) + ioText(fs);
     if (!fs.length)
       return { text: 'looked: nothing found (' + (F.answer.quiet || []).length + ' checks quiet)' + tr, color: C.ok, kind: 'empty' };
     return { text: fs.length + ' finding' + (fs.length > 1 ? 's' : '') + tr, color: C.dim, kind: 'ok' };
+  }
+  // What the block I/O view added (findings with source "iotrace").
+  function ioText(fs) {
+    const n = fs.filter((f) => f.source === 'iotrace').length;
+    return n ? ' · block I/O: ' + n + ' finding' + (n === 1 ? '' : 's') : '';
   }
   // What the system trace added, and what it was asked; a trace finding
   // outside the visible window (a trace from another clock) is counted.
@@ -592,6 +657,16 @@
     if (cols && l.need && !l.need.some((n) => cols.includes(n)))
       return l.what + ' not instrumented (collectors: ' + (cols.join(', ') || 'none') + ')';
     if (l.id === 'frames' && !L.total) return 'no late frames: the app sends only janky ones';
+    // Block I/O is recorded beside the app, not by it: say how to get it.
+    if (l.id === 'io' && !L.total && S.ioRecordings.length) {
+      const r = S.ioRecordings[S.ioRecordings.length - 1];
+      return 'block I/O recording ' + (r.recording || '?') + ' attached, but no io events of it are held here';
+    }
+    if (l.id === 'io' && !L.total) {
+      const sid = S.status && S.status.session ? S.status.session : 'SESSION';
+      return 'no block I/O recorded: `porthole iotrace record --out DIR`, then `porthole iotrace attach ' + sid +
+        ' DIR`; or `porthole capture --iotrace`';
+    }
     if (l.id === 'warnings' && !L.total) return 'no W/E/F log lines yet';
     if (!L.total) return 'instrumented; nothing has happened yet';
     return 'nothing in this window (' + L.total + ' elsewhere)';
@@ -750,7 +825,7 @@
   }
   // Where classes share a column the worse one is painted last, on top:
   // zoomed out, a column shows the worst thing in it.
-  const RANK = { [C.err]: 3, [C.warn]: 2, [C.mainq]: 1 };
+  const RANK = { [C.err]: 3, [C.warn]: 2, [C.mainq]: 1, [C.ioMain]: 3, [C.ioApp]: 2 };
   // One path per color over the used classes, then the columns cleared.
   function paint(L, used, geomOf) {
     const pw = plotW();
@@ -773,10 +848,12 @@
     }
   }
   const hiddenAnon = (m) => m.anon && !framework;
+  function laneRows(l) {
+    return l.id === 'recompose' || l.id === 'http' || l.id === 'db' || l.id === 'io' ? 3 : l.id === 'work' || l.id === 'main' ? 2 : 1;
+  }
   function drawLane(l, y) {
     const L = S.lanes[l.id];
-    const rows = l.id === 'recompose' ? 3 : l.id === 'http' || l.id === 'db' ? 3 : l.id === 'work' || l.id === 'main' ? 2 : 1;
-    const rh = (l.h - 4) / rows;
+    const rh = (l.h - 4) / laneRows(l);
     const used = new Uint8Array(L.classes.length);
     const n = fillColumns(L, used, hiddenAnon);
     paint(L, used, (cl) => {
@@ -884,9 +961,13 @@
     const l = LANES.find((ln) => y >= tops[ln.id] && y < tops[ln.id] + ln.h);
     if (!l || x < LABEL_W) return null;
     const t = tOf(x), slack = span() / plotW() * 4;
+    // On the io lane a row is who issued the request: a click picks from
+    // the row it landed on, not a busier row's request at the same time.
+    const row = l.id === 'io' ? Math.min(2, Math.max(0, Math.floor((y - tops[l.id] - 2) / ((l.h - 4) / laneRows(l))))) : -1;
     let best = null, bestD = Infinity;
     const consider = (m) => {
       if (m.anon && !framework) return;
+      if (row >= 0 && m.row !== row) return;
       const d = t < m.t0 ? m.t0 - t : t > m.t1 ? t - m.t1 : 0;
       if (d <= slack && (d < bestD || (d === bestD && best && (m.t1 - m.t0) < (best.t1 - best.t0)))) { best = m; bestD = d; }
     };
@@ -929,7 +1010,11 @@
     } else {
       const ev = m.ev, d = ev.data || {};
       $('detail-title').textContent = m.label;
-      $('detail-sub').textContent = ev.event + ' · t=' + ev.t + ' · seq ' + ev.seq;
+      $('detail-sub').textContent = ev.event + ' · t=' + ev.t + (typeof ev.seq === 'number' && ev.seq >= 0 ? ' · seq ' + ev.seq : ' · host-made');
+      if (m.who !== undefined) {
+        row('issued by', IO_WHO[m.who] + (m.who < 2 ? ' (pid ' + appPidAt(m.t0) + ')' : ''));
+        if (m.t1 > m.t0) row('completed', 't=' + (Math.round(m.t1 * 1000) / 1000));
+      }
       for (const k of Object.keys(d)) if (!BULK.includes(k)) row(k, d[k]);
       for (const k of BULK) if (d[k] !== undefined && d[k] !== '') pre(k, d[k]);
       if (ev.more) pre('continued', ev.more);
@@ -1089,6 +1174,7 @@
     const mq = count('main', (m) => m.ev.event === 'db_end');
     const dbn = count('db'), http = count('http'), bad = count('http', (m) => m.color === C.err);
     const work = count('work'), warn = count('warnings');
+    const io = count('io'), ioMain = count('io', (m) => m.who === 0);
     if (rec) parts.push('recompose ' + rec);
     if (sw) parts.push('named state writes ' + sw);
     if (fr) parts.push('late frames ' + fr);
@@ -1096,6 +1182,7 @@
     if (mq) parts.push('main-thread queries ' + mq);
     if (dbn) parts.push('queries ' + dbn);
     if (http) parts.push('http calls ' + http + (bad ? ' (' + bad + ' failed)' : ''));
+    if (io) parts.push('block I/O requests ' + io + (ioMain ? ' (' + ioMain + ' on the main thread)' : ''));
     if (work) parts.push('job attempts ' + work);
     if (warn) parts.push('warnings ' + warn);
     let start = 'findings';
@@ -1191,10 +1278,13 @@
     laneCounts() { const o = {}; for (const l of LANES) o[l.id] = S.lanes[l.id].total; return o; },
     laneRect(id) { const tops = laneTops(); const r = canvas.getBoundingClientRect(); return { x: r.left + LABEL_W, y: r.top + tops[id], w: plotW(), h: laneById[id].h }; },
     xOf: (t) => canvas.getBoundingClientRect().left + xOf(t),
-    marks: (id) => marksOf(S.lanes[id]).map((m) => ({ t0: m.t0, t1: m.t1, kind: m.ev && m.ev.event, label: m.label })),
+    marks: (id) => marksOf(S.lanes[id]).map((m) => ({ t0: m.t0, t1: m.t1, kind: m.ev && m.ev.event, label: m.label, color: m.color,
+      row: m.row | 0, who: m.who === undefined ? null : IO_WHO[m.who], data: m.who === undefined ? undefined : m.ev.data })),
     findings: () => ({ state: F.state, kind: findingsText().kind, text: findingsText().text, n: F.answer ? (F.answer.findings || []).length : null,
       trace: F.answer && F.answer.trace ? F.answer.trace : null, asked: F.answer ? F.answer.asked || null : null,
       fromTrace: F.answer ? (F.answer.findings || []).filter((f) => f.source === 'trace').map((f) => ({ id: f.id, title: f.title, window: f.window || null })) : [],
+      fromIo: F.answer ? (F.answer.findings || []).filter((f) => f.source === 'iotrace').map((f) => ({ id: f.id, title: f.title, window: f.window || null })) : [],
+      labels: F.marks.map((m) => m.label),
       drawnTrace: F.marks.filter((m) => m.f.source === 'trace' && m.t1 >= view.from && m.t0 <= view.to).length }),
     emptyReason: (id) => emptyReason(laneById[id], false),
     view: () => ({ from: view.from, to: view.to, follow: view.follow }),
@@ -1208,7 +1298,7 @@
     probe(fn) {
       batchProbe = fn ? () => fn({ count: S.count, kinds: S.kinds, lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version }) : null;
     },
-    stats: () => ({ count: S.count, kinds: { ...S.kinds }, lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version,
+    stats: () => ({ count: S.count, kinds: { ...S.kinds }, ioRecordings: S.ioRecordings.slice(), lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version,
       restarts: S.restarts.slice(), hello: S.hello, conn: $('conn-text').textContent, state: $('conn').dataset.state }),
     drawn: (id) => drawn[id] || 0,
     inject(ev) { ingest(ev); },
@@ -1216,14 +1306,17 @@
     // Loads n synthetic events spread over `seconds` (bench only).
     loadSynthetic(n, seconds) {
       resetStore();
-      const kinds = ['recompose', 'state_write', 'frame', 'db_end', 'http_end', 'log', 'memory', 'blocked', 'work_end', 'nav', 'device'];
+      // io requests split main thread / app / others against pid 100.
+      if (!S.procs.length) S.procs.push({ startedAt: 0, pid: 100 });
+      const kinds = ['recompose', 'state_write', 'frame', 'db_end', 'http_end', 'log', 'memory', 'blocked', 'work_end', 'nav', 'device', 'io'];
       const T = seconds * 1000;
       for (let i = 0; i < n; i++) {
         const t = Math.floor(i / n * T) + 1000, k = kinds[i % kinds.length];
         const data = { name: 'Row' + (i % 40), keys: i % 3 ? ['cart.total'] : ['unnamed#1f'], totalMs: 20 + i % 40, missedFrames: 1 + i % 3,
           elapsedMs: String(5 + i % 200), sql: 'SELECT 1', thread: i % 9 ? 'db' : 'main', method: 'GET', url: '/x', status: String(i % 17 ? 200 : 500),
           level: ['I', 'W', 'E', 'D'][i % 4], tag: 'bench', message: 'line ' + i, rssMb: 50 + (i % 100), heapUsedMb: 20, durationMs: 150,
-          top: 'f()', workId: 'w', attempt: '1', state: 'SUCCEEDED', route: 'r', kind: 'clocks' };
+          top: 'f()', workId: 'w', attempt: '1', state: 'SUCCEEDED', route: 'r', kind: 'clocks',
+          dev: '254,0', op: 'write', rwbs: 'WS', bytes: 4096, latencyMs: (i % 97) / 10, pid: 100 + i % 3, tid: 100 + i % 5, requestId: i };
         ingest({ event: k, t, seq: i, data });
       }
       view.follow = false; $('follow').checked = false;
