@@ -277,14 +277,43 @@ static inline const char *ph_trace_str(const struct ph_trace *t, uint32_t id)
 {
 	return id < t->strs.n ? t->strs.strs[id] : NULL;
 }
-struct ph_tev *ph_trace_push(struct ph_trace *t);
+/* Grows the event array and pushes; NULL without memory. */
+struct ph_tev *ph_trace_push_grow(struct ph_trace *t);
+/* Appends a zeroed event and returns it, or NULL without memory. */
+static inline struct ph_tev *ph_trace_push(struct ph_trace *t)
+{
+	if (t->nev < t->evcap)
+		return memset(&t->ev[t->nev++], 0, sizeof(struct ph_tev));
+	return ph_trace_push_grow(t);
+}
 /* Adds n to the named counter in the stats table. */
 void ph_trace_stat(struct ph_trace *t, const char *name, int64_t n);
 int64_t ph_trace_stat_get(struct ph_trace *t, const char *name);
 void ph_trace_meta(struct ph_trace *t, const char *name, const char *s,
 		   int64_t i);
+/* ph_table_add past the rows NULL-filled ahead: fills more, or grows. */
+int64_t ph_table_add_slow(struct ph_table *tb);
 /* Appends a row (all NULL) and returns its index, or -1 without memory. */
-int64_t ph_table_add(struct ph_table *tb);
+static inline int64_t ph_table_add(struct ph_table *tb)
+{
+	if (tb->rows < tb->filled)
+		return (int64_t)tb->rows++;
+	return ph_table_add_slow(tb);
+}
+/*
+ * The same for a row the caller then writes in every column (the state
+ * machines' sched, thread_state and counter rows): no NULL fill first,
+ * which for those tables was written only to be overwritten.
+ */
+static inline int64_t ph_table_add_full(struct ph_table *tb)
+{
+	if (tb->rows < tb->cap) {
+		if (tb->rows == tb->filled)
+			tb->filled++;
+		return (int64_t)tb->rows++;
+	}
+	return ph_table_add_slow(tb);
+}
 /* Makes room for n rows in all (a guess that saves regrowing); 0 or -1. */
 int ph_table_reserve(struct ph_table *tb, size_t n);
 /* Gives back the capacity past the rows filled so far (after loading). */
@@ -321,6 +350,8 @@ static inline uint32_t *ph_col_str(struct ph_table *tb, int c)
 /* Process and thread tracking (trace processor's upid/utid). */
 int64_t ph_trace_upid(struct ph_trace *t, int64_t pid);
 int64_t ph_trace_utid(struct ph_trace *t, int64_t tid);
+/* The tid's thread is gone (exit, reuse): its next use makes a new one. */
+void ph_trace_utid_forget(struct ph_trace *t, int64_t tid);
 /* Binds thread utid to process pid (tgid); a tid == pid is the main one. */
 void ph_trace_thread_set_pid(struct ph_trace *t, int64_t utid, int64_t pid);
 void ph_trace_thread_set_name(struct ph_trace *t, int64_t utid, uint32_t s);
@@ -334,7 +365,14 @@ int64_t ph_trace_keyed_track(struct ph_trace *t, int kind, uint32_t name,
 			     int64_t upid, int64_t cpu);
 void ph_trace_counter(struct ph_trace *t, int64_t ts, int64_t track,
 		      double value);
-void ph_trace_see_ts(struct ph_trace *t, int64_t ts);
+/* Widens the trace's bounds to include ts. */
+static inline void ph_trace_see_ts(struct ph_trace *t, int64_t ts)
+{
+	if (ts < t->first_ts)
+		t->first_ts = ts;
+	if (ts > t->last_ts)
+		t->last_ts = ts;
+}
 
 /*
  * Thermal ftrace events (thermal_temperature, cdev_update) as the field's

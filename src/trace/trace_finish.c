@@ -24,14 +24,18 @@ struct skey {
 };
 
 /*
- * Stable LSD radix sort on 11-bit digits, only over the digits in use.
- * When the time span and the event count fit in 64 bits together (a
- * trace of minutes and millions of events does), the key is packed as
- * (ts - min) << idx_bits | idx in one word, which halves the memory the
- * passes move; otherwise 16-byte (key, idx) pairs.  The radix passes skip
- * the low idx bits: equal timestamps keep the index order (stable).
+ * The events run through the state machines in time order, equal
+ * timestamps in the order they were decoded (a stable sort by time).
  *
- * Only the events the state machines will use are sorted: in a trace with
+ * Decoders push runs that are in order already: a Perfetto bundle is one
+ * CPU's events in time order, ftrace text is ordered but for a few lines.
+ * Runs overlap only a little (the bundles of one read cycle), so the
+ * events are merged from their runs through a heap as small as the
+ * overlap, straight into the state machines: no sort keys, no order
+ * array, and each run is read front to back.  Input with more runs than
+ * that pays off for (a shuffled or hostile trace) is radix-sorted.
+ *
+ * Only the events the state machines will use are run: in a trace with
  * sched_waking, every sched_wakeup is redundant (do_event ignores it) and
  * they are a fifth of a typical Android trace's events.
  */
@@ -39,6 +43,67 @@ static bool skipped(const struct ph_tev *e, bool have_waking)
 {
 	return have_waking && e->kind == PH_EV_WAKEUP;
 }
+
+/* A stretch of events in time order: [cur, end), ts = ev[cur].ts. */
+struct run {
+	int64_t ts;
+	uint32_t cur, end;
+};
+
+/* a before b: by time, then by position (runs never share one) */
+static inline bool run_before(const struct run *a, const struct run *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->cur < b->cur);
+}
+
+static int run_cmp(const void *x, const void *y)
+{
+	const struct run *a = x, *b = y;
+
+	return run_before(a, b) ? -1 : run_before(b, a) ? 1 : 0;
+}
+
+static void heap_down(struct run *h, size_t n, size_t i)
+{
+	struct run x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && run_before(&h[c + 1], &h[c]))
+			c++;
+		if (!run_before(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void heap_up(struct run *h, size_t i)
+{
+	struct run x = h[i];
+
+	while (i && run_before(&x, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+/*
+ * What sort_events decided: run the events as they are (neither set),
+ * in `order` (radix-sorted), or merged from `runs` (sorted by their first
+ * event, each starting at an event that is kept).
+ */
+struct plan {
+	uint32_t *order;
+	struct run *runs;
+	size_t nruns;
+	size_t n; /* events to run */
+};
 
 static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		       int idx_bits, uint32_t *order, size_t n)
@@ -70,77 +135,26 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 	return 0;
 }
 
-/* *order_out: the indices of the events to run, in time order, *n_out of
- * them; NULL when that is all of them as they are. */
 /*
- * One pass over the events (they are 40 bytes each and cold): how many of
- * each kind (for reserve_rows), whether there is a sched_waking (then
- * every sched_wakeup is skipped), the time range, and whether the events
- * kept are in time order already, with and without the wakeups.
+ * Stable LSD radix sort of the kept events into *order, on 11-bit digits,
+ * only over the digits in use.  When the time span and the event count
+ * fit in 64 bits together (a trace of minutes and millions of events
+ * does), the key is packed as (ts - min) << idx_bits | idx in one word,
+ * which halves the memory the passes move; otherwise 16-byte (key, idx)
+ * pairs.  The passes skip the low idx bits: equal timestamps keep the
+ * index order (stable).
  */
-static int sort_events(struct ph_trace *t, size_t *kinds, uint32_t **order_out,
-		       size_t *n_out)
+static int sort_radix(struct ph_trace *t, bool hw, int64_t min, int64_t max_ts,
+		      uint32_t **order_out, size_t n)
 {
-	struct ph_trace_priv *pv = t->priv;
-	size_t n;
 	struct skey *a, *b;
 	uint32_t *order;
-	int64_t min = INT64_MAX, max_ts = INT64_MIN;
-	int64_t prev = INT64_MIN, prev_nw = INT64_MIN;
-	uint64_t max = 0;
-	bool sorted = true, sorted_nw = true, hw;
+	uint64_t max;
 	int idx_bits = 1;
 
-	*order_out = NULL;
-	*n_out = t->nev;
-	for (size_t i = 0; i < t->nev; i++) {
-		int64_t ts = t->ev[i].ts;
-		uint8_t k = t->ev[i].kind;
-
-		if (k < PH_EV_NKINDS)
-			kinds[k]++;
-		if (ts < min)
-			min = ts;
-		if (ts > max_ts)
-			max_ts = ts;
-		if (ts < prev)
-			sorted = false;
-		prev = ts;
-		if (k != PH_EV_WAKEUP) {
-			if (ts < prev_nw)
-				sorted_nw = false;
-			prev_nw = ts;
-		}
-	}
-	hw = pv->have_waking = kinds[PH_EV_WAKING] > 0;
-	if (t->nev) {
-		/* the bounds count the skipped wakeups too */
-		ph_trace_see_ts(t, min);
-		ph_trace_see_ts(t, max_ts);
-	}
-	n = t->nev - (hw ? kinds[PH_EV_WAKEUP] : 0);
-	if (hw ? sorted_nw : sorted) {
-		if (n == t->nev)
-			return 0;
-		if (!n) {
-			*n_out = 0;
-			return 0;
-		}
-	}
-	*n_out = n;
-	if (!n)
-		return 0;
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return PH_ENOMEM;
-	if (hw ? sorted_nw : sorted) { /* in order: only leave the skipped out
-					*/
-		for (size_t i = 0, k = 0; i < t->nev; i++)
-			if (!skipped(&t->ev[i], hw))
-				order[k++] = (uint32_t)i;
-		*order_out = order;
-		return 0;
-	}
 	while (idx_bits < 40 && ((size_t)1 << idx_bits) < t->nev)
 		idx_bits++;
 	max = (uint64_t)max_ts - (uint64_t)min;
@@ -191,6 +205,121 @@ static int sort_events(struct ph_trace *t, size_t *kinds, uint32_t **order_out,
 	free(b);
 	*order_out = order;
 	return 0;
+}
+
+/* Up to this many runs (or one per 16 events) the merge beats the sort. */
+#define MERGE_RUNS_MIN 64
+
+/* Where runs start; over: more than the merge is worth, given up. */
+struct starts {
+	uint32_t *at;
+	size_t n, cap, limit;
+	bool over;
+};
+
+static int starts_add(struct starts *st, size_t i)
+{
+	if (st->over)
+		return 0;
+	if (st->n + 1 >= st->limit) {
+		st->over = true;
+		return 0;
+	}
+	if (st->n == st->cap) {
+		size_t nc = st->cap ? st->cap * 2 : 64;
+		uint32_t *a = realloc(st->at, nc * sizeof(*a));
+
+		if (!a)
+			return PH_ENOMEM;
+		st->at = a;
+		st->cap = nc;
+	}
+	st->at[st->n++] = (uint32_t)i;
+	return 0;
+}
+
+/* The runs between st's starts, without skipped events, by first event. */
+static int make_runs(struct ph_trace *t, const struct starts *st, bool hw,
+		     struct plan *pl)
+{
+	pl->runs = malloc((st->n + 1) * sizeof(*pl->runs));
+	if (!pl->runs)
+		return PH_ENOMEM;
+	for (size_t r = 0; r <= st->n; r++) {
+		struct run *u = &pl->runs[pl->nruns];
+
+		u->cur = r ? st->at[r - 1] : 0;
+		u->end = r < st->n ? st->at[r] : (uint32_t)t->nev;
+		while (u->cur < u->end && skipped(&t->ev[u->cur], hw))
+			u->cur++;
+		if (u->cur == u->end)
+			continue; /* only skipped wakeups */
+		u->ts = t->ev[u->cur].ts;
+		pl->nruns++;
+	}
+	if (pl->nruns > 1)
+		qsort(pl->runs, pl->nruns, sizeof(*pl->runs), run_cmp);
+	return 0;
+}
+
+/*
+ * One pass over the events (they are 40 bytes each and cold): how many of
+ * each kind (for reserve_rows), whether there is a sched_waking (then
+ * every sched_wakeup is skipped), the time range, and where the events
+ * go back in time, counting every event and counting all but the
+ * wakeups (which of the two describes the runs is known at the end).
+ * Then the plan.
+ */
+static int sort_events(struct ph_trace *t, size_t *kinds, struct plan *pl)
+{
+	struct ph_trace_priv *pv = t->priv;
+	int64_t min = INT64_MAX, max_ts = INT64_MIN;
+	int64_t prev = INT64_MIN, prev_nw = INT64_MIN;
+	struct starts all, nw, *st;
+	bool hw;
+	int rc = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	memset(&all, 0, sizeof(all));
+	memset(&nw, 0, sizeof(nw));
+	all.limit = nw.limit = t->nev / 16 > MERGE_RUNS_MIN ? t->nev / 16 :
+							      MERGE_RUNS_MIN;
+	for (size_t i = 0; i < t->nev && !rc; i++) {
+		int64_t ts = t->ev[i].ts;
+		uint8_t k = t->ev[i].kind;
+
+		if (k < PH_EV_NKINDS)
+			kinds[k]++;
+		if (ts < min)
+			min = ts;
+		if (ts > max_ts)
+			max_ts = ts;
+		if (ts < prev)
+			rc = starts_add(&all, i);
+		prev = ts;
+		if (k != PH_EV_WAKEUP) {
+			if (ts < prev_nw && !rc)
+				rc = starts_add(&nw, i);
+			prev_nw = ts;
+		}
+	}
+	hw = pv->have_waking = kinds[PH_EV_WAKING] > 0;
+	if (t->nev) {
+		/* the bounds count the skipped wakeups too */
+		ph_trace_see_ts(t, min);
+		ph_trace_see_ts(t, max_ts);
+	}
+	pl->n = t->nev - (hw ? kinds[PH_EV_WAKEUP] : 0);
+	st = hw ? &nw : &all;
+	if (rc || !pl->n || (!st->n && pl->n == t->nev))
+		; /* no memory; nothing to run; all of them as they are */
+	else if (st->over)
+		rc = sort_radix(t, hw, min, max_ts, &pl->order, pl->n);
+	else
+		rc = make_runs(t, st, hw, pl);
+	free(all.at);
+	free(nw.at);
+	return rc;
 }
 
 /* --- prev_state ---------------------------------------------------------- */
@@ -405,13 +534,23 @@ static void async_end(struct ph_trace *t, int64_t ts, int64_t track,
 
 /* --- thread_state -------------------------------------------------------- */
 
-static int64_t *ts_slot(struct ph_trace *t, int64_t utid)
+static inline int64_t *ts_slot(struct ph_trace *t, int64_t utid)
 {
 	struct ph_trace_priv *pv = t->priv;
 
+	if (utid >= 0 && (size_t)utid < pv->nts_open)
+		return &pv->ts_open[utid];
 	if (utid < 0 || grow_i64(&pv->ts_open, &pv->nts_open, (size_t)utid))
 		return NULL;
 	return &pv->ts_open[utid];
+}
+
+/* ph_trace_utid with the direct table's answer inline (read per event) */
+static inline int64_t utid_of(struct ph_trace *t, int64_t tid)
+{
+	int64_t u = ph_utid_known(t->priv, tid);
+
+	return u >= 0 ? u : ph_trace_utid(t, tid);
 }
 
 static void ts_close(struct ph_trace *t, int64_t *slot, int64_t ts)
@@ -424,20 +563,35 @@ static void ts_close(struct ph_trace *t, int64_t *slot, int64_t ts)
 	*slot = -1;
 }
 
-static void ts_open(struct ph_trace *t, int64_t *slot, int64_t ts, int64_t utid,
-		    uint32_t state, int32_t cpu, int64_t waker)
+static inline __attribute__((always_inline)) void
+ts_open(struct ph_trace *t, int64_t *slot, int64_t ts, int64_t utid,
+	uint32_t state, int32_t cpu, int64_t waker)
 {
 	struct ph_table *tb = &t->tables[PH_T_TSTATE];
-	int64_t r = ph_table_add(tb);
+	int64_t r = ph_table_add_full(tb);
+	void *const *d;
 
 	if (r < 0)
 		return;
-	ph_col_i64(tb, TS_TS)[r] = ts;
-	ph_col_i64(tb, TS_DUR)[r] = -1;
-	ph_col_i32(tb, TS_CPU)[r] = cpu;
-	ph_col_i64(tb, TS_UTID)[r] = utid;
-	ph_col_str(tb, TS_STATE)[r] = state;
-	ph_col_i64(tb, TS_WAKER)[r] = waker;
+	/* the columns once, before the stores (which, without strict
+	 * aliasing, would make the compiler reload them after each) */
+	d = tb->data;
+	{
+		int64_t *c_ts = d[TS_TS], *c_dur = d[TS_DUR];
+		int32_t *c_utid = d[TS_UTID], *c_waker = d[TS_WAKER];
+		int32_t *c_cpu = d[TS_CPU], *c_iowait = d[TS_IOWAIT];
+		uint32_t *c_state = d[TS_STATE], *c_blocked = d[TS_BLOCKED];
+
+		c_ts[r] = ts;
+		c_dur[r] = -1;
+		c_cpu[r] = cpu;
+		c_utid[r] = (int32_t)utid;
+		c_state[r] = state;
+		c_iowait[r] = PH_NULL_I32;
+		c_blocked[r] = 0;
+		c_waker[r] = waker == PH_NULL_I64 ? PH_NULL_I32 :
+						    (int32_t)waker;
+	}
 	*slot = r;
 }
 
@@ -474,20 +628,29 @@ static bool is_runnable(const struct fin *f, uint32_t s)
 	return s == f->running || s == f->runnable || s == f->runnable_p;
 }
 
+/* ph_trace_thread_set_name, inline: twice per switch */
+static inline void set_name(struct ph_trace *t, int64_t utid, uint32_t s)
+{
+	struct ph_table *th = &t->tables[PH_T_THREAD];
+
+	if (utid >= 0 && (size_t)utid < th->rows && s)
+		ph_col_str(th, TH_NAME)[utid] = s;
+}
+
 static void do_switch(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 {
 	struct ph_trace_priv *pv = t->priv;
 	struct ph_table *sc = &t->tables[PH_T_SCHED];
-	int64_t prev = e->a > 0 ? ph_trace_utid(t, e->a) : 0;
-	int64_t next = ph_trace_utid(t, e->b);
+	int64_t prev = e->a > 0 ? utid_of(t, e->a) : 0;
+	int64_t next = utid_of(t, e->b);
 	uint32_t state = state_of(t, f, e->v.d);
 	int64_t r, *slot;
 
 	if (e->a > 0 && e->s1)
-		ph_trace_thread_set_name(t, prev, e->s1);
+		set_name(t, prev, e->s1);
 	if (e->b && e->s2)
-		ph_trace_thread_set_name(t, next, e->s2);
-	if (grow_i64(&pv->cpu_sched, &pv->ncpu, e->cpu))
+		set_name(t, next, e->s2);
+	if (e->cpu >= pv->ncpu && grow_i64(&pv->cpu_sched, &pv->ncpu, e->cpu))
 		return;
 	r = pv->cpu_sched[e->cpu];
 	if (r >= 0) {
@@ -495,14 +658,23 @@ static void do_switch(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 			ph_ts_span(e->ts, ph_col_i64(sc, SC_TS)[r]);
 		ph_col_str(sc, SC_END_STATE)[r] = state;
 	}
-	r = ph_table_add(sc);
+	r = ph_table_add_full(sc);
 	if (r < 0)
 		return;
-	ph_col_i64(sc, SC_TS)[r] = e->ts;
-	ph_col_i64(sc, SC_DUR)[r] = -1;
-	ph_col_i32(sc, SC_CPU)[r] = e->cpu;
-	ph_col_i64(sc, SC_UTID)[r] = next;
-	ph_col_i32(sc, SC_PRIO)[r] = e->c;
+	{
+		void *const *d = sc->data;
+		int64_t *c_ts = d[SC_TS], *c_dur = d[SC_DUR];
+		int32_t *c_utid = d[SC_UTID];
+		int32_t *c_cpu = d[SC_CPU], *c_prio = d[SC_PRIO];
+		uint32_t *c_end = d[SC_END_STATE];
+
+		c_ts[r] = e->ts;
+		c_dur[r] = -1;
+		c_cpu[r] = e->cpu;
+		c_utid[r] = (int32_t)next;
+		c_end[r] = 0;
+		c_prio[r] = e->c;
+	}
 	pv->cpu_sched[e->cpu] = r;
 
 	if (e->a > 0 && (slot = ts_slot(t, prev))) {
@@ -525,12 +697,12 @@ static void do_waking(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 		return;
 	if (e->c == -2) { /* compact_sched: whoever runs on that CPU */
 		if (e->cpu < pv->ncpu && pv->cpu_sched[e->cpu] >= 0)
-			waker = ph_col_i64(&t->tables[PH_T_SCHED],
+			waker = ph_col_i32(&t->tables[PH_T_SCHED],
 					   SC_UTID)[pv->cpu_sched[e->cpu]];
 	} else if (e->c > 0) {
-		waker = ph_trace_utid(t, e->c);
+		waker = utid_of(t, e->c);
 	}
-	utid = ph_trace_utid(t, e->a);
+	utid = utid_of(t, e->a);
 	if (e->s1 && !ph_col_str(&t->tables[PH_T_THREAD], TH_NAME)[utid])
 		ph_trace_thread_set_name(t, utid, e->s1);
 	slot = ts_slot(t, utid);
@@ -546,7 +718,7 @@ static void do_blocked(struct ph_trace *t, struct fin *f,
 		       const struct ph_tev *e)
 {
 	struct ph_table *tb = &t->tables[PH_T_TSTATE];
-	int64_t *slot = ts_slot(t, ph_trace_utid(t, e->a));
+	int64_t *slot = ts_slot(t, utid_of(t, e->a));
 
 	if (!slot || *slot < 0 ||
 	    is_runnable(f, ph_col_str(tb, TS_STATE)[*slot]))
@@ -675,13 +847,13 @@ static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 	case PH_EV_FREE:
 		/* the tid may be reused from here on */
 		if (e->a)
-			ph_intmap_del(t->tid_utid, (uint64_t)e->a);
+			ph_trace_utid_forget(t, e->a);
 		break;
 	case PH_EV_NEWTASK: {
 		int64_t parent = ph_trace_utid(t, e->b), upid;
 
 		upid = ph_col_i64(th, TH_UPID)[parent];
-		ph_intmap_del(t->tid_utid, (uint64_t)e->a);
+		ph_trace_utid_forget(t, e->a);
 		utid = ph_trace_utid(t, e->a);
 		ph_col_i64(th, TH_START)[utid] = e->ts;
 		ph_trace_thread_set_name(t, utid, e->s1);
@@ -720,6 +892,47 @@ static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 		break;
 	default: break;
 	}
+}
+
+/*
+ * The events of the runs in time order (by timestamp, then position),
+ * through a heap of the runs under way; a run joins it when the merge
+ * reaches its first event, so the heap holds only the runs that overlap.
+ */
+static int run_merged(struct ph_trace *t, struct fin *f, struct run *runs,
+		      size_t nruns)
+{
+	const struct ph_tev *ev = t->ev;
+	bool hw = ((struct ph_trace_priv *)t->priv)->have_waking;
+	struct run *h = malloc(nruns * sizeof(*h));
+	size_t hn = 0, np = 0;
+
+	if (!h)
+		return PH_ENOMEM;
+	for (;;) {
+		uint32_t i;
+
+		while (np < nruns && (!hn || run_before(&runs[np], &h[0]))) {
+			h[hn] = runs[np++];
+			heap_up(h, hn++);
+		}
+		if (!hn)
+			break;
+		i = h[0].cur;
+		do_event(t, f, &ev[i]);
+		do
+			i++;
+		while (i < h[0].end && skipped(&ev[i], hw));
+		if (i < h[0].end) {
+			h[0].cur = i;
+			h[0].ts = ev[i].ts;
+		} else {
+			h[0] = h[--hn];
+		}
+		heap_down(h, hn, 0);
+	}
+	free(h);
+	return 0;
 }
 
 /*
@@ -775,8 +988,8 @@ int ph_trace_finish(struct ph_trace *t)
 {
 	struct ph_trace_priv *pv = t->priv;
 	struct fin f;
-	uint32_t *order;
-	size_t n, kinds[PH_EV_NKINDS] = { 0 };
+	struct plan pl;
+	size_t kinds[PH_EV_NKINDS] = { 0 };
 	int rc;
 
 	f.running = ph_trace_intern(t, "Running", 7);
@@ -785,20 +998,24 @@ int ph_trace_finish(struct ph_trace *t)
 	f.cpufreq = ph_trace_intern(t, "cpufreq", 7);
 	f.cpuidle = ph_trace_intern(t, "cpuidle", 7);
 	f.state_cache = calloc(STATE_CACHE, sizeof(*f.state_cache));
-	rc = sort_events(t, kinds, &order, &n);
+	rc = sort_events(t, kinds, &pl);
 	if (rc) {
 		free(f.state_cache);
 		return rc;
 	}
 	reserve_rows(t, kinds);
-	for (size_t i = 0; i < n; i++) {
-		const struct ph_tev *e = &t->ev[order ? order[i] : i];
-
-		ph_trace_see_ts(t, e->ts);
-		do_event(t, &f, e);
+	/* (sort_events saw every timestamp: the bounds are set) */
+	if (pl.runs) {
+		rc = run_merged(t, &f, pl.runs, pl.nruns);
+	} else {
+		for (size_t i = 0; i < pl.n; i++)
+			do_event(t, &f, &t->ev[pl.order ? pl.order[i] : i]);
 	}
-	free(order);
+	free(pl.order);
+	free(pl.runs);
 	free(f.state_cache);
+	if (rc)
+		return rc;
 	free(t->ev);
 	t->ev = NULL;
 	t->nev = t->evcap = 0;

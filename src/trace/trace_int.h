@@ -29,7 +29,18 @@ struct ph_snap {
 	int64_t clk[PH_NCLK]; /* by builtin clock id; PH_NULL_I64 absent */
 };
 
+/*
+ * tid -> utid for tids below PH_TID_DIRECT (Linux's PID_MAX_LIMIT), read
+ * twice per sched_switch: a directory of pages of PH_TID_PAGE entries,
+ * utid + 1 each, 0 for none; a page exists once a tid in it was seen, so
+ * memory follows the tids in use.  Other tids (a hostile trace's) go
+ * through ph_trace.tid_utid.
+ */
+#define PH_TID_DIRECT (1u << 22)
+#define PH_TID_PAGE   1024u
+
 struct ph_trace_priv {
+	uint32_t **tid_dir; /* PH_TID_DIRECT / PH_TID_PAGE pages, or NULL */
 	struct ph_stack *stacks; /* by track id */
 	size_t nstacks;
 	int64_t *cpu_sched; /* open sched row per CPU, -1 none */
@@ -48,5 +59,16 @@ struct ph_trace_priv {
 	uint32_t stat_row[256];
 	bool have_waking; /* sched_waking seen: sched_wakeup is redundant */
 };
+
+/* The live thread of tid, or -1 when the direct table does not know it. */
+static inline int64_t ph_utid_known(const struct ph_trace_priv *pv, int64_t tid)
+{
+	const uint32_t *pg;
+
+	if ((uint64_t)tid >= PH_TID_DIRECT || !pv->tid_dir ||
+	    !(pg = pv->tid_dir[(uint64_t)tid / PH_TID_PAGE]))
+		return -1;
+	return (int64_t)pg[(uint64_t)tid % PH_TID_PAGE] - 1;
+}
 
 #endif

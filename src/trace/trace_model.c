@@ -40,18 +40,23 @@ static const struct ph_colspec slice_cols[] = {
 	{ "depth", PH_COL_I32 },    { "parent_id", PH_COL_I64 },
 	{ "cookie", PH_COL_I64 },
 };
+/*
+ * sched and thread_state are the big tables (a row per switch, up to
+ * three per switch): their utids, row numbers of thread, are kept in 32
+ * bits, which SQL reads as the same integers.
+ */
 static const struct ph_colspec sched_cols[] = {
 	{ "id", PH_COL_ID },	    { "ts", PH_COL_I64 },
 	{ "dur", PH_COL_I64 },	    { "cpu", PH_COL_I32 },
-	{ "utid", PH_COL_I64 },	    { "end_state", PH_COL_STR },
+	{ "utid", PH_COL_I32 },	    { "end_state", PH_COL_STR },
 	{ "priority", PH_COL_I32 },
 };
 static const struct ph_colspec tstate_cols[] = {
 	{ "id", PH_COL_ID },	      { "ts", PH_COL_I64 },
 	{ "dur", PH_COL_I64 },	      { "cpu", PH_COL_I32 },
-	{ "utid", PH_COL_I64 },	      { "state", PH_COL_STR },
+	{ "utid", PH_COL_I32 },	      { "state", PH_COL_STR },
 	{ "io_wait", PH_COL_I32 },    { "blocked_function", PH_COL_STR },
-	{ "waker_utid", PH_COL_I64 },
+	{ "waker_utid", PH_COL_I32 },
 };
 static const struct ph_colspec counter_cols[] = {
 	{ "id", PH_COL_ID },
@@ -211,7 +216,7 @@ void ph_table_trim(struct ph_table *tb)
  */
 #define FILL_CHUNK 2048
 
-int64_t ph_table_add(struct ph_table *tb)
+int64_t ph_table_add_slow(struct ph_table *tb)
 {
 	if (tb->rows == tb->filled) {
 		size_t to;
@@ -510,6 +515,10 @@ static void priv_release(struct ph_trace_priv *pv)
 	for (size_t i = 0; i < pv->nstacks; i++)
 		free(pv->stacks[i].rows);
 	free(pv->stacks);
+	if (pv->tid_dir)
+		for (size_t i = 0; i < PH_TID_DIRECT / PH_TID_PAGE; i++)
+			free(pv->tid_dir[i]);
+	free(pv->tid_dir);
 	free(pv->cpu_sched);
 	free(pv->cpu_utid);
 	free(pv->cpu_seen);
@@ -570,19 +579,11 @@ int ph_trace_reserve(struct ph_trace *t, size_t n)
 	return ev_grow(t, t->nev + n);
 }
 
-struct ph_tev *ph_trace_push(struct ph_trace *t)
+struct ph_tev *ph_trace_push_grow(struct ph_trace *t)
 {
 	if (t->nev == t->evcap && ev_grow(t, t->evcap ? t->evcap * 2 : 4096))
 		return NULL;
 	return memset(&t->ev[t->nev++], 0, sizeof(struct ph_tev));
-}
-
-void ph_trace_see_ts(struct ph_trace *t, int64_t ts)
-{
-	if (ts < t->first_ts)
-		t->first_ts = ts;
-	if (ts > t->last_ts)
-		t->last_ts = ts;
 }
 
 /* --- stats and metadata -------------------------------------------------- */
@@ -663,21 +664,56 @@ int64_t ph_trace_upid(struct ph_trace *t, int64_t pid)
 	return r;
 }
 
+/* The direct table's slot for tid (made on first use), or NULL. */
+static uint32_t *tid_slot(struct ph_trace_priv *pv, int64_t tid)
+{
+	uint32_t **pg;
+
+	if ((uint64_t)tid >= PH_TID_DIRECT)
+		return NULL;
+	if (!pv->tid_dir && !(pv->tid_dir = calloc(PH_TID_DIRECT / PH_TID_PAGE,
+						   sizeof(*pv->tid_dir))))
+		return NULL;
+	pg = &pv->tid_dir[(uint64_t)tid / PH_TID_PAGE];
+	if (!*pg && !(*pg = calloc(PH_TID_PAGE, sizeof(**pg))))
+		return NULL;
+	return &(*pg)[(uint64_t)tid % PH_TID_PAGE];
+}
+
 int64_t ph_trace_utid(struct ph_trace *t, int64_t tid)
 {
 	struct ph_table *tb = &t->tables[PH_T_THREAD];
-	uint32_t v;
-	int64_t r;
+	struct ph_trace_priv *pv = t->priv;
+	uint32_t v, *slot;
+	int64_t r = ph_utid_known(pv, tid);
 
-	if (ph_intmap_get(t->tid_utid, (uint64_t)tid, &v) &&
+	if (r >= 0)
+		return r;
+	slot = tid_slot(pv, tid);
+	if (!slot && ph_intmap_get(t->tid_utid, (uint64_t)tid, &v) &&
 	    v != UINT32_MAX - 1)
 		return v;
 	r = ph_table_add(tb);
 	if (r < 0)
 		return 0;
 	ph_col_i64(tb, TH_TID)[r] = tid;
-	(void)ph_intmap_put(t->tid_utid, (uint64_t)tid, (uint32_t)r);
+	if (slot)
+		*slot = (uint32_t)r + 1;
+	else
+		(void)ph_intmap_put(t->tid_utid, (uint64_t)tid, (uint32_t)r);
 	return r;
+}
+
+void ph_trace_utid_forget(struct ph_trace *t, int64_t tid)
+{
+	struct ph_trace_priv *pv = t->priv;
+
+	if ((uint64_t)tid < PH_TID_DIRECT) {
+		if (ph_utid_known(pv, tid) >= 0)
+			*tid_slot(pv, tid) = 0;
+		return;
+	}
+	ph_intmap_del(t->tid_utid, (uint64_t)tid);
 }
 
 void ph_trace_thread_set_pid(struct ph_trace *t, int64_t utid, int64_t pid)
@@ -775,7 +811,7 @@ void ph_trace_counter(struct ph_trace *t, int64_t ts, int64_t track,
 		      double value)
 {
 	struct ph_table *tb = &t->tables[PH_T_COUNTER];
-	int64_t r = ph_table_add(tb);
+	int64_t r = ph_table_add_full(tb);
 
 	if (r < 0)
 		return;

@@ -89,33 +89,25 @@ struct pbf {
  */
 #define PB_INLINE static inline __attribute__((always_inline))
 
-PB_INLINE bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+/*
+ * A varint up to 8 bytes long read at once (timestamps are 6-8): find the
+ * last byte by its clear top bit, keep the bytes up to it, then squeeze
+ * the 7-bit groups together in three shifts instead of a loop with a
+ * branch per byte.  Longer ones, and the end of a buffer, byte by byte.
+ */
+PB_INLINE bool varint_wide(const uint8_t **pp, const uint8_t *end,
+			   uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
 
-	if (p < end && !(*p & 0x80)) {
-		*out = *p;
-		*pp = p + 1;
-		return true;
-	}
 	if (end - p >= 8) {
-		/*
-		 * Up to 8 bytes at once (timestamps are 6-8, and Perfetto pads
-		 * every nested length to 4): find the last byte by its clear
-		 * top bit, then squeeze the 7-bit groups together in three
-		 * shifts instead of a loop with a branch per byte.
-		 */
 		uint64_t w, stop;
 
 		memcpy(&w, p, 8);
 		stop = ~w & 0x8080808080808080ull;
 		if (stop) {
-			int nb = (__builtin_ctzll(stop) >> 3) + 1;
-
-			if (nb < 8)
-				w &= ((uint64_t)1 << (nb * 8)) - 1;
-			w &= 0x7f7f7f7f7f7f7f7full;
+			w &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
 			w = (w & 0x007f007f007f007full) |
 			    ((w & 0x7f007f007f007f00ull) >> 1);
 			w = (w & 0x00003fff00003fffull) |
@@ -123,7 +115,7 @@ PB_INLINE bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 			w = (w & 0x000000000fffffffull) |
 			    ((w & 0x0fffffff00000000ull) >> 4);
 			*out = w;
-			*pp = p + nb;
+			*pp = p + (__builtin_ctzll(stop) >> 3) + 1;
 			return true;
 		}
 	}
@@ -138,6 +130,58 @@ PB_INLINE bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 		}
 	}
 	return false;
+}
+
+/* A varint, small ones first: one byte, two (tids below 16384). */
+PB_INLINE bool varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+
+	if (p < end && !(*p & 0x80)) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	if (end - p >= 2 && !(p[1] & 0x80)) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		*pp = p + 2;
+		return true;
+	}
+	return varint_wide(pp, end, out);
+}
+
+/*
+ * A length: one byte for short strings; Perfetto's writer reserves 4
+ * bytes for every nested message's length and leaves the varint padded
+ * (0x80 0x80 0x80 0x00 style), so that form comes next, before the
+ * general varint.
+ */
+PB_INLINE bool length(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+
+	if (p < end && !(*p & 0x80)) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	if (end - p >= 4) {
+		uint32_t w;
+
+		memcpy(&w, p, 4);
+		if ((w & 0xffffff80u) == 0x00808080u) { /* below 128 */
+			*out = w & 0x7f;
+			*pp = p + 4;
+			return true;
+		}
+		if ((w & 0x80808080u) == 0x00808080u) {
+			w = (w & 0x007f007fu) | (w >> 1 & 0x3f803f80u);
+			*out = (w & 0x3fffu) | (w >> 2 & 0xfffc000u);
+			*pp = p + 4;
+			return true;
+		}
+	}
+	return varint(pp, end, out);
 }
 
 /* 1 a field, 0 the end, -1 corrupt (*pp then points at the bad key). */
@@ -171,9 +215,7 @@ PB_INLINE int next_field(const uint8_t **pp, const uint8_t *end, struct pbf *f)
 		p += 8;
 		break;
 	case 2:
-		if (p < end && !(*p & 0x80))
-			f->v = *p++;
-		else if (!varint(&p, end, &f->v))
+		if (!length(&p, end, &f->v))
 			return -1;
 		if (f->v > (uint64_t)(end - p))
 			return -1;
@@ -309,8 +351,21 @@ struct pstate {
 		bool set;
 	} * last;
 	size_t nlast;
-	int depth;     /* compressed_packets nesting */
-	uint64_t base; /* offset of the current buffer in the input */
+	/*
+	 * to_trace()'s last answer per clock: the snapshot it chose stays
+	 * the answer for every raw value in [lo, hi) until a snapshot is
+	 * added or the trace clock changes (packets come in time order, so
+	 * almost every lookup hits instead of scanning all snapshots).
+	 */
+	struct clkmemo {
+		size_t nsnaps; /* 0: empty (no snapshot, no answer) */
+		int tc;
+		int64_t lo, hi;
+		size_t best;
+	} memo[PH_NCLK];
+	uint32_t mem_names[5]; /* process_stats counter names, 0 unset */
+	int depth;	       /* compressed_packets nesting */
+	uint64_t base;	       /* offset of the current buffer in the input */
 };
 
 static struct seq *seq_get(struct pstate *ps, uint32_t id)
@@ -429,6 +484,47 @@ static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
 	pv->snaps[pv->nsnaps++] = snap;
 }
 
+/*
+ * The snapshot that converts raw on clock clk: the last one (in trace
+ * order) that has both clocks and reads clk <= raw, else the first that
+ * has both.  Fills the memo with it and the range of raw values that
+ * would choose it too; false when no snapshot has both clocks.
+ */
+static bool clock_pick(struct pstate *ps, struct clkmemo *m, uint32_t clk,
+		       int tc, int64_t raw)
+{
+	const struct ph_trace_priv *pv = ps->t->priv;
+	size_t first = SIZE_MAX, best = SIZE_MAX;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+
+	m->nsnaps = 0;
+	for (size_t i = 0; i < pv->nsnaps; i++) {
+		const struct ph_snap *s = &pv->snaps[i];
+
+		if (s->clk[clk] == PH_NULL_I64 || s->clk[tc] == PH_NULL_I64)
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		if (s->clk[clk] <= raw) {
+			best = i;
+			lo = s->clk[clk];
+			hi = INT64_MAX; /* a later one may still take over */
+		} else if (s->clk[clk] < hi) {
+			hi = s->clk[clk];
+		}
+	}
+	if (first == SIZE_MAX)
+		return false;
+	if (best == SIZE_MAX)
+		best = first; /* lo stays INT64_MIN: below every snapshot */
+	m->nsnaps = pv->nsnaps;
+	m->tc = tc;
+	m->lo = lo;
+	m->hi = hi;
+	m->best = best;
+	return true;
+}
+
 /* A packet timestamp on clock `clk` to the trace clock, or NULL. */
 static int64_t to_trace(struct pstate *ps, struct seq *sq, uint32_t clk,
 			uint64_t raw)
@@ -440,21 +536,16 @@ static int64_t to_trace(struct pstate *ps, struct seq *sq, uint32_t clk,
 	if (clk == 0 || clk == (uint32_t)tc)
 		return (int64_t)raw;
 	if (clk < PH_NCLK) {
-		const struct ph_snap *best = NULL;
+		struct clkmemo *m = &ps->memo[clk];
+		const struct ph_snap *best;
 
-		for (size_t i = 0; i < pv->nsnaps; i++) {
-			const struct ph_snap *s = &pv->snaps[i];
-
-			if (s->clk[clk] == PH_NULL_I64 ||
-			    s->clk[tc] == PH_NULL_I64)
-				continue;
-			if (!best || s->clk[clk] <= (int64_t)raw)
-				best = s;
-		}
-		if (!best) {
-			ph_trace_stat(t, "clock_sync_failure", 1);
-			return PH_NULL_I64;
-		}
+		if (m->nsnaps != pv->nsnaps || m->tc != tc ||
+		    (int64_t)raw < m->lo || (int64_t)raw >= m->hi)
+			if (!clock_pick(ps, m, clk, tc, (int64_t)raw)) {
+				ph_trace_stat(t, "clock_sync_failure", 1);
+				return PH_NULL_I64;
+			}
+		best = &pv->snaps[m->best];
 		return (int64_t)raw - best->clk[clk] + best->clk[tc];
 	}
 	if (clk >= 64 && clk < 128 && sq && sq->clk[clk - 64].set) {
@@ -483,33 +574,108 @@ static uint32_t str_of(struct ph_trace *t, const struct pbf *f)
 	return ph_trace_intern(t, (const char *)f->p, f->v);
 }
 
-/* A short string (a comm) through the cache, else interned. */
-static uint32_t comm_of(struct pstate *ps, const struct pbf *f)
+/*
+ * The hot messages (an FtraceEvent, sched_switch, sched_waking, cpu_idle)
+ * come from Perfetto's writer with their fields in field order, each once.
+ * take_*() consumes the next field only when it has the expected one-byte
+ * key (field number below 16), so a decoder reads them in sequence without
+ * a dispatch per field; anything else (another order, another wire type,
+ * a repeated or unknown field, a bad varint) is left where it is for the
+ * generic walk that every decoder ends with, and that walk assigns exactly
+ * what it would have had it seen the whole message: the result is the
+ * same, only the common layout is quicker.
+ */
+PB_INLINE bool take_varint(const uint8_t **pp, const uint8_t *end, uint32_t key,
+			   uint64_t *v)
 {
-	uint64_t w0 = 0, w1 = 0;
-	size_t n = f->v;
+	const uint8_t *p = *pp;
+
+	if (p >= end || *p != key)
+		return false;
+	p++;
+	if (!varint(&p, end, v))
+		return false;
+	*pp = p;
+	return true;
+}
+
+/* take_varint for a field that is usually long (a timestamp). */
+PB_INLINE bool take_wide(const uint8_t **pp, const uint8_t *end, uint32_t key,
+			 uint64_t *v)
+{
+	const uint8_t *p = *pp;
+
+	if (p >= end || *p != key)
+		return false;
+	p++;
+	if (!varint_wide(&p, end, v))
+		return false;
+	*pp = p;
+	return true;
+}
+
+PB_INLINE bool take_bytes(const uint8_t **pp, const uint8_t *end, uint32_t key,
+			  const uint8_t **s, uint64_t *n)
+{
+	const uint8_t *p = *pp;
+
+	if (p >= end || *p != key)
+		return false;
+	p++;
+	if (!length(&p, end, n) || *n > (uint64_t)(end - p))
+		return false;
+	*s = p;
+	*pp = p + *n;
+	return true;
+}
+
+static __attribute__((noinline)) uint32_t comm_miss(struct pstate *ps,
+						    struct comm_slot *c,
+						    const uint8_t *s, size_t n,
+						    uint64_t w0, uint64_t w1)
+{
+	c->id = ph_trace_intern(ps->t, (const char *)s, n);
+	c->w0 = w0;
+	c->w1 = w1;
+	c->len = c->id ? (uint32_t)n : 0;
+	return c->id;
+}
+
+/*
+ * A short string (a comm) through the cache, else interned.  The key is
+ * the length and two words that, for that length, cover every byte
+ * (overlapping when shorter than 16): no byte-wise copy.
+ */
+static inline uint32_t comm_bytes(struct pstate *ps, const uint8_t *s, size_t n)
+{
+	uint64_t w0, w1 = 0;
 	struct comm_slot *c;
 
-	if (f->wt != 2)
-		return 0;
 	if (n > 16 || !n || !ps->comms)
-		return ph_trace_intern(ps->t, (const char *)f->p, n);
+		return ph_trace_intern(ps->t, (const char *)s, n);
 	if (n >= 8) {
-		memcpy(&w0, f->p, 8);
-		memcpy(&w1, f->p + n - 8, 8);
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		w0 = lo | (uint64_t)hi << 32;
 	} else {
-		memcpy(&w0, f->p, n);
+		w0 = s[0] | (uint32_t)s[n >> 1] << 8 | (uint32_t)s[n - 1] << 16;
 	}
 	c = &ps->comms[((w0 * 0x9e3779b97f4a7c15ull) ^
 			(w1 * 0xc2b2ae3d27d4eb4full) ^ n) >>
 		       54];
 	if (c->len == n && c->w0 == w0 && c->w1 == w1)
 		return c->id;
-	c->id = ph_trace_intern(ps->t, (const char *)f->p, n);
-	c->w0 = w0;
-	c->w1 = w1;
-	c->len = c->id ? (uint32_t)n : 0;
-	return c->id;
+	return comm_miss(ps, c, s, n, w0, w1);
+}
+
+static uint32_t comm_of(struct pstate *ps, const struct pbf *f)
+{
+	return f->wt == 2 ? comm_bytes(ps, f->p, f->v) : 0;
 }
 
 static struct lastsw *last_of(struct pstate *ps, uint32_t cpu)
@@ -540,11 +706,16 @@ static bool cpu_idle_direct(struct pstate *ps, uint32_t cpu, int64_t ts,
 			    const uint8_t *p, size_t n)
 {
 	struct ph_trace *t = ps->t;
+	const uint8_t *q = p, *end = p + n;
 	struct pbf g;
+	uint64_t v;
 	int64_t state = 0, id = -1;
 
-	FOR_FIELDS(p, n, g)
-	{
+	if (take_varint(&q, end, KEY(1, 0), &v))
+		state = (int64_t)(uint32_t)v;
+	if (take_varint(&q, end, KEY(2, 0), &v))
+		id = (int64_t)v;
+	while (next_field(&q, end, &g) > 0) {
 		if (g.key == KEY(1, 0))
 			state = (int64_t)(uint32_t)g.v;
 		else if (g.key == KEY(2, 0))
@@ -567,20 +738,103 @@ static bool cpu_idle_direct(struct pstate *ps, uint32_t cpu, int64_t ts,
 	return true;
 }
 
-static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
-			 size_t n)
+/* sched_switch; l: the bundle CPU's last switch, for compact_sched. */
+static void sched_switch(struct pstate *ps, struct ph_tev *e, struct lastsw *l,
+			 const uint8_t *p, size_t n)
+{
+	const uint8_t *q = p, *end = p + n, *s;
+	uint64_t v, sn;
+	struct pbf g;
+
+	e->kind = PH_EV_SWITCH;
+	if (take_bytes(&q, end, KEY(1, 2), &s, &sn))
+		e->s1 = comm_bytes(ps, s, sn);
+	if (take_varint(&q, end, KEY(2, 0), &v))
+		e->a = (int32_t)v;
+	(void)take_varint(&q, end, KEY(3, 0), &v); /* prev_prio: unused */
+	if (take_varint(&q, end, KEY(4, 0), &v))
+		e->v.d = (int64_t)v;
+	if (take_bytes(&q, end, KEY(5, 2), &s, &sn))
+		e->s2 = comm_bytes(ps, s, sn);
+	if (take_varint(&q, end, KEY(6, 0), &v))
+		e->b = (int32_t)v;
+	if (take_varint(&q, end, KEY(7, 0), &v))
+		e->c = (int32_t)v;
+	while (next_field(&q, end, &g) > 0) {
+		switch (g.id) {
+		case 1: e->s1 = comm_of(ps, &g); break;
+		case 2: e->a = (int32_t)g.v; break;
+		case 4: e->v.d = (int64_t)g.v; break;
+		case 5: e->s2 = comm_of(ps, &g); break;
+		case 6: e->b = (int32_t)g.v; break;
+		case 7: e->c = (int32_t)g.v; break;
+		}
+	}
+	if (l) {
+		l->pid = e->b;
+		l->prio = e->c;
+		l->comm = e->s2;
+		l->set = true;
+	}
+}
+
+/* sched_waking, sched_wakeup, sched_wakeup_new: the same fields. */
+static void sched_wake(struct pstate *ps, struct ph_tev *e, const uint8_t *p,
+		       size_t n)
+{
+	const uint8_t *q = p, *end = p + n, *s;
+	uint64_t v, sn;
+	struct pbf g;
+
+	if (take_bytes(&q, end, KEY(1, 2), &s, &sn))
+		e->s1 = comm_bytes(ps, s, sn);
+	if (take_varint(&q, end, KEY(2, 0), &v))
+		e->a = (int32_t)v;
+	(void)take_varint(&q, end, KEY(3, 0), &v); /* prio */
+	(void)take_varint(&q, end, KEY(4, 0), &v); /* success */
+	if (take_varint(&q, end, KEY(5, 0), &v))
+		e->b = (int32_t)v;
+	while (next_field(&q, end, &g) > 0) {
+		if (g.id == 1)
+			e->s1 = comm_of(ps, &g);
+		else if (g.id == 2)
+			e->a = (int32_t)g.v;
+		else if (g.id == 5)
+			e->b = (int32_t)g.v;
+	}
+}
+
+static void ftrace_event(struct pstate *ps, uint32_t cpu, struct lastsw *l,
+			 const uint8_t *p, size_t n)
 {
 	struct ph_trace *t = ps->t;
+	const uint8_t *q = p, *end = p + n;
 	struct pbf f, g;
-	uint64_t ts = 0;
+	uint64_t ts = 0, v;
 	int64_t pid = -1;
 	const uint8_t *ev = NULL;
 	size_t evn = 0;
 	uint32_t kind = 0;
 	struct ph_tev *e;
 
-	FOR_FIELDS(p, n, f)
-	{
+	if (take_wide(&q, end, KEY(1, 0), &v))
+		ts = v;
+	if (take_varint(&q, end, KEY(2, 0), &v))
+		pid = (int64_t)v;
+	if (q < end) { /* the event itself, normally the last field */
+		const uint8_t *r = q;
+		uint64_t key, len;
+
+		if (varint(&r, end, &key) && (key & 7) == 2 &&
+		    (uint32_t)(key >> 3) != 5 && length(&r, end, &len) &&
+		    len == (uint64_t)(end - r)) {
+			kind = (uint32_t)(key >> 3);
+			ev = r;
+			evn = len;
+			q = end;
+		}
+	}
+	while (next_field(&q, end, &f) > 0) {
 		if (f.key == KEY(1, 0))
 			ts = f.v;
 		else if (f.key == KEY(2, 0))
@@ -594,32 +848,12 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 	if (!ev)
 		return;
 	switch (kind) {
-	case 4: { /* sched_switch */
-		struct lastsw *l = last_of(ps, cpu);
-
+	case 4: /* sched_switch */
 		ps->stat[S_SWITCH]++;
 		if (!(e = ph_trace_push(t)))
 			return;
-		e->kind = PH_EV_SWITCH;
-		FOR_FIELDS(ev, evn, g)
-		{
-			switch (g.id) {
-			case 1: e->s1 = comm_of(ps, &g); break;
-			case 2: e->a = (int32_t)g.v; break;
-			case 4: e->v.d = (int64_t)g.v; break;
-			case 5: e->s2 = comm_of(ps, &g); break;
-			case 6: e->b = (int32_t)g.v; break;
-			case 7: e->c = (int32_t)g.v; break;
-			}
-		}
-		if (l) {
-			l->pid = e->b;
-			l->prio = e->c;
-			l->comm = e->s2;
-			l->set = true;
-		}
+		sched_switch(ps, e, l, ev, evn);
 		break;
-	}
 	case 17:
 	case 20:
 	case 114:
@@ -637,15 +871,7 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 			  kind == 20 ? PH_EV_WAKING :
 				       PH_EV_WAKEUP_NEW;
 		e->c = (int32_t)pid;
-		FOR_FIELDS(ev, evn, g)
-		{
-			if (g.id == 1)
-				e->s1 = comm_of(ps, &g);
-			else if (g.id == 2)
-				e->a = (int32_t)g.v;
-			else if (g.id == 5)
-				e->b = (int32_t)g.v;
-		}
+		sched_wake(ps, e, ev, evn);
 		break;
 	case 18:
 		ps->stat[S_BLOCKED]++;
@@ -738,22 +964,22 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 	case 342: {
 		const uint8_t *name = NULL;
 		size_t namen = 0;
-		int64_t v = 0;
+		int64_t tv = 0;
 
 		ps->stat[kind == 341 ? S_THERMAL : S_CDEV]++;
 		FOR_FIELDS(ev, evn, g)
 		{
 			if (kind == 341 && g.key == KEY(2, 0))
-				v = (int32_t)g.v; /* int32: may be < 0 */
+				tv = (int32_t)g.v; /* int32: may be < 0 */
 			else if (kind == 342 && g.key == KEY(1, 0))
-				v = (int64_t)g.v;
+				tv = (int64_t)g.v;
 			else if (g.id == (kind == 341 ? 4u : 2u) && g.wt == 2) {
 				name = g.p;
 				namen = g.v;
 			}
 		}
 		ph_trace_thermal(t, (int64_t)ts, (const char *)name, namen,
-				 kind == 342, (double)v);
+				 kind == 342, (double)tv);
 		return;
 	}
 	default: ps->stat[S_OTHER]++; return;
@@ -775,16 +1001,15 @@ PB_INLINE bool packed_next(struct packed *k, uint64_t *v)
 	return varint(&k->p, k->end, v);
 }
 
-static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
-			  size_t n)
+static void compact_sched(struct pstate *ps, uint32_t cpu, struct lastsw *l,
+			  const uint8_t *p, size_t n)
 {
 	struct ph_trace *t = ps->t;
 	struct packed pk[13];
 	uint32_t *intern = NULL;
-	size_t nintern = 0, cap = 0;
+	size_t nintern = 0, cap = 0, nsw = 0, nwk = 0;
 	struct pbf f;
 	uint64_t ts = 0, v;
-	struct lastsw *l = last_of(ps, cpu);
 
 	memset(pk, 0, sizeof(pk));
 	FOR_FIELDS(p, n, f)
@@ -814,8 +1039,7 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		if (!e)
 			break;
 		ts += v;
-		ps->stat[S_SWITCH]++;
-		ps->stat[S_COMPACT_SWITCH]++;
+		nsw++;
 		e->kind = PH_EV_SWITCH;
 		e->ts = (int64_t)ts;
 		e->cpu = (uint16_t)cpu;
@@ -844,7 +1068,7 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		if (!e)
 			break;
 		ts += v;
-		ps->stat[S_WAKING]++;
+		nwk++;
 		e->kind = PH_EV_WAKING;
 		e->ts = (int64_t)ts;
 		e->cpu = (uint16_t)cpu;
@@ -854,16 +1078,37 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, const uint8_t *p,
 		e->s1 = packed_next(&pk[11], &x) && x < nintern ? intern[x] : 0;
 		e->c = -2; /* the waker: whoever runs on this CPU then */
 	}
+	ps->stat[S_SWITCH] += (int64_t)nsw;
+	ps->stat[S_COMPACT_SWITCH] += (int64_t)nsw;
+	ps->stat[S_WAKING] += (int64_t)nwk;
 	free(intern);
 }
 
+/*
+ * One CPU's events.  The CPU is needed before the first event; Perfetto
+ * writes it first, but the last one wins in protobuf, so a first pass
+ * skims the bundle for it (an event costs a key and a length there).
+ */
 static void ftrace_bundle(struct pstate *ps, const uint8_t *p, size_t n)
 {
+	const uint8_t *q, *end = p + n;
 	struct pbf f;
 	uint32_t cpu = 0;
+	struct lastsw *l;
 
-	FOR_FIELDS(p, n, f)
-	{
+	for (q = p;;) {
+		if (q < end && *q == KEY(2, 2)) {
+			const uint8_t *r = q + 1;
+			uint64_t len;
+
+			if (length(&r, end, &len) &&
+			    len <= (uint64_t)(end - r)) {
+				q = r + len;
+				continue;
+			}
+		}
+		if (next_field(&q, end, &f) <= 0)
+			break;
 		if (f.key == KEY(1, 0))
 			cpu = (uint32_t)f.v;
 	}
@@ -871,12 +1116,25 @@ static void ftrace_bundle(struct pstate *ps, const uint8_t *p, size_t n)
 		ph_trace_stat(ps->t, "ftrace_bad_cpu", 1);
 		return;
 	}
-	FOR_FIELDS(p, n, f)
-	{
+	l = last_of(ps, cpu);
+	for (q = p;;) {
+		if (q < end && *q == KEY(2, 2)) {
+			const uint8_t *r = q + 1;
+			uint64_t len;
+
+			if (length(&r, end, &len) &&
+			    len <= (uint64_t)(end - r)) {
+				ftrace_event(ps, cpu, l, r, len);
+				q = r + len;
+				continue;
+			}
+		}
+		if (next_field(&q, end, &f) <= 0)
+			break;
 		if (f.key == KEY(2, 2))
-			ftrace_event(ps, cpu, f.p, f.v);
+			ftrace_event(ps, cpu, l, f.p, f.v);
 		else if (f.key == KEY(4, 2))
-			compact_sched(ps, cpu, f.p, f.v);
+			compact_sched(ps, cpu, l, f.p, f.v);
 		else if (f.key == KEY(3, 0) && f.v)
 			ph_trace_stat(ps->t, "ftrace_lost_events", 1);
 	}
@@ -966,16 +1224,52 @@ static void process_tree(struct pstate *ps, const uint8_t *p, size_t n)
 	}
 }
 
-static void proc_counter(struct ph_trace *t, int64_t ts, int64_t upid,
-			 const char *name, double v)
-{
-	int64_t track = ph_trace_keyed_track(
-		t, PH_TK_COUNTER, ph_trace_intern(t, name, strlen(name)), upid,
-		PH_NULL_I64);
+/* process_stats fields 3, 4, 5, 7, 10 as counter tracks, with their scale */
+static const struct {
+	uint32_t field;
+	const char *name;
+	double scale; /* 0: the value is signed (oom_score_adj) */
+} mem_fields[5] = {
+	{ 3, "mem.rss", 1024 },	     { 4, "mem.rss.anon", 1024 },
+	{ 5, "mem.rss.file", 1024 }, { 7, "mem.swap", 1024 },
+	{ 10, "oom_score_adj", 0 },
+};
 
-	ph_trace_counter(t, ts, track, v);
+/* Counter fields of one process entry held until its pid is known. */
+#define MEM_HELD 32
+
+static void mem_counter(struct pstate *ps, int64_t ts, int64_t upid, int k,
+			uint64_t raw)
+{
+	struct ph_trace *t = ps->t;
+	double v = mem_fields[k].scale ? (double)raw * mem_fields[k].scale :
+					 (double)(int64_t)raw;
+
+	/* interned once: a packet names them for every process */
+	if (!ps->mem_names[k])
+		ps->mem_names[k] = ph_trace_intern(t, mem_fields[k].name,
+						   strlen(mem_fields[k].name));
+	ph_trace_counter(t, ts,
+			 ph_trace_keyed_track(t, PH_TK_COUNTER,
+					      ps->mem_names[k], upid,
+					      PH_NULL_I64),
+			 v);
 }
 
+static int mem_field(uint32_t id)
+{
+	for (int k = 0; k < 5; k++)
+		if (mem_fields[k].field == id)
+			return k;
+	return -1;
+}
+
+/*
+ * One walk per process: its counters are held until the walk has seen
+ * the pid (the last one, wherever it is, each one seen made a process as
+ * a second walk would), then written in their order; an entry with more
+ * of them than MEM_HELD (only a hostile one) is walked a second time.
+ */
 static void process_stats(struct pstate *ps, int64_t ts, const uint8_t *p,
 			  size_t n)
 {
@@ -985,42 +1279,38 @@ static void process_stats(struct pstate *ps, int64_t ts, const uint8_t *p,
 	FOR_FIELDS(p, n, f)
 	{
 		int64_t upid = -1;
+		struct {
+			int k;
+			uint64_t v;
+		} held[MEM_HELD];
+		size_t nheld = 0;
+		int k;
 
 		if (f.id != 1 || f.wt != 2)
 			continue;
 		FOR_FIELDS(f.p, f.v, g)
 		{
-			if (g.key == KEY(1, 0))
+			if (g.key == KEY(1, 0)) {
 				upid = ph_trace_upid(t, (int64_t)g.v);
+			} else if (g.wt == 0 && (k = mem_field(g.id)) >= 0) {
+				if (nheld < MEM_HELD) {
+					held[nheld].k = k;
+					held[nheld].v = g.v;
+				}
+				nheld++;
+			}
 		}
 		if (upid < 0)
 			continue;
+		if (nheld <= MEM_HELD) {
+			for (size_t i = 0; i < nheld; i++)
+				mem_counter(ps, ts, upid, held[i].k, held[i].v);
+			continue;
+		}
 		FOR_FIELDS(f.p, f.v, g)
 		{
-			if (g.wt != 0)
-				continue;
-			switch (g.id) {
-			case 3:
-				proc_counter(t, ts, upid, "mem.rss",
-					     (double)g.v * 1024);
-				break;
-			case 4:
-				proc_counter(t, ts, upid, "mem.rss.anon",
-					     (double)g.v * 1024);
-				break;
-			case 5:
-				proc_counter(t, ts, upid, "mem.rss.file",
-					     (double)g.v * 1024);
-				break;
-			case 7:
-				proc_counter(t, ts, upid, "mem.swap",
-					     (double)g.v * 1024);
-				break;
-			case 10:
-				proc_counter(t, ts, upid, "oom_score_adj",
-					     (double)(int64_t)g.v);
-				break;
-			}
+			if (g.wt == 0 && (k = mem_field(g.id)) >= 0)
+				mem_counter(ps, ts, upid, k, g.v);
 		}
 	}
 }
@@ -1615,9 +1905,59 @@ static int inflate_all(const uint8_t *p, size_t n, int wbits, size_t cap,
 	return rc == Z_STREAM_END ? 0 : PH_ECORRUPT;
 }
 
-static void packet(struct pstate *ps, const uint8_t *p, size_t n)
+/* A packet's payload field id (wire type 2), once its header is known. */
+static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
+		    const uint8_t *q, size_t len)
 {
 	struct ph_trace *t = ps->t;
+
+	switch (id) {
+	case 1: ftrace_bundle(ps, q, len); break;
+	case 2: process_tree(ps, q, len); break;
+	case 9:
+		ph_trace_stat(t, "process_stats", 1);
+		process_stats(ps, tts, q, len);
+		break;
+	case 7:
+		ph_trace_stat(t, "sys_stats", 1);
+		sys_stats(ps, tts, q, len);
+		break;
+	case 6: add_snapshot(ps, sq, q, len); break;
+	case 39: android_log(ps, q, len); break;
+	case 45: system_info(ps, q, len); break;
+	case 60: track_descriptor(ps, q, len); break;
+	case 44: thread_descriptor(ps, sq, q, len); break;
+	case 11: track_event(ps, sq, tts, q, len); break;
+	case 76: frame_timeline(ps, tts, q, len); break;
+	case 47: ph_trace_stat(t, "packages_list", 1); break;
+	case 66: ps->stat[S_PERF_SAMPLE]++; break;
+	case 50: {
+		struct ph_buf b = PH_BUF_INIT((size_t)1 << 30);
+
+		ph_trace_stat(t, "compressed_packets", 1);
+		if (ps->depth > 0 ||
+		    inflate_all(q, len, MAX_WBITS, (size_t)1 << 30, &b, NULL)) {
+			ph_trace_stat(t, "compressed_packets_bad", 1);
+		} else {
+			uint64_t base = ps->base;
+
+			ps->depth++;
+			if (parse_trace(ps, (const uint8_t *)b.buf, b.len))
+				ph_trace_stat(t, "compressed_packets_bad", 1);
+			ps->depth--;
+			ps->base = base;
+		}
+		ph_buf_release(&b);
+		break;
+	}
+	}
+}
+
+/* Most packets have a header and one payload: room to remember them. */
+#define PAYLOAD_MAX 8
+
+static void packet(struct pstate *ps, const uint8_t *p, size_t n)
+{
 	struct pbf f;
 	uint64_t ts = 0;
 	bool has_ts = false;
@@ -1625,8 +1965,19 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 	struct seq *sq = NULL;
 	int64_t tts;
 	const uint8_t *defaults = NULL, *intern = NULL;
-	size_t ndefaults = 0, nintern = 0;
+	size_t ndefaults = 0, nintern = 0, npay = 0;
+	struct {
+		uint32_t id;
+		const uint8_t *p;
+		size_t n;
+	} pay[PAYLOAD_MAX];
 
+	/*
+	 * The header fields (timestamp, clock, sequence, interning) decide
+	 * how the payload reads, wherever they are in the packet: one walk
+	 * for them that remembers where the payload is, then the payload,
+	 * in the order it came (a second walk only past PAYLOAD_MAX).
+	 */
 	FOR_FIELDS(p, n, f)
 	{
 		switch (f.id) {
@@ -1653,6 +2004,16 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 				nintern = f.v;
 			}
 			break;
+		default:
+			if (f.wt != 2)
+				break;
+			if (npay < PAYLOAD_MAX) {
+				pay[npay].id = f.id;
+				pay[npay].p = f.p;
+				pay[npay].n = f.v;
+			}
+			npay++;
+			break;
 		}
 	}
 	ps->stat[S_PACKETS]++;
@@ -1668,54 +2029,16 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 		clk = sq->default_clock;
 	tts = has_ts ? to_trace(ps, sq, clk, ts) : PH_NULL_I64;
 	if (tts != PH_NULL_I64)
-		ph_trace_see_ts(t, tts);
+		ph_trace_see_ts(ps->t, tts);
+	if (npay <= PAYLOAD_MAX) {
+		for (size_t i = 0; i < npay; i++)
+			payload(ps, sq, tts, pay[i].id, pay[i].p, pay[i].n);
+		return;
+	}
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.wt != 2)
-			continue;
-		switch (f.id) {
-		case 1: ftrace_bundle(ps, f.p, f.v); break;
-		case 2: process_tree(ps, f.p, f.v); break;
-		case 9:
-			ph_trace_stat(t, "process_stats", 1);
-			process_stats(ps, tts, f.p, f.v);
-			break;
-		case 7:
-			ph_trace_stat(t, "sys_stats", 1);
-			sys_stats(ps, tts, f.p, f.v);
-			break;
-		case 6: add_snapshot(ps, sq, f.p, f.v); break;
-		case 39: android_log(ps, f.p, f.v); break;
-		case 45: system_info(ps, f.p, f.v); break;
-		case 60: track_descriptor(ps, f.p, f.v); break;
-		case 44: thread_descriptor(ps, sq, f.p, f.v); break;
-		case 11: track_event(ps, sq, tts, f.p, f.v); break;
-		case 76: frame_timeline(ps, tts, f.p, f.v); break;
-		case 47: ph_trace_stat(t, "packages_list", 1); break;
-		case 66: ps->stat[S_PERF_SAMPLE]++; break;
-		case 50: {
-			struct ph_buf b = PH_BUF_INIT((size_t)1 << 30);
-
-			ph_trace_stat(t, "compressed_packets", 1);
-			if (ps->depth > 0 ||
-			    inflate_all(f.p, f.v, MAX_WBITS, (size_t)1 << 30,
-					&b, NULL)) {
-				ph_trace_stat(t, "compressed_packets_bad", 1);
-			} else {
-				uint64_t base = ps->base;
-
-				ps->depth++;
-				if (parse_trace(ps, (const uint8_t *)b.buf,
-						b.len))
-					ph_trace_stat(
-						t, "compressed_packets_bad", 1);
-				ps->depth--;
-				ps->base = base;
-			}
-			ph_buf_release(&b);
-			break;
-		}
-		}
+		if (f.wt == 2 && f.id != 12 && f.id != 59)
+			payload(ps, sq, tts, f.id, f.p, f.v);
 	}
 }
 
