@@ -20,13 +20,32 @@
 
 extern const struct ph_cmd ph_cmd_io;
 
-static bool decimal(const char *s, double *out)
+/* cmd.h; `iotrace attach` takes these too, for the same join */
+int ph_cmd_io_view_opt(int argc, char **argv, int *i, struct ph_io_opts *o)
 {
+	const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
 	char *end;
+	double d;
 
-	errno = 0;
-	*out = strtod(s, &end);
-	return !errno && end != s && !*end && *out > -1e12 && *out < 1e12;
+	if (!val)
+		return 0;
+	if (!strcmp(a, "--pid")) {
+		/* pids are 32-bit: a larger one would match no request */
+		if (!ph_cmd_int(val, &o->pid) || o->pid <= 0 ||
+		    o->pid > INT32_MAX)
+			return 0;
+	} else if (!strcmp(a, "--offset-ms")) {
+		errno = 0;
+		d = strtod(val, &end);
+		if (errno || end == val || *end || !(d > -1e12 && d < 1e12))
+			return 0;
+		o->have_shift = true;
+		o->shift_ns = (int64_t)(d * 1e6);
+	} else {
+		return 0;
+	}
+	++*i;
+	return 1;
 }
 
 /* The session's events.ndjson: by id, or the most recently active. */
@@ -73,8 +92,9 @@ static int io_exec(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i],
 			   *val = i + 1 < argc ? argv[i + 1] : NULL;
-		double d;
 
+		if (ph_cmd_io_view_opt(argc, argv, &i, &o))
+			continue; /* --pid, --offset-ms */
 		if (!strcmp(a, "--json")) {
 			json = true;
 		} else if (!strcmp(a, "--ndjson")) {
@@ -90,14 +110,6 @@ static int io_exec(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--to") && val &&
 			   ph_cmd_int(val, &o.w.to)) {
-			i++;
-		} else if (!strcmp(a, "--pid") && val &&
-			   ph_cmd_int(val, &o.pid) && o.pid > 0) {
-			i++;
-		} else if (!strcmp(a, "--offset-ms") && val &&
-			   decimal(val, &d)) {
-			o.have_shift = true;
-			o.shift_ns = (int64_t)(d * 1e6);
 			i++;
 		} else if (a[0] == '-' && a[1]) {
 			return ph_cmd_usage_error(&ph_cmd_io,

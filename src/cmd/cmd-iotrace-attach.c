@@ -25,15 +25,6 @@
 extern const struct ph_cmd ph_cmd_iotrace;
 int ph_cmd_iotrace_attach(int argc, char **argv);
 
-static bool decimal(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return !errno && end != s && !*end && *out > -1e12 && *out < 1e12;
-}
-
 static void human_bytes(char *buf, size_t size, uint64_t b)
 {
 	if (b < 1024)
@@ -51,7 +42,7 @@ static int report(const struct ph_io_attach_result *r, const char *session,
 	const struct ph_io_view *v = r->v;
 	uint64_t added = r->added_app + r->added_other;
 	const char *name = strrchr(session, '/');
-	char note[400], b[32];
+	char b[32];
 	int rc = 0;
 
 	name = name && name[1] ? name + 1 : session;
@@ -59,24 +50,13 @@ static int report(const struct ph_io_attach_result *r, const char *session,
 			  "iotrace attach: recording %s (id %s) to session "
 			  "%s\n",
 			  v->rec_dir, r->recording, name);
-	ph_io_clock_note(v, note, sizeof(note));
-	rc |= ph_buf_addf(o, "  clock      %s\n", note);
-	rc |= ph_buf_addf(o,
-			  "  window     t=%" PRId64 "..%" PRId64 " (%.1f s)\n",
-			  v->w.from, v->w.to,
-			  (double)(v->w.to - v->w.from) / 1000.0);
+	rc |= ph_io_write_clock_text(v, o);
 	rc |= ph_buf_addf(o,
 			  "  requests   %zu in the window: %" PRIu64
 			  " by the app (pid %" PRId64 "; %" PRIu64
-			  " on its main thread), %" PRIu64 " by %" PRIu64
-			  " other process%s",
-			  v->nreq, v->app_n, v->pid, v->main_n,
-			  v->others_n - v->unseen_n, v->other_procs,
-			  v->other_procs == 1 ? "" : "es");
-	if (v->unseen_n)
-		rc |= ph_buf_addf(o, ", %" PRIu64 " whose issue was not seen",
-				  v->unseen_n);
-	rc |= ph_buf_addch(o, '\n');
+			  " on its main thread), ",
+			  v->nreq, v->app_n, v->pid, v->main_n);
+	rc |= ph_io_write_others_text(v, o);
 	if (added) {
 		human_bytes(b, sizeof(b), r->bytes);
 		rc |= ph_buf_addf(o,
@@ -114,14 +94,7 @@ static int report(const struct ph_io_attach_result *r, const char *session,
 				  "the cap of %" PRIu64 " (--max)\n",
 				  r->left_out, r->left_out == 1 ? "" : "s",
 				  opt->max);
-	if (v->lost < 0)
-		rc |= ph_buf_addstr(o, "  lost       unknown (no manifest)\n");
-	else if (!v->lost)
-		rc |= ph_buf_addstr(o,
-				    "  lost       none reported by ftrace\n");
-	else
-		rc |= ph_buf_addf(o, "  lost       %" PRId64 " events\n",
-				  v->lost);
+	rc |= ph_io_write_lost_text(v, o);
 	rc |= ph_io_write_findings_text(v, o);
 	for (size_t i = 0; i < v->nnotes; i++)
 		rc |= ph_buf_addf(o, "note: %s\n", v->notes[i]);
@@ -144,6 +117,7 @@ static void session_dir(const char *arg, char *buf, size_t size)
 int ph_cmd_iotrace_attach(int argc, char **argv)
 {
 	struct ph_io_attach_opts o = { .max = PH_IO_ATTACH_MAX };
+	struct ph_io_opts view = { 0 };
 	struct ph_io_attach_result r;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	const char *pos[2] = { 0 };
@@ -154,22 +128,14 @@ int ph_cmd_iotrace_attach(int argc, char **argv)
 		const char *a = argv[i],
 			   *val = i + 1 < argc ? argv[i + 1] : NULL;
 		int64_t n;
-		double d;
 
+		if (ph_cmd_io_view_opt(argc, argv, &i, &view))
+			continue; /* --pid, --offset-ms */
 		if (!strcmp(a, "--app-only")) {
 			o.app_only = true;
 		} else if (!strcmp(a, "--max") && val && ph_cmd_int(val, &n) &&
 			   n >= 0) {
 			o.max = (uint64_t)n;
-			i++;
-		} else if (!strcmp(a, "--pid") && val &&
-			   ph_cmd_int(val, &o.pid) && o.pid > 0 &&
-			   o.pid <= INT32_MAX) {
-			i++;
-		} else if (!strcmp(a, "--offset-ms") && val &&
-			   decimal(val, &d)) {
-			o.have_shift = true;
-			o.shift_ns = (int64_t)(d * 1e6);
 			i++;
 		} else if (a[0] == '-' && a[1]) {
 			return ph_cmd_usage_error(&ph_cmd_iotrace,
@@ -188,6 +154,10 @@ int ph_cmd_iotrace_attach(int argc, char **argv)
 		return ph_cmd_usage_error(&ph_cmd_iotrace,
 					  "attach: which session and which "
 					  "recording? (attach SESSION DIR)");
+	/* the join is porthole io's, with its options */
+	o.pid = view.pid;
+	o.have_shift = view.have_shift;
+	o.shift_ns = view.shift_ns;
 	session_dir(pos[0], dir, sizeof(dir));
 	o.session_dir = dir;
 	o.rec_dir = pos[1];

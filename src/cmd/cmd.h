@@ -33,6 +33,16 @@ int ph_cmd_usage_error(const struct ph_cmd *cmd, const char *fmt, ...)
 /* A whole decimal integer (all of s, in range) into *out; false if not. */
 bool ph_cmd_int(const char *s, int64_t *out);
 
+/*
+ * The io view's options, which `porthole io` and `porthole iotrace
+ * attach` share (cmd-io.c): --pid N and --offset-ms MS at argv[*i], into
+ * o.  1 when it took the option and its value (*i is on the value), 0
+ * when argv[*i] is another or its value is bad: the caller's usage error
+ * names it.
+ */
+struct ph_io_opts;
+int ph_cmd_io_view_opt(int argc, char **argv, int *i, struct ph_io_opts *o);
+
 const struct ph_cmd *ph_cmd_find(const char *name);
 extern const struct ph_cmd *const ph_cmds[];
 

@@ -200,15 +200,14 @@ void ph_io_align(struct ph_io_view *v)
 
 /* --- the recording -------------------------------------------------------- */
 
-/* "254:0" -> major << 20 | minor; 0 when it is not one. */
-static uint32_t parse_dev(const char *s, size_t n)
+uint32_t ph_io_parse_dev(const char *s, size_t n)
 {
 	uint64_t maj = 0, min = 0;
 	size_t i = 0;
 
 	for (; i < n && s[i] >= '0' && s[i] <= '9' && maj < 4096; i++)
 		maj = maj * 10 + (uint64_t)(s[i] - '0');
-	if (!i || i >= n || s[i] != ':')
+	if (!i || i >= n || (s[i] != ',' && s[i] != ':'))
 		return 0;
 	for (i++; i < n && s[i] >= '0' && s[i] <= '9' && min < (1u << 20); i++)
 		min = min * 10 + (uint64_t)(s[i] - '0');
@@ -270,8 +269,7 @@ static void make_rwbs(char *out, const char *op, const char *flags, size_t n)
 	out[o] = '\0';
 }
 
-/* The comm in the arena, shared with the last rows that had it. */
-static const char *keep_comm(struct ph_io_view *v, const char *s, size_t n)
+const char *ph_io_keep_comm(struct ph_io_view *v, const char *s, size_t n)
 {
 	const char *c;
 
@@ -354,7 +352,7 @@ int ph_io_feed_row(void *view, const struct ph_iot_ds_rec *r)
 
 	v->rows++;
 	if (r->latency_ns >= 0 &&
-	    hist_add(v, parse_dev(r->dev, r->dev_n), r->latency_ns))
+	    hist_add(v, ph_io_parse_dev(r->dev, r->dev_n), r->latency_ns))
 		return PH_ENOMEM;
 	if (r->mono_ns < 0 || r->mono_ns > INT64_MAX / 2) {
 		v->rows_no_time++;
@@ -387,11 +385,11 @@ int ph_io_feed_row(void *view, const struct ph_iot_ds_rec *r)
 	q->pid = r->pid >= 0 && r->pid <= INT32_MAX ? (int32_t)r->pid : -1;
 	q->tid = r->tid >= 0 && r->tid <= INT32_MAX ? (int32_t)r->tid : -1;
 	q->cpu = r->cpu >= 0 && r->cpu <= INT32_MAX ? (int32_t)r->cpu : -1;
-	q->dev = parse_dev(r->dev, r->dev_n);
+	q->dev = ph_io_parse_dev(r->dev, r->dev_n);
 	snprintf(op, sizeof(op), "%.*s", (int)r->op_n, r->op);
 	memcpy(q->op, op, sizeof(op));
 	make_rwbs(q->rwbs, q->op, r->flags, r->flags_n);
-	q->comm = keep_comm(v, r->comm, r->comm_n);
+	q->comm = ph_io_keep_comm(v, r->comm, r->comm_n);
 	return 0;
 }
 
@@ -622,14 +620,28 @@ static int proc_stats(struct ph_io_view *v)
 	return 0;
 }
 
+size_t ph_io_first_in_flight(const struct ph_io_view *v, int64_t from_ns)
+{
+	size_t lo = 0, hi = v->nreq;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->req[mid].issue_ns < from_ns - v->max_span_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The block I/O in flight during moment k (requests sorted by issue).  A
  * main-thread request counts for a main-thread query only when it is that
  * query's (owner): the thread runs one query at a time, and the widened
  * spans of back-to-back queries overlap.
  */
-static void join_moment(struct ph_io_view *v, size_t k, const int32_t *owner,
-			int64_t max_latency_ns)
+static void join_moment(struct ph_io_view *v, size_t k, const int32_t *owner)
 {
 	struct ph_io_moment *m = &v->mom[k];
 	struct other {
@@ -637,22 +649,14 @@ static void join_moment(struct ph_io_view *v, size_t k, const int32_t *owner,
 		const char *comm;
 		uint64_t n;
 	} other[16];
-	size_t nother = 0, lo = 0, hi = v->nreq;
+	size_t nother = 0;
 	int64_t from = m->from * NS_PER_MS, to = m->to * NS_PER_MS;
 
 	m->app_worst_ns = m->dev_worst_ns = -1;
 	m->other_pid = -1;
 	m->other_comm = NULL;
-	/* the first request that could still be in flight at from */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->req[mid].issue_ns < from - max_latency_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < v->nreq && v->req[i].issue_ns <= to; i++) {
+	for (size_t i = ph_io_first_in_flight(v, from);
+	     i < v->nreq && v->req[i].issue_ns <= to; i++) {
 		const struct ph_io_req *q = &v->req[i];
 		bool found = false;
 
@@ -979,7 +983,13 @@ static void judge_slow(struct ph_io_view *v, const struct dev_median *med,
 	f->evidence = eb_end(v, &e);
 }
 
-static const char *const moment_names[] = { "stall", "late frame", "query" };
+const char *ph_io_moment_name(int kind)
+{
+	static const char *const names[] = { "stall", "late frame", "query" };
+
+	return kind >= 0 && kind < (int)PH_ARRAY_SIZE(names) ? names[kind] :
+							       "moment";
+}
 
 /*
  * Whether stall or late frame m had block I/O worth naming in flight: the
@@ -1045,7 +1055,7 @@ static void judge_jank(struct ph_io_view *v, const struct dev_median *med,
 		"worst: %s at t=%" PRId64 " (%" PRId64 " ms%s%s): %" PRIu64
 		" app request%s (%" PRIu64 " on the main thread) in flight, "
 		"the device's slowest %.3f ms",
-		moment_names[worst->kind], worst->t,
+		ph_io_moment_name(worst->kind), worst->t,
 		worst->to - worst->from - 2, worst->what[0] ? ", " : "",
 		worst->what, worst->app_n, worst->app_n == 1 ? "" : "s",
 		worst->main_n, ms(worst->dev_worst_ns));
@@ -1069,7 +1079,7 @@ static void judge_jank(struct ph_io_view *v, const struct dev_median *med,
 			continue;
 		listed++;
 		ph_jw_obj_begin(&e.jw);
-		ph_jw_kv_str(&e.jw, "kind", moment_names[m->kind]);
+		ph_jw_kv_str(&e.jw, "kind", ph_io_moment_name(m->kind));
 		ph_jw_kv_int(&e.jw, "t", m->t);
 		ph_jw_kv_int(&e.jw, "durationMs", m->to - m->from - 2);
 		ph_jw_kv_int(&e.jw, "appRequests", (int64_t)m->app_n);
@@ -1112,7 +1122,6 @@ int ph_io_finish(struct ph_io_view *v)
 {
 	struct dev_median *med = NULL;
 	int32_t *owner;
-	int64_t max_latency = 0;
 	size_t nmed = 0, kept = 0;
 	int rc;
 
@@ -1130,10 +1139,11 @@ int ph_io_finish(struct ph_io_view *v)
 		v->app_n += q->app;
 		v->main_n += q->main;
 		v->app_bytes += q->app ? q->bytes : 0;
+		v->main_bytes += q->main ? q->bytes : 0;
 		v->others_n += !q->app;
 		v->unseen_n += q->latency_ns < 0 && q->pid < 0;
-		if (q->done_ns - q->issue_ns > max_latency)
-			max_latency = q->done_ns - q->issue_ns;
+		if (q->done_ns - q->issue_ns > v->max_span_ns)
+			v->max_span_ns = q->done_ns - q->issue_ns;
 	}
 	/* the moments in the window: stalls, late frames, every query */
 	for (size_t k = 0; k < v->nmom; k++) {
@@ -1158,7 +1168,7 @@ int ph_io_finish(struct ph_io_view *v)
 		goto out;
 	}
 	for (size_t k = 0; k < v->nmom; k++)
-		join_moment(v, k, owner, max_latency);
+		join_moment(v, k, owner);
 	free(owner);
 	if ((rc = device_stats(v, &med, &nmed)) || (rc = proc_stats(v)))
 		goto out;

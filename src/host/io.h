@@ -55,6 +55,8 @@
 #define PH_IO_JANK_MIN_MS 5.0
 /* At most this many moments and requests are kept in the answers. */
 #define PH_IO_MAX_MOMENTS 200
+/* The busiest processes the JSON answers list, at most. */
+#define PH_IO_MAX_PROCS 20
 
 enum ph_io_align {
 	PH_IO_SAME_CLOCK, /* offsets agree: t = mono_ns / 1e6 */
@@ -170,7 +172,8 @@ struct ph_io_view {
 	struct ph_window w;	/* the window in force, ms */
 	int64_t rec_first_ns, rec_last_ns; /* completions seen, app clock */
 	uint64_t rows, rows_outside, rows_no_time;
-	bool no_overlap;	     /* rows, none of them in the window */
+	bool no_overlap;     /* rows, none of them in the window */
+	int64_t max_span_ns; /* the longest done - issue kept, after finish */
 	struct ph_io_dev_hist *hist; /* per device, every row */
 	size_t nhist;
 	/* what was kept */
@@ -179,7 +182,7 @@ struct ph_io_view {
 	struct ph_io_moment *mom; /* by time after finish */
 	size_t nmom, amom;
 	/* the answer, after ph_io_finish */
-	uint64_t app_n, main_n, app_bytes, others_n, other_procs;
+	uint64_t app_n, main_n, app_bytes, main_bytes, others_n, other_procs;
 	uint64_t unseen_n; /* of others_n: completions whose issue was unseen */
 	struct ph_io_dev_op *ops;
 	size_t nops;
@@ -191,7 +194,7 @@ struct ph_io_view {
 	size_t nquiet;
 	const char *notes[8];
 	size_t nnotes;
-	const char *recent_comm[8]; /* comms of the last rows, shared */
+	const char *recent_comm[8]; /* ph_io_keep_comm's last comms */
 	unsigned recent_next;
 	double budget_ms;	   /* the frame budget used */
 	const char *budget_source; /* "profile", "frame events", "assumed" */
@@ -260,12 +263,56 @@ struct ph_io_view *ph_io_view_copy(const struct ph_io_view *src,
 /* Adds a note (copied) the answers carry. */
 void ph_io_note(struct ph_io_view *v, const char *fmt, ...) PH_PRINTF(2, 3);
 
+/*
+ * A comm in v's arena, cut to 63 bytes and shared with the last few kept
+ * (a busy process issues runs of requests, so most are not copied
+ * again); "" when out of memory.  Rows and read-back events both keep
+ * theirs with it.
+ */
+const char *ph_io_keep_comm(struct ph_io_view *v, const char *s, size_t n);
+/* "254:0" (a ds row) or "254,0" (a wire io event, as the kernel's
+ * block events print it) -> major << 20 | minor; 0 when it is not one. */
+uint32_t ph_io_parse_dev(const char *s, size_t n);
+/*
+ * The first of a finished view's requests (by issue time) that could
+ * still be in flight at from_ns: none took longer than v->max_span_ns,
+ * so everything before it completed earlier.  The moments' joins and
+ * attach's choice of requests walk from it to the moment's end.
+ */
+size_t ph_io_first_in_flight(const struct ph_io_view *v, int64_t from_ns);
+/* "stall", "late frame", "query". */
+const char *ph_io_moment_name(int kind);
+/* The moments the answers list: the app's I/O in flight, or jank. */
+static inline bool ph_io_moment_listed(const struct ph_io_moment *m)
+{
+	return m->app_n > 0 || m->jank;
+}
+
 /* --- the answers (io_write.c) --------------------------------------------- */
 
 /* For a person: the clock, the totals, findings, quiet, moments. */
 int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *out) PH_WUR;
 /* The same as one JSON object (docs/iotrace.md gives its shape). */
 void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw);
+/*
+ * Members of that object, each its key and value, into an object the
+ * caller has open: ph_io_write_json writes them all, MCP's io_summary
+ * the ones it carries with its own caps, so a member has one shape
+ * wherever it appears.  max: the most list items written (SIZE_MAX: all).
+ */
+void ph_io_write_app(const struct ph_io_view *v, struct ph_jw *jw);
+void ph_io_write_window(const struct ph_io_view *v, struct ph_jw *jw);
+void ph_io_write_requests(const struct ph_io_view *v, struct ph_jw *jw);
+void ph_io_write_devices(const struct ph_io_view *v, size_t max,
+			 struct ph_jw *jw);
+void ph_io_write_processes(const struct ph_io_view *v, size_t max,
+			   struct ph_jw *jw);
+/* The listed moments (ph_io_moment_listed), at most max; returns how
+ * many are listed in all. */
+size_t ph_io_write_moments(const struct ph_io_view *v, size_t max,
+			   struct ph_jw *jw);
+void ph_io_write_quiet(const struct ph_io_view *v, struct ph_jw *jw);
+void ph_io_write_notes(const struct ph_io_view *v, struct ph_jw *jw);
 /*
  * The requests as wire `io` events (docs/protocol.md §4.4), one NDJSON
  * line each, by issue time: the app's own, or every process's with all.
@@ -283,6 +330,18 @@ void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
 /* The findings and quiet ids as the text answer prints them. */
 int ph_io_write_findings_text(const struct ph_io_view *v,
 			      struct ph_buf *out) PH_WUR;
+/* The text answer's clock line, and its window line when both ends are
+ * closed (`iotrace attach` prints them too). */
+int ph_io_write_clock_text(const struct ph_io_view *v,
+			   struct ph_buf *out) PH_WUR;
+/* The end of the text answer's requests line, from the other processes'
+ * count on: "N by M other processes, K whose issue was not seen\n". */
+int ph_io_write_others_text(const struct ph_io_view *v,
+			    struct ph_buf *out) PH_WUR;
+/* The text answer's "lost" line: ftrace's losses, or that they are
+ * unknown. */
+int ph_io_write_lost_text(const struct ph_io_view *v,
+			  struct ph_buf *out) PH_WUR;
 /* The clock's alignment in words ("one clock: ..."), into buf. */
 void ph_io_clock_note(const struct ph_io_view *v, char *buf, size_t size);
 /* "same-clock", "wall-clock", "assumed", "given". */

@@ -101,28 +101,15 @@ static int session_has(const char *events, const char *rec_id,
 static uint8_t *in_moments(const struct ph_io_view *v)
 {
 	uint8_t *mark = calloc(v->nreq ? v->nreq : 1, 1);
-	int64_t max_lat = 0;
 
 	if (!mark)
 		return NULL;
-	for (size_t i = 0; i < v->nreq; i++)
-		if (v->req[i].done_ns - v->req[i].issue_ns > max_lat)
-			max_lat = v->req[i].done_ns - v->req[i].issue_ns;
 	for (size_t k = 0; k < v->nmom; k++) {
 		int64_t from = v->mom[k].from * NS_PER_MS,
 			to = v->mom[k].to * NS_PER_MS;
-		size_t lo = 0, hi = v->nreq;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (v->req[mid].issue_ns < from - max_lat)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t i = lo; i < v->nreq && v->req[i].issue_ns <= to;
-		     i++)
+		for (size_t i = ph_io_first_in_flight(v, from);
+		     i < v->nreq && v->req[i].issue_ns <= to; i++)
 			if (v->req[i].done_ns >= from)
 				mark[i] = 1;
 	}

@@ -30,41 +30,6 @@ void ph_io_events_release(struct ph_io_events *e)
 	memset(e, 0, sizeof(*e));
 }
 
-uint32_t ph_io_parse_dev(const char *s, size_t n)
-{
-	uint64_t maj = 0, min = 0;
-	size_t i = 0;
-
-	for (; i < n && s[i] >= '0' && s[i] <= '9' && maj < 4096; i++)
-		maj = maj * 10 + (uint64_t)(s[i] - '0');
-	if (!i || i >= n || (s[i] != ',' && s[i] != ':'))
-		return 0;
-	for (i++; i < n && s[i] >= '0' && s[i] <= '9' && min < (1u << 20); i++)
-		min = min * 10 + (uint64_t)(s[i] - '0');
-	if (i != n || maj >= 4096 || min >= (1u << 20))
-		return 0;
-	return (uint32_t)(maj << 20 | min);
-}
-
-/* A string in the inputs' arena, shared with the last events that had
- * it (a busy process issues runs of requests). */
-static const char *keep_comm(struct ph_io_events *e, const char *s, size_t n)
-{
-	const char *c;
-
-	if (n > 63)
-		n = 63;
-	for (unsigned i = 0; i < PH_ARRAY_SIZE(e->recent); i++)
-		if (e->recent[i] && strlen(e->recent[i]) == n &&
-		    !memcmp(e->recent[i], s, n))
-			return e->recent[i];
-	c = ph_arena_strndup(&e->in->arena, s, n);
-	if (!c)
-		return "";
-	e->recent[e->recent_next++ % PH_ARRAY_SIZE(e->recent)] = c;
-	return c;
-}
-
 /* An int field within [lo, hi], else def. */
 static int64_t int_in(const struct ph_event *ev, const char *key, int64_t lo,
 		      int64_t hi, int64_t def)
@@ -145,7 +110,8 @@ static bool io_req(struct ph_io_events *e, const struct ph_event *ev,
 		q->rwbs[n] = '\0';
 	}
 	op_of(ev, q->rwbs, q->op, sizeof(q->op));
-	q->comm = ph_ev_str(ev, "comm", &s, &n) ? keep_comm(e, s, n) : "";
+	q->comm = ph_ev_str(ev, "comm", &s, &n) ? ph_io_keep_comm(e->in, s, n) :
+						  "";
 	return true;
 }
 

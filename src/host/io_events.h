@@ -58,14 +58,12 @@ struct ph_io_events {
 	struct ph_io_view *in; /* the inputs only: never finished */
 	struct ph_io_rec_mark *marks;
 	size_t nmarks;
-	uint64_t io_events;    /* io events fed, each request once */
-	uint64_t dup_io;       /* io events of a request already fed */
-	uint64_t bad_io;       /* io events that were not a request */
-	uint64_t *seen;	       /* request keys (ph_io_req_key), 0 empty */
+	uint64_t io_events; /* io events fed, each request once */
+	uint64_t dup_io;    /* io events of a request already fed */
+	uint64_t bad_io;    /* io events that were not a request */
+	uint64_t *seen;	    /* request keys (ph_io_req_key), 0 empty */
 	size_t nseen, aseen;
-	bool all_queries;      /* every db_end a moment, not only main's */
-	const char *recent[8]; /* comms of the last events, shared */
-	unsigned recent_next;
+	bool all_queries; /* every db_end a moment, not only main's */
 };
 
 /*
@@ -106,8 +104,5 @@ struct ph_io_view *ph_io_events_view(const struct ph_io_events *e,
 uint64_t ph_io_req_key(const struct ph_io_req *q);
 /* Whether a request with q's key was fed. */
 bool ph_io_events_has(const struct ph_io_events *e, const struct ph_io_req *q);
-
-/* "254,0" or "254:0" -> major << 20 | minor; 0 when it is not one. */
-uint32_t ph_io_parse_dev(const char *s, size_t n);
 
 #endif

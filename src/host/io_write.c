@@ -129,14 +129,6 @@ void ph_io_clock_note(const struct ph_io_view *v, char *buf, size_t size)
 	}
 }
 
-static const char *const moment_names[] = { "stall", "late frame", "query" };
-
-/* The moments the answers list: the app's I/O in flight, or jank. */
-static bool listed(const struct ph_io_moment *m)
-{
-	return m->app_n > 0 || m->jank;
-}
-
 static void human_bytes(char *buf, size_t size, uint64_t b)
 {
 	if (b < 1024)
@@ -190,6 +182,45 @@ int ph_io_write_findings_text(const struct ph_io_view *v, struct ph_buf *o)
 		rc |= ph_buf_addch(o, '\n');
 	}
 	return rc ? PH_ENOMEM : 0;
+}
+
+int ph_io_write_clock_text(const struct ph_io_view *v, struct ph_buf *o)
+{
+	char note[400];
+	int rc = 0;
+
+	ph_io_clock_note(v, note, sizeof(note));
+	rc |= ph_buf_addf(o, "  clock      %s\n", note);
+	if (v->w.from != INT64_MIN && v->w.to != INT64_MAX)
+		rc |= ph_buf_addf(o,
+				  "  window     t=%" PRId64 "..%" PRId64
+				  " (%.1f s)\n",
+				  v->w.from, v->w.to,
+				  (double)(v->w.to - v->w.from) / 1000.0);
+	return rc ? PH_ENOMEM : 0;
+}
+
+int ph_io_write_others_text(const struct ph_io_view *v, struct ph_buf *o)
+{
+	int rc = ph_buf_addf(o, "%" PRIu64 " by %" PRIu64 " other process%s",
+			     v->others_n - v->unseen_n, v->other_procs,
+			     v->other_procs == 1 ? "" : "es");
+
+	if (v->unseen_n)
+		rc |= ph_buf_addf(o, ", %" PRIu64 " whose issue was not seen",
+				  v->unseen_n);
+	rc |= ph_buf_addch(o, '\n');
+	return rc ? PH_ENOMEM : 0;
+}
+
+int ph_io_write_lost_text(const struct ph_io_view *v, struct ph_buf *o)
+{
+	if (v->lost < 0)
+		return ph_buf_addstr(o, "  lost       unknown (no manifest)\n");
+	if (!v->lost)
+		return ph_buf_addstr(o,
+				     "  lost       none reported by ftrace\n");
+	return ph_buf_addf(o, "  lost       %" PRId64 " events\n", v->lost);
 }
 
 static int text_devices(const struct ph_io_view *v, struct ph_buf *o)
@@ -256,7 +287,7 @@ static int text_moments(const struct ph_io_view *v, struct ph_buf *o)
 	int rc = 0;
 
 	for (size_t k = 0; k < v->nmom; k++)
-		n += listed(&v->mom[k]);
+		n += ph_io_moment_listed(&v->mom[k]);
 	if (!n)
 		return ph_buf_addstr(o,
 				     "\napp moments with block I/O in flight: "
@@ -270,7 +301,7 @@ static int text_moments(const struct ph_io_view *v, struct ph_buf *o)
 		const struct ph_io_moment *m = &v->mom[k];
 		char what[64], am[24];
 
-		if (!listed(m))
+		if (!ph_io_moment_listed(m))
 			continue;
 		shown++;
 		if (m->kind == PH_IO_QUERY)
@@ -278,7 +309,7 @@ static int text_moments(const struct ph_io_view *v, struct ph_buf *o)
 				 m->main ? " (main)" : "", m->what);
 		else
 			snprintf(what, sizeof(what), "%s %.32s",
-				 moment_names[m->kind], m->what);
+				 ph_io_moment_name(m->kind), m->what);
 		snprintf(am, sizeof(am), "%" PRIu64 " (%" PRIu64 ")", m->app_n,
 			 m->main_n);
 		human_bytes(b, sizeof(b), m->app_bytes);
@@ -303,7 +334,7 @@ static int text_moments(const struct ph_io_view *v, struct ph_buf *o)
 
 int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *o)
 {
-	char note[400], b[32];
+	char b[32];
 	int rc = 0;
 
 	rc |= ph_buf_addf(o, "io view: %s",
@@ -313,34 +344,14 @@ int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *o)
 		rc |= ph_buf_addf(o, " (pid %" PRId64 ")", v->pid);
 	rc |= ph_buf_addf(o, "  ·  recording %s\n",
 			  v->rec_dir ? v->rec_dir : "(fed)");
-	ph_io_clock_note(v, note, sizeof(note));
-	rc |= ph_buf_addf(o, "  clock      %s\n", note);
-	if (v->w.from != INT64_MIN && v->w.to != INT64_MAX)
-		rc |= ph_buf_addf(o,
-				  "  window     t=%" PRId64 "..%" PRId64
-				  " (%.1f s)\n",
-				  v->w.from, v->w.to,
-				  (double)(v->w.to - v->w.from) / 1000.0);
+	rc |= ph_io_write_clock_text(v, o);
 	human_bytes(b, sizeof(b), v->app_bytes);
 	rc |= ph_buf_addf(o,
 			  "  requests   %zu in the window: %" PRIu64
-			  " by the app (%" PRIu64 " on its main thread, %s), "
-			  "%" PRIu64 " by %" PRIu64 " other process%s",
-			  v->nreq, v->app_n, v->main_n, b,
-			  v->others_n - v->unseen_n, v->other_procs,
-			  v->other_procs == 1 ? "" : "es");
-	if (v->unseen_n)
-		rc |= ph_buf_addf(o, ", %" PRIu64 " whose issue was not seen",
-				  v->unseen_n);
-	rc |= ph_buf_addch(o, '\n');
-	if (v->lost < 0)
-		rc |= ph_buf_addstr(o, "  lost       unknown (no manifest)\n");
-	else if (!v->lost)
-		rc |= ph_buf_addstr(o,
-				    "  lost       none reported by ftrace\n");
-	else
-		rc |= ph_buf_addf(o, "  lost       %" PRId64 " events\n",
-				  v->lost);
+			  " by the app (%" PRIu64 " on its main thread, %s), ",
+			  v->nreq, v->app_n, v->main_n, b);
+	rc |= ph_io_write_others_text(v, o);
+	rc |= ph_io_write_lost_text(v, o);
 	rc |= ph_io_write_findings_text(v, o);
 	rc |= text_devices(v, o);
 	rc |= text_procs(v, o);
@@ -367,7 +378,7 @@ static void kv_ms_or_null(struct ph_jw *jw, const char *k, int64_t ns)
 static void json_moment(const struct ph_io_moment *m, struct ph_jw *jw)
 {
 	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "kind", moment_names[m->kind]);
+	ph_jw_kv_str(jw, "kind", ph_io_moment_name(m->kind));
 	ph_jw_kv_int(jw, "t", m->t);
 	ph_jw_kv_int(jw, "from", m->from);
 	ph_jw_kv_int(jw, "to", m->to);
@@ -383,6 +394,9 @@ static void json_moment(const struct ph_io_moment *m, struct ph_jw *jw)
 	kv_ms_or_null(jw, "appWorstMs", m->app_worst_ns);
 	ph_jw_kv_int(jw, "deviceRequests", (int64_t)m->dev_n);
 	kv_ms_or_null(jw, "deviceWorstMs", m->dev_worst_ns);
+	/* listed for jank alone, it may have none of the app's requests */
+	if (m->jank)
+		ph_jw_kv_bool(jw, "jank", true);
 	if (m->other_comm) {
 		ph_jw_key(jw, "busiestOther");
 		ph_jw_obj_begin(jw);
@@ -394,77 +408,59 @@ static void json_moment(const struct ph_io_moment *m, struct ph_jw *jw)
 	ph_jw_obj_end(jw);
 }
 
-/* Every member of the JSON answer but format, version and the findings'
- * (the capture holds those merged with its own). */
-static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
-		      bool findings)
+/* The key, then n, or null when n is not known. */
+static void kv_int_or_null(struct ph_jw *jw, const char *k, int64_t n,
+			   bool known)
 {
-	char note[400], dev[24];
-	size_t n = 0;
+	ph_jw_key(jw, k);
+	if (known)
+		ph_jw_int(jw, n);
+	else
+		ph_jw_null(jw);
+}
 
+void ph_io_write_app(const struct ph_io_view *v, struct ph_jw *jw)
+{
 	ph_jw_key(jw, "app");
 	ph_jw_obj_begin(jw);
 	ph_jw_kv_str(jw, "packageName", v->ident.package);
 	ph_jw_kv_str(jw, "processName", v->ident.process);
-	ph_jw_key(jw, "pid");
-	if (v->pid > 0)
-		ph_jw_int(jw, v->pid);
-	else
-		ph_jw_null(jw);
+	kv_int_or_null(jw, "pid", v->pid, v->pid > 0);
 	ph_jw_obj_end(jw);
-	ph_jw_key(jw, "recording");
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "dir", v->rec_dir);
-	ph_jw_kv_str(jw, "mode", v->rec_mode);
-	ph_jw_key(jw, "totalLost");
-	if (v->lost >= 0)
-		ph_jw_int(jw, v->lost);
-	else
-		ph_jw_null(jw);
-	ph_jw_kv_int(jw, "rows", (int64_t)v->rows);
-	ph_jw_kv_int(jw, "rowsOutsideWindow", (int64_t)v->rows_outside);
-	ph_jw_kv_int(jw, "rowsWithoutTime", (int64_t)v->rows_no_time);
-	ph_jw_obj_end(jw);
-	ph_jw_key(jw, "clock");
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "alignment", align_names[v->align]);
-	ph_jw_kv_int(jw, "shiftNs", v->shift_ns);
-	ph_jw_key(jw, "offsetDiffNs");
-	if (v->have_app_offset && v->have_rec_offset)
-		ph_jw_int(jw, v->offset_diff_ns);
-	else
-		ph_jw_null(jw);
-	ph_io_clock_note(v, note, sizeof(note));
-	ph_jw_kv_str(jw, "note", note);
-	ph_jw_obj_end(jw);
+}
+
+void ph_io_write_window(const struct ph_io_view *v, struct ph_jw *jw)
+{
 	ph_jw_key(jw, "window");
 	ph_jw_obj_begin(jw);
-	ph_jw_key(jw, "from");
-	if (v->w.from != INT64_MIN)
-		ph_jw_int(jw, v->w.from);
-	else
-		ph_jw_null(jw);
-	ph_jw_key(jw, "to");
-	if (v->w.to != INT64_MAX)
-		ph_jw_int(jw, v->w.to);
-	else
-		ph_jw_null(jw);
+	kv_int_or_null(jw, "from", v->w.from, v->w.from != INT64_MIN);
+	kv_int_or_null(jw, "to", v->w.to, v->w.to != INT64_MAX);
 	ph_jw_obj_end(jw);
-	ph_jw_kv_double(jw, "budgetMs", v->budget_ms);
-	ph_jw_kv_str(jw, "budgetSource", v->budget_source);
+}
+
+void ph_io_write_requests(const struct ph_io_view *v, struct ph_jw *jw)
+{
 	ph_jw_key(jw, "requests");
 	ph_jw_obj_begin(jw);
 	ph_jw_kv_int(jw, "total", (int64_t)v->nreq);
 	ph_jw_kv_int(jw, "app", (int64_t)v->app_n);
 	ph_jw_kv_int(jw, "mainThread", (int64_t)v->main_n);
 	ph_jw_kv_int(jw, "appBytes", (int64_t)v->app_bytes);
+	ph_jw_kv_int(jw, "mainThreadBytes", (int64_t)v->main_bytes);
 	ph_jw_kv_int(jw, "others", (int64_t)v->others_n);
 	ph_jw_kv_int(jw, "issueUnseen", (int64_t)v->unseen_n);
 	ph_jw_kv_int(jw, "otherProcesses", (int64_t)v->other_procs);
 	ph_jw_obj_end(jw);
+}
+
+void ph_io_write_devices(const struct ph_io_view *v, size_t max,
+			 struct ph_jw *jw)
+{
+	char dev[24];
+
 	ph_jw_key(jw, "devices");
 	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nops; i++) {
+	for (size_t i = 0; i < v->nops && i < max; i++) {
 		const struct ph_io_dev_op *d = &v->ops[i];
 
 		snprintf(dev, sizeof(dev), "%u:%u", d->dev >> 20,
@@ -480,17 +476,18 @@ static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
 		ph_jw_obj_end(jw);
 	}
 	ph_jw_arr_end(jw);
+}
+
+void ph_io_write_processes(const struct ph_io_view *v, size_t max,
+			   struct ph_jw *jw)
+{
 	ph_jw_key(jw, "processes");
 	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nprocs && i < 20; i++) {
+	for (size_t i = 0; i < v->nprocs && i < max; i++) {
 		const struct ph_io_proc *p = &v->procs[i];
 
 		ph_jw_obj_begin(jw);
-		ph_jw_key(jw, "pid");
-		if (p->pid >= 0)
-			ph_jw_int(jw, p->pid);
-		else
-			ph_jw_null(jw);
+		kv_int_or_null(jw, "pid", p->pid, p->pid >= 0);
 		ph_jw_kv_str(jw, "comm", p->comm);
 		ph_jw_kv_int(jw, "requests", (int64_t)p->n);
 		ph_jw_kv_int(jw, "bytes", (int64_t)p->bytes);
@@ -499,6 +496,77 @@ static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
 		ph_jw_obj_end(jw);
 	}
 	ph_jw_arr_end(jw);
+}
+
+size_t ph_io_write_moments(const struct ph_io_view *v, size_t max,
+			   struct ph_jw *jw)
+{
+	size_t n = 0;
+
+	ph_jw_key(jw, "moments");
+	ph_jw_arr_begin(jw);
+	for (size_t k = 0; k < v->nmom; k++) {
+		if (!ph_io_moment_listed(&v->mom[k]))
+			continue;
+		if (n++ < max)
+			json_moment(&v->mom[k], jw);
+	}
+	ph_jw_arr_end(jw);
+	return n;
+}
+
+static void json_strs(struct ph_jw *jw, const char *k, const char *const *s,
+		      size_t n)
+{
+	ph_jw_key(jw, k);
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < n; i++)
+		ph_jw_str(jw, s[i]);
+	ph_jw_arr_end(jw);
+}
+
+void ph_io_write_quiet(const struct ph_io_view *v, struct ph_jw *jw)
+{
+	json_strs(jw, "quiet", v->quiet, v->nquiet);
+}
+
+void ph_io_write_notes(const struct ph_io_view *v, struct ph_jw *jw)
+{
+	json_strs(jw, "notes", v->notes, v->nnotes);
+}
+
+/* Every member of the JSON answer but format, version and the findings'
+ * (the capture holds those merged with its own). */
+static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
+		      bool findings)
+{
+	char note[400];
+
+	ph_io_write_app(v, jw);
+	ph_jw_key(jw, "recording");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "dir", v->rec_dir);
+	ph_jw_kv_str(jw, "mode", v->rec_mode);
+	kv_int_or_null(jw, "totalLost", v->lost, v->lost >= 0);
+	ph_jw_kv_int(jw, "rows", (int64_t)v->rows);
+	ph_jw_kv_int(jw, "rowsOutsideWindow", (int64_t)v->rows_outside);
+	ph_jw_kv_int(jw, "rowsWithoutTime", (int64_t)v->rows_no_time);
+	ph_jw_obj_end(jw);
+	ph_jw_key(jw, "clock");
+	ph_jw_obj_begin(jw);
+	ph_jw_kv_str(jw, "alignment", ph_io_align_name(v->align));
+	ph_jw_kv_int(jw, "shiftNs", v->shift_ns);
+	kv_int_or_null(jw, "offsetDiffNs", v->offset_diff_ns,
+		       v->have_app_offset && v->have_rec_offset);
+	ph_io_clock_note(v, note, sizeof(note));
+	ph_jw_kv_str(jw, "note", note);
+	ph_jw_obj_end(jw);
+	ph_io_write_window(v, jw);
+	ph_jw_kv_double(jw, "budgetMs", v->budget_ms);
+	ph_jw_kv_str(jw, "budgetSource", v->budget_source);
+	ph_io_write_requests(v, jw);
+	ph_io_write_devices(v, SIZE_MAX, jw);
+	ph_io_write_processes(v, PH_IO_MAX_PROCS, jw);
 	if (findings) {
 		ph_jw_key(jw, "findings");
 		ph_jw_arr_begin(jw);
@@ -506,24 +574,9 @@ static void json_body(const struct ph_io_view *v, struct ph_jw *jw,
 			ph_finding_write(&v->f[i], jw);
 		ph_jw_arr_end(jw);
 	}
-	ph_jw_key(jw, "quiet");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nquiet; i++)
-		ph_jw_str(jw, v->quiet[i]);
-	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "moments");
-	ph_jw_arr_begin(jw);
-	for (size_t k = 0; k < v->nmom && n < PH_IO_MAX_MOMENTS; k++)
-		if (listed(&v->mom[k])) {
-			json_moment(&v->mom[k], jw);
-			n++;
-		}
-	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "notes");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nnotes; i++)
-		ph_jw_str(jw, v->notes[i]);
-	ph_jw_arr_end(jw);
+	ph_io_write_quiet(v, jw);
+	ph_io_write_moments(v, PH_IO_MAX_MOMENTS, jw);
+	ph_io_write_notes(v, jw);
 }
 
 void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)

@@ -452,3 +452,50 @@ void test_host_io__window_loss_and_unknown_pid(void)
 	CHECK_INT(v->lost, -1);
 	fixture_release(&fx);
 }
+
+/* ds rows spell a device "254:0", wire io events "254,0": one parser. */
+void test_host_io__device_spellings(void)
+{
+	CHECK_INT(ph_io_parse_dev("254:0", 5), 254u << 20);
+	CHECK_INT(ph_io_parse_dev("254,0", 5), 254u << 20);
+	CHECK_INT(ph_io_parse_dev("8,17", 4), 8u << 20 | 17);
+	CHECK_INT(ph_io_parse_dev("254-0", 5), 0);
+	CHECK_INT(ph_io_parse_dev(":0", 2), 0);
+	CHECK_INT(ph_io_parse_dev("4096:0", 6), 0);
+	CHECK_INT(ph_io_parse_dev("8:1048576", 9), 0);
+	CHECK_INT(ph_io_parse_dev("8:1x", 4), 0);
+}
+
+/*
+ * The moments' joins and attach start at ph_io_first_in_flight: against
+ * a walk over every request, it never skips one still in flight, and the
+ * main thread's bytes add up.
+ */
+void test_host_io__first_in_flight_skips_only_finished_requests(void)
+{
+	static const char *const lines[] = { HELLO, MARK(1000, 0),
+					     MARK(2000, 1) };
+	struct fixture fx;
+	struct ph_io_view *v;
+
+	v = view_of(&fx, lines, 3, NULL, (struct ph_io_opts){ 0 });
+	CHECK(v);
+	for (int i = 0; i < 40; i++)
+		CHECK_INT(row(v, 1000 + 23.5 * i, (i % 7) * 3.25, 100,
+			      i % 3 ? 101 : 100, "app", "write", "sync"),
+			  0);
+	CHECK_INT(ph_io_finish(v), 0);
+	CHECK_INT(v->max_span_ns, 19500000);
+	CHECK_INT(v->main_bytes, 14 * 4096);
+	for (int64_t from = 990 * 1000000LL; from < 2010 * 1000000LL;
+	     from += 1700000) {
+		size_t first = ph_io_first_in_flight(v, from);
+
+		for (size_t i = 0; i < first; i++)
+			CHECK(v->req[i].done_ns < from);
+		CHECK(first == 0 || first == v->nreq ||
+		      v->req[first].done_ns >= from ||
+		      v->req[first].issue_ns >= from - v->max_span_ns);
+	}
+	fixture_release(&fx);
+}

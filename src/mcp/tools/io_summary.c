@@ -11,12 +11,10 @@
 #include "mcp/mcp.h"
 #include "host/io_events.h"
 
-#define KINDS                                                      \
-	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) |   \
-	 (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |     \
+#define KINDS                                                    \
+	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) | \
+	 (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |   \
 	 (1ull << PH_KIND_DB_END))
-
-static const char *const moment_names[] = { "stall", "late frame", "query" };
 
 /* How much of each list an answer carries. */
 struct caps {
@@ -27,21 +25,6 @@ struct caps {
 static double ms(int64_t ns)
 {
 	return (double)ns / 1e6;
-}
-
-static void kv_ms(struct ph_jw *jw, const char *k, int64_t ns)
-{
-	ph_jw_key(jw, k);
-	if (ns < 0)
-		ph_jw_null(jw);
-	else
-		ph_jw_double(jw, ms(ns));
-}
-
-/* Listed: the app's I/O in flight, or counted as jank. */
-static bool listed(const struct ph_io_moment *m)
-{
-	return m->app_n > 0 || m->jank;
 }
 
 static void write_recordings(const struct ph_io_events *e, struct ph_jw *jw)
@@ -73,129 +56,25 @@ static void write_recordings(const struct ph_io_events *e, struct ph_jw *jw)
 	ph_jw_arr_end(jw);
 }
 
-static void write_moment(const struct ph_io_moment *m, struct ph_jw *jw)
-{
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "kind", moment_names[m->kind]);
-	ph_jw_kv_int(jw, "t", m->t);
-	ph_jw_kv_int(jw, "durationMs", m->to - m->from - 2);
-	if (m->id)
-		ph_jw_kv_str(jw, "id", m->id);
-	ph_jw_kv_str(jw, "what", m->what);
-	ph_jw_kv_bool(jw, "mainThread", m->main);
-	ph_jw_kv_int(jw, "appRequests", (int64_t)m->app_n);
-	ph_jw_kv_int(jw, "mainThreadRequests", (int64_t)m->main_n);
-	ph_jw_kv_int(jw, "appBytes", (int64_t)m->app_bytes);
-	kv_ms(jw, "appWorstMs", m->app_worst_ns);
-	ph_jw_kv_int(jw, "deviceRequests", (int64_t)m->dev_n);
-	kv_ms(jw, "deviceWorstMs", m->dev_worst_ns);
-	if (m->jank)
-		ph_jw_kv_bool(jw, "jank", true);
-	if (m->other_comm) {
-		ph_jw_key(jw, "busiestOther");
-		ph_jw_obj_begin(jw);
-		ph_jw_kv_int(jw, "pid", m->other_pid);
-		ph_jw_kv_str(jw, "comm", m->other_comm);
-		ph_jw_kv_int(jw, "requests", (int64_t)m->other_n);
-		ph_jw_obj_end(jw);
-	}
-	ph_jw_obj_end(jw);
-}
-
-/* The payload's members after sinceLast, with lists cut to k. */
+/*
+ * The payload's members after sinceLast, with lists cut to k.  The
+ * view's members are written as `porthole io --json` writes them
+ * (io.h), so the two answers read alike.
+ */
 static void write_payload(const struct ph_io_view *v,
 			  const struct ph_io_events *e, const char *source,
 			  struct caps k, struct ph_jw *jw)
 {
-	uint64_t main_bytes = 0;
-	size_t nlisted = 0, n = 0;
-	char dev[24];
+	size_t nlisted;
 
-	for (size_t i = 0; i < v->nreq; i++)
-		main_bytes += v->req[i].main ? v->req[i].bytes : 0;
-	for (size_t i = 0; i < v->nmom; i++)
-		nlisted += listed(&v->mom[i]);
-	ph_jw_key(jw, "window");
-	ph_jw_obj_begin(jw);
-	ph_jw_key(jw, "from");
-	if (v->w.from != INT64_MIN)
-		ph_jw_int(jw, v->w.from);
-	else
-		ph_jw_null(jw);
-	ph_jw_key(jw, "to");
-	if (v->w.to != INT64_MAX)
-		ph_jw_int(jw, v->w.to);
-	else
-		ph_jw_null(jw);
-	ph_jw_obj_end(jw);
+	ph_io_write_window(v, jw);
 	ph_jw_kv_str(jw, "source", source);
-	ph_jw_key(jw, "app");
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_str(jw, "packageName", v->ident.package);
-	ph_jw_key(jw, "pid");
-	if (v->pid > 0)
-		ph_jw_int(jw, v->pid);
-	else
-		ph_jw_null(jw);
-	ph_jw_obj_end(jw);
+	ph_io_write_app(v, jw);
 	write_recordings(e, jw);
-	ph_jw_key(jw, "requests");
-	ph_jw_obj_begin(jw);
-	ph_jw_kv_int(jw, "total", (int64_t)v->nreq);
-	ph_jw_kv_int(jw, "app", (int64_t)v->app_n);
-	ph_jw_kv_int(jw, "appBytes", (int64_t)v->app_bytes);
-	ph_jw_kv_int(jw, "mainThread", (int64_t)v->main_n);
-	ph_jw_kv_int(jw, "mainThreadBytes", (int64_t)main_bytes);
-	ph_jw_kv_int(jw, "others", (int64_t)v->others_n);
-	ph_jw_kv_int(jw, "issueUnseen", (int64_t)v->unseen_n);
-	ph_jw_kv_int(jw, "otherProcesses", (int64_t)v->other_procs);
-	ph_jw_obj_end(jw);
-	ph_jw_key(jw, "devices");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nops && i < k.devices; i++) {
-		const struct ph_io_dev_op *d = &v->ops[i];
-
-		snprintf(dev, sizeof(dev), "%u:%u", d->dev >> 20,
-			 d->dev & 0xfffff);
-		ph_jw_obj_begin(jw);
-		ph_jw_kv_str(jw, "device", dev);
-		ph_jw_kv_str(jw, "operation", d->op);
-		ph_jw_kv_int(jw, "requests", (int64_t)d->n);
-		ph_jw_kv_int(jw, "bytes", (int64_t)d->bytes);
-		kv_ms(jw, "p50Ms", d->p50_ns);
-		kv_ms(jw, "p99Ms", d->p99_ns);
-		kv_ms(jw, "maxMs", d->max_ns);
-		ph_jw_obj_end(jw);
-	}
-	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "processes");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nprocs && i < k.procs; i++) {
-		const struct ph_io_proc *p = &v->procs[i];
-
-		ph_jw_obj_begin(jw);
-		ph_jw_key(jw, "pid");
-		if (p->pid >= 0)
-			ph_jw_int(jw, p->pid);
-		else
-			ph_jw_null(jw);
-		ph_jw_kv_str(jw, "comm", p->comm);
-		ph_jw_kv_int(jw, "requests", (int64_t)p->n);
-		ph_jw_kv_int(jw, "bytes", (int64_t)p->bytes);
-		ph_jw_kv_double(jw, "deviceMs", ms(p->device_ns));
-		if (v->pid > 0 && p->pid == v->pid)
-			ph_jw_kv_bool(jw, "app", true);
-		ph_jw_obj_end(jw);
-	}
-	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "moments");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nmom && n < k.moments; i++)
-		if (listed(&v->mom[i])) {
-			write_moment(&v->mom[i], jw);
-			n++;
-		}
-	ph_jw_arr_end(jw);
+	ph_io_write_requests(v, jw);
+	ph_io_write_devices(v, k.devices, jw);
+	ph_io_write_processes(v, k.procs, jw);
+	nlisted = ph_io_write_moments(v, k.moments, jw);
 	ph_jw_kv_int(jw, "momentsWithAppIo", (int64_t)nlisted);
 	ph_jw_key(jw, "findings");
 	ph_jw_arr_begin(jw);
@@ -220,18 +99,8 @@ static void write_payload(const struct ph_io_view *v,
 		ph_jw_obj_end(jw);
 	}
 	ph_jw_arr_end(jw);
-	ph_jw_key(jw, "quiet");
-	ph_jw_arr_begin(jw);
-	for (size_t i = 0; i < v->nquiet; i++)
-		ph_jw_str(jw, v->quiet[i]);
-	ph_jw_arr_end(jw);
-	if (v->nnotes) {
-		ph_jw_key(jw, "notes");
-		ph_jw_arr_begin(jw);
-		for (size_t i = 0; i < v->nnotes; i++)
-			ph_jw_str(jw, v->notes[i]);
-		ph_jw_arr_end(jw);
-	}
+	ph_io_write_quiet(v, jw);
+	ph_io_write_notes(v, jw);
 }
 
 /* The summary line: the headline numbers and the next call. */
@@ -271,7 +140,7 @@ static void summary(struct ph_mcp_call *c, const struct ph_io_view *v,
 			break;
 		}
 	for (size_t i = 0; i < v->nmom; i++)
-		if (listed(&v->mom[i])) {
+		if (ph_io_moment_listed(&v->mom[i])) {
 			nlisted++;
 			if (!worst ||
 			    v->mom[i].app_worst_ns > worst->app_worst_ns)
@@ -282,17 +151,15 @@ static void summary(struct ph_mcp_call *c, const struct ph_io_view *v,
 			    "; %zu app moment%s with I/O in flight (worst: "
 			    "%s at t=%" PRId64 ")",
 			    nlisted, nlisted == 1 ? "" : "s",
-			    moment_names[worst->kind], worst->t);
+			    ph_io_moment_name(worst->kind), worst->t);
 	if (v->nf) {
 		ph_mcp_more(c, "; findings:");
 		for (size_t i = 0; i < v->nf; i++)
-			ph_mcp_more(c, "%s %s %s (x%" PRId64 ")",
-				    i ? "," : "",
+			ph_mcp_more(c, "%s %s %s (x%" PRId64 ")", i ? "," : "",
 				    ph_severity_name(v->f[i].severity),
 				    v->f[i].id, v->f[i].count);
 	} else {
-		ph_mcp_more(c, "; no io finding (%zu checks quiet)",
-			    v->nquiet);
+		ph_mcp_more(c, "; no io finding (%zu checks quiet)", v->nquiet);
 	}
 	if (e->nmarks && e->marks[0].left_out)
 		ph_mcp_more(c,
@@ -306,7 +173,8 @@ static void summary(struct ph_mcp_call *c, const struct ph_io_view *v,
 static int io_summary_call(struct ph_mcp_call *c)
 {
 	struct caps normal = { 20, 5, 10, 4, false },
-		    full = { SIZE_MAX, 20, 200, 4, true };
+		    full = { SIZE_MAX, PH_IO_MAX_PROCS, PH_IO_MAX_MOMENTS, 4,
+			     true };
 	struct ph_mcp_source src, src2;
 	struct ph_analysis *a;
 	struct ph_io_events e;
