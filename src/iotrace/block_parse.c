@@ -61,58 +61,6 @@ size_t ph_iot_flags_format(unsigned flags, char *buf)
 	return n;
 }
 
-bool ph_iot_rwbs_decode(const char *s, size_t n, uint8_t *op, uint8_t *flags,
-			uint8_t *unknown)
-{
-	size_t i = 0;
-	uint8_t f = 0, bad = 0, o;
-
-	if (!n)
-		return false;
-	/* A leading F is REQ_PREFLUSH only when an operation letter follows. */
-	if (n >= 2 && s[0] == 'F' &&
-	    (s[1] == 'W' || s[1] == 'R' || s[1] == 'D' || s[1] == 'F' ||
-	     s[1] == 'N')) {
-		f |= PH_IOT_F_PREFLUSH;
-		i = 1;
-	}
-	switch (s[i]) {
-	case 'R': o = PH_IOT_OP_READ; break;
-	case 'W': o = PH_IOT_OP_WRITE; break;
-	case 'F': o = PH_IOT_OP_FLUSH; break;
-	case 'N': o = PH_IOT_OP_NONE; break;
-	case 'D':
-		o = PH_IOT_OP_DISCARD;
-		if (i + 1 < n && s[i + 1] == 'E') {
-			o = PH_IOT_OP_SECURE_ERASE;
-			i++;
-		}
-		break;
-	default: return false;
-	}
-	for (i++; i < n; i++) {
-		switch (s[i]) {
-		case 'F': f |= PH_IOT_F_FUA; break;
-		case 'A': f |= PH_IOT_F_AHEAD; break;
-		case 'S': f |= PH_IOT_F_SYNC; break;
-		case 'M': f |= PH_IOT_F_META; break;
-		case 'B': f |= PH_IOT_F_BARRIER; break;
-		case 'E':
-			/* pre-4.8 kernels: discard + REQ_SECURE */
-			if (o == PH_IOT_OP_DISCARD)
-				o = PH_IOT_OP_SECURE_ERASE;
-			else
-				f |= PH_IOT_F_SECURE;
-			break;
-		default: bad++; break;
-		}
-	}
-	*op = o;
-	*flags = f;
-	*unknown = bad;
-	return true;
-}
-
 static inline bool is_digit(char c)
 {
 	return (unsigned char)(c - '0') < 10;
@@ -140,6 +88,69 @@ static bool read_u64_long(const char **pp, const char *e, uint64_t *out)
 }
 
 #define PH_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Letters after the operation letter: a PH_IOT_F_* flag, E_LETTER for
+ * 'E' (secure erase, or REQ_SECURE), 0 for a letter we do not know. */
+#define E_LETTER 0x80
+static const uint8_t later_letter[256] = {
+	['F'] = PH_IOT_F_FUA,  ['A'] = PH_IOT_F_AHEAD,	 ['S'] = PH_IOT_F_SYNC,
+	['M'] = PH_IOT_F_META, ['B'] = PH_IOT_F_BARRIER, ['E'] = E_LETTER,
+};
+
+/* Operation letters, as their op + 1; 0 for any other byte. */
+static const uint8_t op_letter[256] = {
+	['R'] = PH_IOT_OP_READ + 1,    ['W'] = PH_IOT_OP_WRITE + 1,
+	['F'] = PH_IOT_OP_FLUSH + 1,   ['N'] = PH_IOT_OP_NONE + 1,
+	['D'] = PH_IOT_OP_DISCARD + 1,
+};
+
+static PH_ALWAYS_INLINE bool rwbs_decode(const char *s, size_t n, uint8_t *op,
+					 uint8_t *flags, uint8_t *unknown)
+{
+	size_t i = 0;
+	unsigned f = 0, bad = 0, es = 0, o;
+
+	if (!n)
+		return false;
+	/* A leading F is REQ_PREFLUSH only when an operation letter follows. */
+	if (n >= 2 && s[0] == 'F' && op_letter[(unsigned char)s[1]]) {
+		f = PH_IOT_F_PREFLUSH;
+		i = 1;
+	}
+	o = op_letter[(unsigned char)s[i]];
+	if (!o)
+		return false;
+	o--;
+	if (o == PH_IOT_OP_DISCARD && i + 1 < n && s[i + 1] == 'E') {
+		o = PH_IOT_OP_SECURE_ERASE;
+		i++;
+	}
+	for (i++; i < n; i++) {
+		unsigned t = later_letter[(unsigned char)s[i]];
+
+		f |= t;
+		bad += !t;
+		es += t >> 7;
+	}
+	/* pre-4.8 kernels: 'E' after D is discard + REQ_SECURE, a secure
+	 * erase; after another op (or a second E) the REQ_SECURE flag */
+	if (es && o == PH_IOT_OP_DISCARD) {
+		o = PH_IOT_OP_SECURE_ERASE;
+		es--;
+	}
+	if (es)
+		f |= PH_IOT_F_SECURE;
+	*op = (uint8_t)o;
+	*flags = (uint8_t)(f & ~E_LETTER);
+	*unknown = (uint8_t)bad;
+	return true;
+}
+
+bool ph_iot_rwbs_decode(const char *s, size_t n, uint8_t *op, uint8_t *flags,
+			uint8_t *unknown)
+{
+	return rwbs_decode(s, n, op, flags, unknown);
+}
 
 static const uint64_t pow10_u64[20] = {
 	1ull,
@@ -175,15 +186,21 @@ static PH_ALWAYS_INLINE uint64_t load8(const char *p)
 	return x; /* p[0] in the low byte */
 }
 
-/* The value of 8 ASCII digits (p[0] in the low byte), in three multiplies. */
-static PH_ALWAYS_INLINE uint64_t value8(uint64_t x)
+/* The value of 8 digits 0..9, one a byte (p[0] in the low byte), in three
+ * multiplies. */
+static PH_ALWAYS_INLINE uint64_t digits8(uint64_t x)
 {
-	x -= 0x3030303030303030ull;
 	x = (x * 10) + (x >> 8);
 	x = (((x & 0x000000ff000000ffull) * 0x000f424000000064ull) +
 	     (((x >> 16) & 0x000000ff000000ffull) * 0x0000271000000001ull)) >>
 	    32;
 	return x;
+}
+
+/* The value of 8 ASCII digits (p[0] in the low byte). */
+static PH_ALWAYS_INLINE uint64_t value8(uint64_t x)
+{
+	return digits8(x - 0x3030303030303030ull);
 }
 
 #define H8 0x8080808080808080ull
@@ -377,6 +394,39 @@ static PH_ALWAYS_INLINE const char *back_spaces(const char *p, const char *s)
 }
 
 /*
+ * The TGID column that ends at p (p[-1] is ')'): "(   1977)", or dashes
+ * when the tgid is not known ("(-------)", Android's "(-----)"), its '('
+ * at most 13 bytes back.  Returns the '(' and sets *tgid (left alone for
+ * dashes), or NULL.
+ */
+static const char *tgid_field(const char *s, const char *p, int32_t *tgid)
+{
+	const char *close = --p, *d;
+	uint64_t v;
+
+	while (p > s && p[-1] != '(' && close - p <= 12)
+		p--;
+	if (p == s || p[-1] != '(')
+		return NULL;
+	d = p;
+	while (d < close && *d == ' ')
+		d++;
+	if (d < close && is_digit(*d)) {
+		const char *de = d;
+
+		if (!read_u64(&de, close, &v) || de != close || v > INT32_MAX)
+			return NULL;
+		*tgid = (int32_t)v;
+	} else {
+		while (d < close && *d == '-')
+			d++;
+		if (d != close)
+			return NULL;
+	}
+	return p - 1;
+}
+
+/*
  * The header, read right to left from c, the ':' after the timestamp, down
  * to s, the line's first byte.  Everything left of "-PID" is the comm.
  */
@@ -434,30 +484,8 @@ static bool parse_header(const char *s, const char *c, struct ph_iot_rec *r,
 	/* optional (TGID): "(   1977)", "(-------)" */
 	r->tgid = -1;
 	if (p > s && p[-1] == ')') {
-		const char *close = --p, *d;
-
-		while (p > s && p[-1] != '(' && close - p <= 12)
-			p--;
-		if (p == s || p[-1] != '(')
-			goto bad_header;
-		d = p;
-		while (d < close && *d == ' ')
-			d++;
-		if (d < close && is_digit(*d)) {
-			const char *de = d;
-
-			if (!read_u64(&de, close, &v) || de != close ||
-			    v > INT32_MAX)
-				goto bad_header;
-			r->tgid = (int32_t)v;
-		} else {
-			while (d < close && *d == '-')
-				d++;
-			if (d != close)
-				goto bad_header;
-		}
-		p--; /* the '(' */
-		if (p == s || p[-1] != ' ')
+		p = tgid_field(s, p, &r->tgid);
+		if (!p || p == s || p[-1] != ' ')
 			goto bad_header;
 		p = back_spaces(p, s);
 	}
@@ -479,137 +507,6 @@ bad_ts:
 bad_header:
 	*why = PH_IOT_BAD_HEADER;
 	return false;
-}
-
-/*
- * The fast path for the header as kernels print it, fixed widths and all
- * (trace_print_context()):
- *
- *   "%16s-%-7d " ["(%7d) "] "[%03d] " [FLAGS " "] "%5llu.%06lu: "
- *
- * (pid and tgid 5 wide on older kernels, FLAGS 4 or 5 bytes).  Once the
- * width of the seconds is known, every field sits at a fixed offset from
- * the ':', so the checks below are independent loads rather than the chain
- * of dependent scans parse_header() needs; on this machine that halves the
- * cost of a header.  Whatever it does not recognise it leaves to
- * parse_header(), which reads every layout, and both must agree on what
- * they both accept (the fuzz target checks that).
- */
-static PH_ALWAYS_INLINE bool fast_header(const char *s, const char *c,
-					 struct ph_iot_rec *r)
-{
-	const char *t, *b, *dash, *f;
-	uint64_t x, secs;
-	size_t n, w, pw;
-	unsigned cpu;
-
-	if (c - s < 40) /* the shortest layout reaches back to c - 36 */
-		return false;
-	/* "S.ffffff:": six fraction digits after a '.' after a digit */
-	x = load8(c - 8);
-	if ((nondigits(x) | 0x8000) != 0x8000 || ((x >> 8) & 0xff) != '.')
-		return false;
-	n = digits_before(c - 7, s);
-	if (n > 7)
-		return false;
-	w = n < 5 ? 5 : n;
-	t = c - 7 - w; /* the seconds field, right-aligned in w */
-	{
-		uint64_t low = (1ull << (8 * (8 - n))) - 1;
-
-		secs = value8((load8(c - 15) & ~low) |
-			      (0x3030303030303030ull & low));
-	}
-	for (size_t i = 0; i < w - n; i++)
-		if (t[i] != ' ')
-			return false;
-	r->ts_ns = (int64_t)(secs * 1000000000 +
-			     value8((x & ~0xffffull) | 0x3030) * 1000);
-	if (t[-1] != ' ')
-		return false;
-
-	/* FLAGS: 5 bytes, 4 bytes, or none */
-	if (t[-2] == ']') {
-		b = t - 2;
-	} else {
-		uint64_t sp = bytes_eq(load8(t - 9), ' ');
-
-		/* bytes: 0 = t-9 ... 7 = t-2 */
-		if ((sp & 0xffffffffff800000ull) == 0x800000ull)
-			b = t - 8; /* t-7 ' ', t-6..t-2 flags */
-		else if ((sp & 0xffffffff80000000ull) == 0x80000000ull)
-			b = t - 7;
-		else
-			return false;
-	}
-
-	/* "[CCC]" */
-	if (b[0] != ']' || !is_digit(b[-1]) || !is_digit(b[-2]) ||
-	    !is_digit(b[-3]) || b[-4] != '[' || b[-5] != ' ')
-		return false;
-	cpu = (unsigned)(b[-3] - '0') * 100 + (unsigned)(b[-2] - '0') * 10 +
-	      (unsigned)(b[-1] - '0');
-	f = b - 5; /* the space after the pid (or tgid) field */
-
-	/* "(%7d) " or "(%5d) ", digits or dashes */
-	r->tgid = -1;
-	if (f[-1] == ')') {
-		const char *o, *d;
-		uint32_t v = 0;
-
-		if (f - s < 24)
-			return false; /* no room for "c-P (T) " */
-		o = f[-9] == '(' ? f - 9 : f[-7] == '(' ? f - 7 : NULL;
-		if (!o || o[-1] != ' ')
-			return false;
-		for (d = o + 1; *d == ' '; d++)
-			;
-		if (is_digit(*d)) {
-			for (; is_digit(*d); d++)
-				v = v * 10 + (uint32_t)(*d - '0');
-			if (d != f - 1 || d - o > 8)
-				return false;
-			r->tgid = (int32_t)v;
-		} else {
-			for (; *d == '-'; d++)
-				;
-			if (d != f - 1)
-				return false;
-		}
-		f = o - 1;
-	}
-
-	/* "-%-7d" or "-%-5d": digits, then spaces up to f */
-	if (f[-8] == '-' && is_digit(f[-7]))
-		pw = 7;
-	else if (f[-6] == '-' && is_digit(f[-5]))
-		pw = 5;
-	else
-		return false;
-	dash = f - pw - 1;
-	{
-		/* the field and the space after it: 8 bytes (6 when 5 wide,
-		 * then two more of the line); n digits, spaces up to f */
-		uint64_t px = load8(dash + 1);
-		uint64_t nd = nondigits(px);
-		unsigned pn = nd ? (unsigned)__builtin_ctzll(nd) / 8 : 8;
-		uint64_t span = pw == 7 ? ~0ull : (1ull << (8 * (pw + 1))) - 1;
-		uint64_t want;
-
-		/* 1 to pw digits, and every byte from there to f a space */
-		if (pn == 0 || pn > pw)
-			return false;
-		want = span & ~((1ull << (8 * pn)) - 1) & H8;
-		if ((bytes_eq(px, ' ') & want) != want)
-			return false;
-		px = (px << (8 * (8 - pn))) |
-		     (0x3030303030303030ull >> (8 * pn));
-		r->pid = (int32_t)value8(px);
-	}
-	if (dash[-1] == ' ')
-		return false; /* a comm ending in ' ': parse_header decides */
-	r->cpu = cpu;
-	return true;
 }
 
 /* "be,0,4": a lower-case class name and two numbers. */
@@ -680,8 +577,8 @@ static bool parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 	q = p;
 	p = next_space(p, e);
 	if (p == q || p - q > 9 || p >= e ||
-	    !ph_iot_rwbs_decode(q, (size_t)(p - q), &r->op, &r->flags,
-				&r->unknown_rwbs)) {
+	    !rwbs_decode(q, (size_t)(p - q), &r->op, &r->flags,
+			 &r->unknown_rwbs)) {
 		*why = PH_IOT_BAD_RWBS;
 		return false;
 	}
@@ -775,159 +672,6 @@ static bool parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 	return true;
 }
 
-/*
- * The fast path for the body, the counterpart of fast_header(): one pass
- * marks every space of the body in a bit mask (eight bytes at a time), so
- * the fields' bounds are known before any is read and the numbers are
- * converted from known lengths, independently of one another.  It takes
- * the common shape only ("()" for CMD, numbers of at most 16 digits, a
- * body of at most 64 bytes) and leaves everything else, malformed lines
- * included, to parse_body(), which must agree with it.
- */
-
-/*
- * The digits [s, s + n), n <= 16, into *v; false if any is not a digit.
- * Reads the 16 bytes that end at s + n, which the caller vouches for.
- */
-static PH_ALWAYS_INLINE bool known_number(const char *s, size_t n, uint64_t *v)
-{
-	const char *end = s + n;
-	uint64_t x, low, hi = 0;
-	size_t k = n;
-
-	if (n == 0 || n > 16)
-		return false;
-	if (n > 8) {
-		k = n - 8; /* the leading digits, then eight more */
-		low = (1ull << (8 * (8 - k))) - 1;
-		x = (load8(end - 16) & ~low) | (0x3030303030303030ull & low);
-		if (nondigits(x))
-			return false;
-		hi = value8(x) * 100000000;
-		k = 8;
-	}
-	low = k == 8 ? 0 : (1ull << (8 * (8 - k))) - 1;
-	x = (load8(end - 8) & ~low) | (0x3030303030303030ull & low);
-	if (nondigits(x))
-		return false;
-	*v = hi + value8(x);
-	return true;
-}
-
-/* Bit k set when p[k] is a space, for the n <= 64 bytes at p. */
-static PH_ALWAYS_INLINE uint64_t space_bits(const char *p, size_t n)
-{
-	uint64_t bits = 0;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		bits |= ((bytes_eq(load8(p + i), ' ') >> 7) *
-			 0x0102040810204080ull) >>
-			56 << i;
-	if (i < n) {
-		/* the last bytes: the word that ends at p + n, shifted */
-		uint64_t m = ((bytes_eq(load8(p + n - 8), ' ') >> 7) *
-			      0x0102040810204080ull) >>
-			     56;
-
-		bits |= m >> (8 - (n - i)) << i;
-	}
-	return bits;
-}
-
-static PH_ALWAYS_INLINE bool fast_body(const char *s, const char *p,
-				       const char *e, struct ph_iot_rec *r)
-{
-	size_t n = (size_t)(e - p), f[10], nf = 0, at = 0;
-	uint64_t bits, maj, min, v;
-	const char *comma;
-
-	/* known_number() reads up to 16 bytes before a field's end */
-	if (n < 20 || n > 64 || p - s < 16)
-		return false;
-	bits = space_bits(p, n);
-	/* field starts: 0, then after each space (comm may hold spaces, so
-	 * at most ten fields are looked at) */
-	f[nf++] = 0;
-	while (bits && nf < 10) {
-		at = (size_t)__builtin_ctzll(bits);
-		bits &= bits - 1;
-		f[nf++] = at + 1;
-	}
-#define FLEN(i) (f[(i) + 1] - f[i] - 1)
-	if (nf < 7)
-		return false;
-	/* MAJ,MIN */
-	comma = memchr(p, ',', FLEN(0));
-	if (!comma || !known_number(p, (size_t)(comma - p), &maj) ||
-	    !known_number(comma + 1, FLEN(0) - (size_t)(comma - p) - 1, &min) ||
-	    maj >= (1u << 12) || min >= (1u << 20))
-		return false;
-	r->dev = (uint32_t)(maj << 20 | min);
-	/* RWBS */
-	if (FLEN(1) == 0 || FLEN(1) > 9 ||
-	    !ph_iot_rwbs_decode(p + f[1], FLEN(1), &r->op, &r->flags,
-				&r->unknown_rwbs))
-		return false;
-	/* BYTES, then "()" */
-	at = 2;
-	r->bytes = 0;
-	if (r->event != PH_IOT_EV_COMPLETE) {
-		if (!known_number(p + f[2], FLEN(2), &v) || v > UINT32_MAX)
-			return false;
-		r->bytes = (uint32_t)v;
-		at = 3;
-	}
-	if (FLEN(at) != 2 || p[f[at]] != '(' || p[f[at] + 1] != ')' ||
-	    nf < at + 5)
-		return false;
-	/* SECTOR + NR_SECTOR */
-	if (!known_number(p + f[at + 1], FLEN(at + 1), &r->sector) ||
-	    FLEN(at + 2) != 1 || p[f[at + 2]] != '+' ||
-	    !known_number(p + f[at + 3],
-			  (at + 4 < nf ? FLEN(at + 3) : n - f[at + 3]), &v) ||
-	    v > UINT32_MAX)
-		return false;
-	r->nr_sector = (uint32_t)v;
-	at += 4;
-	r->has_error = 0;
-	r->error = 0;
-	r->comm_len = 0;
-	if (at == nf)
-		return r->event == PH_IOT_EV_COMPLETE; /* no [ERROR] */
-	/* [IOPRIO]: a field not starting with '[' */
-	if (p[f[at]] != '[') {
-		if (at + 1 >= nf || !ioprio_ok(p + f[at], p + f[at] + FLEN(at)))
-			return false;
-		at++;
-	}
-	/* [COMM] or [ERROR]: the rest of the line */
-	if (p[f[at]] != '[' || e[-1] != ']' || n - f[at] < 2)
-		return false;
-	if (r->event != PH_IOT_EV_COMPLETE) {
-		size_t k = n - f[at] - 2;
-
-		if (k > PH_IOT_COMM_MAX)
-			return false;
-		r->comm_len = (uint8_t)k;
-		copy16(r->comm, p + f[at] + 1, k);
-		return true;
-	}
-	{
-		const char *q = p + f[at] + 1;
-		size_t k = n - f[at] - 2;
-		bool neg = k && *q == '-';
-
-		if (!known_number(q + neg, k - neg, &v) ||
-		    v > (neg ? (uint64_t)INT32_MAX + 1 : (uint64_t)INT32_MAX))
-			return false;
-		r->error = neg ? (int32_t)(0 - v) : (int32_t)v;
-		r->has_error = 1;
-	}
-	return true;
-#undef FLEN
-}
-
 /* The event a name names, given the bytes after "block_rq_". */
 static int block_event(const char *n, const char *e, const char **body)
 {
@@ -954,15 +698,476 @@ static inline bool is_ident(char c)
 	       (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+/*
+ * The fast path, for lines as kernels print them: the header at fixed
+ * widths (trace_print_context()),
+ *
+ *   "%16s-%-7d " ["(%7d) "] "[%03d] " [FLAGS " "] "%5llu.%06lu: "
+ *
+ * (pid and tgid 5 wide on older kernels, FLAGS 4 or 5 bytes or none), and
+ * a body of short fields.  Two windows of the line -- its first 64 bytes,
+ * which hold the timestamp's ':' in all those layouts, and its last 64,
+ * which hold the body -- are classified sixteen bytes at a time (SSE2)
+ * into bit masks: bit i says whether byte i is a digit, a space, a colon.
+ * The fields are then read off the masks: the ':' is the first one after a
+ * digit and before a space, the header's fields are tested at the fixed
+ * offsets from it, where a body field ends is where a run of bits ends
+ * (one count of trailing zeros), a number is all digits when its run is as
+ * long as its field, and its value is converted four or eight digits at a
+ * time.  No field is scanned for byte by byte, no byte is looked at twice.
+ * (docs/iotrace.md, "Performance", has what that saves.)
+ * Whatever the fast path does not recognise it leaves to the general
+ * reader (parse_header(), parse_body()), which reads every layout, and the
+ * two must agree on what they both accept: the fuzz target checks that on
+ * every line, and the unit tests on every one-byte change to each layout.
+ */
+
+struct masks {
+	uint64_t digit, space, colon;
+};
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* The three masks of the 16 bytes at p, bit i for p[i]. */
+static PH_ALWAYS_INLINE void classify16_sse2(const char *p, unsigned *dg,
+					     unsigned *sp, unsigned *co)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+
+	/* a digit: x - '0' is at most 9, unsigned */
+	*dg = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+	*sp = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+	*co = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8(':')));
+}
+#endif
+
+static PH_ALWAYS_INLINE uint32_t load4(const char *p)
+{
+	uint32_t x;
+
+	memcpy(&x, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap32(x);
+#endif
+	return x; /* p[0] in the low byte */
+}
+
+/* Three bytes as load4() sees them. */
+static PH_ALWAYS_INLINE uint32_t word3(const char *w)
+{
+	return (uint32_t)(unsigned char)w[0] |
+	       (uint32_t)(unsigned char)w[1] << 8 |
+	       (uint32_t)(unsigned char)w[2] << 16;
+}
+
+/* Bit 7 of each byte of m (the rest clear) as 8 bits, byte 0 lowest. */
+static PH_ALWAYS_INLINE unsigned bits8(uint64_t m)
+{
+	return (unsigned)(((m >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* classify16_sse2() eight bytes at a time: machines without SSE2 (and
+ * ph_iot_classify_agree(), which checks the two agree). */
+static PH_ALWAYS_INLINE void classify16_swar(const char *p, unsigned *dg,
+					     unsigned *sp, unsigned *co)
+{
+	uint64_t a = load8(p), b = load8(p + 8);
+
+	*dg = bits8(~nondigits(a) & H8) | bits8(~nondigits(b) & H8) << 8;
+	*sp = bits8(bytes_eq(a, ' ')) | bits8(bytes_eq(b, ' ')) << 8;
+	*co = bits8(bytes_eq(a, ':')) | bits8(bytes_eq(b, ':')) << 8;
+}
+/* Sixteen bytes' masks, at bit `at` of m. */
+static PH_ALWAYS_INLINE void classify_at(const char *p, size_t at,
+					 struct masks *m, bool swar)
+{
+	unsigned dg, sp, co;
+
+#if defined(__SSE2__)
+	if (!swar)
+		classify16_sse2(p + at, &dg, &sp, &co);
+	else
+#endif
+		classify16_swar(p + at, &dg, &sp, &co);
+	m->digit |= (uint64_t)dg << at;
+	m->space |= (uint64_t)sp << at;
+	m->colon |= (uint64_t)co << at;
+}
+
+/*
+ * The masks of p[0, n), 16 <= n <= 64, in four loads of 16 bytes; the
+ * last ones overlap when n is not a multiple of 16, which ORs a byte's
+ * bits in twice, harmlessly.  Bits from n on are clear.
+ */
+static PH_ALWAYS_INLINE void classify_with(const char *p, size_t n,
+					   struct masks *m, bool swar)
+{
+	m->digit = m->space = m->colon = 0;
+	/* at 0, 16, 32 and n - 16, or less where n is less */
+	classify_at(p, 0, m, swar);
+	classify_at(p, n < 32 ? n - 16 : 16, m, swar);
+	classify_at(p, n < 48 ? n - 16 : 32, m, swar);
+	classify_at(p, n - 16, m, swar);
+}
+
+static PH_ALWAYS_INLINE void classify(const char *p, size_t n, struct masks *m)
+{
+	classify_with(p, n, m, false);
+}
+
+bool ph_iot_classify_agree(const char *p, size_t n)
+{
+	struct masks a, b;
+
+	if (n < 16 || n > 64)
+		return true;
+	classify_with(p, n, &a, false);
+	classify_with(p, n, &b, true);
+	return a.digit == b.digit && a.space == b.space && a.colon == b.colon;
+}
+
+/* How many bits of m are set in a row just below bit x, 1 <= x <= 63. */
+static PH_ALWAYS_INLINE unsigned run_below(uint64_t m, unsigned x)
+{
+	/* a sentinel below the x bits looked at stops the count at x */
+	return (unsigned)__builtin_clzll((~m << (64 - x)) | (1ull << (63 - x)));
+}
+
+/* How many bits of m are set in a row from bit x up; bit 63 of m must be
+ * clear (a window of at most 63 bytes). */
+static PH_ALWAYS_INLINE unsigned run_from(uint64_t m, unsigned x)
+{
+	return (unsigned)__builtin_ctzll(~m >> x);
+}
+
+/*
+ * The 1..8 digits that end at end, whose 8 bytes are readable: moved to
+ * the low bytes, where subtracting '0' from every byte borrows only into
+ * the bytes above them, and back to the top, zeros below.
+ */
+static PH_ALWAYS_INLINE uint64_t num8(const char *end, unsigned n)
+{
+	unsigned sh = 64 - 8 * n;
+
+	return digits8(((load8(end - 8) >> sh) - 0x3030303030303030ull) << sh);
+}
+
+/* The 1..4 digits that end at end, whose 4 bytes are readable: num8() in
+ * 32 bits, one multiply fewer. */
+static PH_ALWAYS_INLINE uint32_t num4(const char *end, unsigned n)
+{
+	unsigned sh = 32 - 8 * n;
+	uint32_t x = ((load4(end - 4) >> sh) - 0x30303030u) << sh;
+
+	x = x * 10 + (x >> 8); /* bytes 0 and 2: the two pairs */
+	return (x & 0xff) * 100 + (x >> 16 & 0xff);
+}
+
+/* The 1..16 digits that end at end, whose 16 bytes are readable.  For
+ * fields usually short (a minor, a sector count, an error). */
+static PH_ALWAYS_INLINE uint64_t num16(const char *end, unsigned n)
+{
+	if (n <= 4)
+		return num4(end, n);
+	if (n <= 8)
+		return num8(end, n);
+	return num8(end - 8, n - 8) * 100000000 + num8(end, 8);
+}
+
+/*
+ * parse_header() over the masks of the line's first 64 bytes, c (< 63)
+ * the timestamp's ':', for the kernel's own layout only: once the width
+ * of the seconds is known every field sits at a fixed offset from the
+ * ':', so each is checked by one test of a mask (or a byte), independently
+ * of the others, instead of found by a chain of scans.  Takes six
+ * fraction digits, up to 8 of seconds, FLAGS of 5 or 4 bytes or none,
+ * three CPU digits, a comm not ending in a space; false for anything
+ * else, which parse_header() then reads.
+ */
+static PH_ALWAYS_INLINE bool mask_header(const char *s, unsigned c,
+					 const struct masks *m,
+					 struct ph_iot_rec *r)
+{
+	uint64_t sp = m->space, dg = m->digit;
+	unsigned n, w, t, b, f, dash, np, pw;
+
+	/* "S.FFFFFF": bits c-8 .. c-1 are digit, not ('.'), six digits */
+	if (c < 40 || (dg >> (c - 8) & 0xff) != 0xfd || s[c - 7] != '.')
+		return false;
+	n = run_below(dg, c - 7);
+	if (n > 8)
+		return false;
+	/* the seconds right-aligned in w >= 5, and the space before */
+	w = n < 5 ? 5 : n;
+	t = c - 8 - w;
+	if ((sp >> t & ((2ull << (w - n)) - 1)) != (2ull << (w - n)) - 1)
+		return false;
+	r->ts_ns = (int64_t)(num8(s + c - 7, n) * 1000000000 +
+			     num8(s + c, 6) * 1000);
+
+	/* FLAGS: 5 or 4 bytes that are not spaces after one that is, or
+	 * none; then "[CCC] " */
+	if (s[t - 1] == ']')
+		b = t - 1;
+	else if ((sp >> (t - 6) & 0x3f) == 1)
+		b = t - 7;
+	else if ((sp >> (t - 5) & 0x1f) == 1)
+		b = t - 6;
+	else
+		return false;
+	if (s[b] != ']' || s[b - 4] != '[' || (dg >> (b - 3) & 7) != 7 ||
+	    !(sp >> (b - 5) & 1))
+		return false;
+	r->cpu = (uint32_t)(s[b - 3] - '0') * 100 +
+		 (uint32_t)(s[b - 2] - '0') * 10 + (uint32_t)(s[b - 1] - '0');
+	f = b - 5; /* the space after the pid (or the tgid) */
+
+	/* (TGID), then one space */
+	r->tgid = -1;
+	if (s[f - 1] == ')') {
+		const char *open = tgid_field(s, s + f, &r->tgid);
+
+		if (!open || open - s < 16 || !(sp >> (open - s - 1) & 1))
+			return false;
+		f = (unsigned)(open - s) - 1;
+	}
+
+	/* "-%-7d" or "-%-5d": 1..pw digits, then spaces up to f */
+	if (s[f - 8] == '-' && (dg >> (f - 7) & 1))
+		pw = 7;
+	else if (s[f - 6] == '-' && (dg >> (f - 5) & 1))
+		pw = 5;
+	else
+		return false;
+	dash = f - pw - 1;
+	np = run_from(dg, dash + 1);
+	if (np > pw ||
+	    (sp >> (dash + 1 + np) & ((1ull << (pw + 1 - np)) - 1)) !=
+		    (1ull << (pw + 1 - np)) - 1)
+		return false;
+	/* a comm ending in ' ' is parse_header()'s to judge */
+	if (dash < 8 || s[dash - 1] == ' ')
+		return false;
+	r->pid = (int32_t)num8(s + dash + 1 + np, np);
+	return true;
+}
+
+/* "be,0,4" at p[a, b): lower-case letters, ',', digits, ',', digits. */
+static PH_ALWAYS_INLINE bool mask_ioprio(const char *p, unsigned a, unsigned b,
+					 uint64_t digit)
+{
+	const uint64_t keep = 0x000000ff00ffffffull; /* "be,?,?" */
+	unsigned i = a, d;
+
+	/* what this kernel prints for most requests: "be,0,N" */
+	if (b - a == 6 && (load8(p + a) & keep) == (load8("be,0,0 [") & keep) &&
+	    (digit >> (a + 3) & 5) == 5)
+		return true;
+	while (i < b && (unsigned char)(p[i] - 'a') < 26)
+		i++;
+	if (i == a || i >= b || p[i] != ',')
+		return false;
+	d = run_from(digit, i + 1);
+	i += 1 + d;
+	if (!d || i >= b || p[i] != ',')
+		return false;
+	d = run_from(digit, i + 1);
+	return d && i + 1 + d == b;
+}
+
+/*
+ * parse_body() over the body's masks: p[0, n), 20 <= n <= 63, the end of
+ * a line of at least 64 bytes (the masks are those of its last 64; a
+ * number's 16-byte load reaches back before p).
+ * Takes "()" for CMD and numbers of at most 16 digits; false for anything
+ * else, malformed lines included, which parse_body() then reads.
+ */
+static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
+				       struct ph_iot_rec *r)
+{
+	struct masks m;
+	unsigned a, b, i, k;
+	uint64_t maj, min, v;
+
+	classify(p + n - 64, 64, &m);
+	m.digit >>= 64 - n;
+	m.space >>= 64 - n;
+	/* MAJ,MIN */
+	a = run_from(m.digit, 0);
+	if (a == 0 || a > 4 || p[a] != ',')
+		return false;
+	b = run_from(m.digit, a + 1);
+	if (b == 0 || b > 7 || p[a + 1 + b] != ' ')
+		return false;
+	maj = num4(p + a, a);
+	min = b <= 4 ? num4(p + a + 1 + b, b) : num8(p + a + 1 + b, b);
+	if (maj >= (1u << 12) || min >= (1u << 20))
+		return false;
+	r->dev = (uint32_t)(maj << 20 | min);
+
+	/* RWBS */
+	i = a + b + 2;
+	if (!(m.space >> i))
+		return false;
+	k = (unsigned)__builtin_ctzll(m.space >> i);
+	if (k == 0 || k > 9 ||
+	    !rwbs_decode(p + i, k, &r->op, &r->flags, &r->unknown_rwbs))
+		return false;
+	i += k + 1;
+
+	/* BYTES */
+	r->bytes = 0;
+	if (r->event != PH_IOT_EV_COMPLETE) {
+		k = run_from(m.digit, i);
+		if (k == 0 || k > 16 || i + k >= n || p[i + k] != ' ' ||
+		    (v = k <= 8 ? num8(p + i + k, k) : num16(p + i + k, k)) >
+			    UINT32_MAX)
+			return false;
+		r->bytes = (uint32_t)v;
+		i += k + 1;
+	}
+
+	/* "() " SECTOR " + " NR_SECTOR (a digit after each: 4 bytes read) */
+	if (i + 4 > n || (load4(p + i) & 0xffffff) != word3("() "))
+		return false;
+	i += 3;
+	k = run_from(m.digit, i);
+	if (k == 0 || k > 16 || i + k + 4 > n ||
+	    (load4(p + i + k) & 0xffffff) != word3(" + "))
+		return false;
+	r->sector = k <= 8 ? num8(p + i + k, k) : num16(p + i + k, k);
+	i += k + 3;
+	k = run_from(m.digit, i);
+	if (k == 0 || k > 16 || (v = num16(p + i + k, k)) > UINT32_MAX)
+		return false;
+	r->nr_sector = (uint32_t)v;
+	i += k;
+
+	r->has_error = 0;
+	r->error = 0;
+	r->comm_len = 0;
+	if (i == n)
+		return r->event == PH_IOT_EV_COMPLETE; /* no [ERROR] */
+	/* the bytes left end in ']' (the line's trailing spaces are gone) */
+	if (p[i] != ' ' || i + 3 > n || p[n - 1] != ']')
+		return false;
+	/* [IOPRIO]: a field not starting with '[' */
+	if (p[i + 1] != '[') {
+		if (!(m.space >> (i + 1)))
+			return false;
+		k = (unsigned)__builtin_ctzll(m.space >> (i + 1));
+		if (!mask_ioprio(p, i + 1, i + 1 + k, m.digit))
+			return false;
+		i += 1 + k;
+		if (i + 3 > n || p[i + 1] != '[')
+			return false;
+	}
+	/* [COMM] or [ERROR]: the rest of the line */
+	i += 2;
+	k = n - 1 - i;
+	if (r->event != PH_IOT_EV_COMPLETE) {
+		if (k > PH_IOT_COMM_MAX)
+			return false;
+		r->comm_len = (uint8_t)k;
+		copy16(r->comm, p + i, k);
+		return true;
+	}
+	{
+		unsigned neg = p[i] == '-';
+
+		if (k - neg == 0 || k - neg > 16 ||
+		    run_from(m.digit, i + neg) != k - neg)
+			return false;
+		v = num16(p + n - 1, k - neg);
+		if (v > (neg ? (uint64_t)INT32_MAX + 1 : (uint64_t)INT32_MAX))
+			return false;
+		r->error = neg ? (int32_t)(0 - v) : (int32_t)v;
+		r->has_error = 1;
+	}
+	return true;
+}
+
+/*
+ * The whole line by the fast path when it can, with parse_line()'s
+ * answer: the first "D: " colon is the timestamp's, names an event, and
+ * the header is one mask_header() reads.  False leaves the line to the
+ * general reader.
+ */
+static PH_ALWAYS_INLINE bool fast_line(const char *s, const char *e,
+				       struct ph_iot_rec *r,
+				       enum ph_iot_bad *why,
+				       enum ph_iot_line *kind)
+{
+	struct masks m;
+	uint64_t cand, w;
+	unsigned c;
+	const char *n, *body, *t;
+
+	if (e - s < 64)
+		return false;
+	classify(s, 64, &m);
+	/* a ':' after a digit and before a space: where parse_line()'s
+	 * search for the timestamp stops first */
+	cand = m.colon & m.digit << 1 & m.space >> 1;
+	if (!cand)
+		return false;
+	c = (unsigned)__builtin_ctzll(cand);
+	n = s + c + 2;
+	if (e - n < 40)
+		return false;
+	w = load8(n + 9);
+	if (load8(n) == load8("block_rq") && n[8] == '_') {
+		if ((w & 0x00ffffffffffffffull) ==
+		    (load8("issue: ?") & 0x00ffffffffffffffull)) {
+			r->event = PH_IOT_EV_ISSUE;
+			body = n + 16;
+		} else if (w == load8("complete") && n[17] == ':' &&
+			   n[18] == ' ') {
+			r->event = PH_IOT_EV_COMPLETE;
+			body = n + 19;
+		} else if (w == load8("insert: ")) {
+			r->event = PH_IOT_EV_INSERT;
+			body = n + 17;
+		} else {
+			goto other;
+		}
+		if (!mask_header(s, c, &m, r))
+			return false;
+		if (*body != ' ' && e - body >= 20 && e - body <= 63 &&
+		    mask_body(body, (unsigned)(e - body), r))
+			*kind = PH_IOT_LINE_BLOCK;
+		else
+			*kind = parse_body(body, e, r, why) ?
+					PH_IOT_LINE_BLOCK :
+					PH_IOT_LINE_MALFORMED;
+		return true;
+	}
+other:
+	for (t = n; t < e && is_ident(*t); t++)
+		;
+	if (t == n || t == e || *t != ':' || !mask_header(s, c, &m, r))
+		return false;
+	*kind = PH_IOT_LINE_OTHER;
+	return true;
+}
+
 static PH_ALWAYS_INLINE enum ph_iot_line
 parse_line(const char *line, size_t len, struct ph_iot_rec *rec,
 	   enum ph_iot_bad *why, bool fast)
 {
 	const char *s = line, *e = line + len, *c = s;
+	enum ph_iot_line kind;
 	int first_bad = -1;
 
 	while (e > s && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'))
 		e--;
+	if (fast && fast_line(s, e, rec, why, &kind))
+		return kind;
 	/*
 	 * The first "D: NAME:" (a digit, a colon, a space, an identifier and
 	 * a colon) ends the timestamp.  A comm can hold such bytes too; then
@@ -978,15 +1183,12 @@ parse_line(const char *line, size_t len, struct ph_iot_rec *rec,
 		if (e - n > 9 && !memcmp(n, "block_rq_", 9) &&
 		    (ev = block_event(n + 9, e, &body))) {
 			rec->event = (uint8_t)ev;
-			if (!(fast && fast_header(s, c, rec)) &&
-			    !parse_header(s, c, rec, &w)) {
+			if (!parse_header(s, c, rec, &w)) {
 				if (first_bad < 0)
 					first_bad = (int)w;
 				continue;
 			}
-			if (!(fast && body < e && *body != ' ' &&
-			      fast_body(s, body, e, rec)) &&
-			    !parse_body(body, e, rec, why))
+			if (!parse_body(body, e, rec, why))
 				return PH_IOT_LINE_MALFORMED;
 			return PH_IOT_LINE_BLOCK;
 		}
@@ -995,9 +1197,7 @@ parse_line(const char *line, size_t len, struct ph_iot_rec *rec,
 		for (t = n; t < e && is_ident(*t); t++)
 			;
 		/* another event, if a header stands before it */
-		if (t > n && t < e && *t == ':' &&
-		    ((fast && fast_header(s, c, rec)) ||
-		     parse_header(s, c, rec, &w)))
+		if (t > n && t < e && *t == ':' && parse_header(s, c, rec, &w))
 			return PH_IOT_LINE_OTHER;
 	}
 	if (first_bad >= 0) {

@@ -148,6 +148,14 @@ enum ph_iot_line ph_iot_parse_line_general(const char *line, size_t len,
 					   enum ph_iot_bad *why);
 
 /*
+ * Whether the portable classification of p[0..n) (16 <= n <= 64) into
+ * digit, space and colon masks agrees with the SIMD one the parser uses
+ * (true when there is none).  For tests: the portable one is the parser's
+ * on machines without SSE2.
+ */
+bool ph_iot_classify_agree(const char *p, size_t n);
+
+/*
  * Decodes an rwbs string.  Returns false when it names no operation (empty,
  * or an unknown first letter); unknown later letters are counted in
  * *unknown and otherwise ignored, so a future kernel's new flag letter does

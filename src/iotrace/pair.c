@@ -168,15 +168,11 @@ static inline bool is_flush(const struct ph_iot_rec *r)
 	       (r->op == PH_IOT_OP_FLUSH || (r->flags & PH_IOT_F_PREFLUSH));
 }
 
-static inline uint64_t key_of(const struct ph_iot_rec *r)
+/* A flush's sector means nothing: all of a device's flushes share one
+ * key, and sector 0. */
+static inline uint64_t key_of(const struct ph_iot_rec *r, bool flush)
 {
-	return (uint64_t)r->dev << 2 | (uint64_t)is_flush(r) << 1 | 1;
-}
-
-/* A flush's sector means nothing: all of a device's flushes share one. */
-static inline uint64_t sector_of(const struct ph_iot_rec *r)
-{
-	return is_flush(r) ? 0 : r->sector;
+	return (uint64_t)r->dev << 2 | (uint64_t)flush << 1 | 1;
 }
 
 static void count_error(struct ph_iot_pair_stats *st, int32_t code)
@@ -193,13 +189,13 @@ static void count_error(struct ph_iot_pair_stats *st, int32_t code)
 	st->error_other++;
 }
 
-static int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
-		const struct ph_iot_rec *r, int64_t queue_ns, uint64_t *expired)
+static inline int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
+		       const struct ph_iot_rec *r, uint64_t key,
+		       uint64_t sector, int64_t queue_ns, uint64_t *expired)
 {
 	struct ph_iot_slot *s;
 	bool dup = false;
 	int rc = make_room(t, r->ts_ns, expired);
-	uint64_t key = key_of(r), sector = sector_of(r);
 
 	if (rc) {
 		p->st.dropped_full++;
@@ -220,7 +216,7 @@ static int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
 	s->comm_len = r->comm_len;
 	memcpy(s->comm, r->comm, sizeof(s->comm));
 	/* several flushes in flight is normal; a sector twice is not */
-	if (dup && t == &p->issued && !(s->key & 2))
+	if (dup && t == &p->issued && !(key & 2))
 		p->st.reissued_inflight++;
 	return 0;
 }
@@ -230,13 +226,15 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 {
 	struct ph_iot_slot *s;
 	int64_t queue_ns = -1;
-	uint64_t key = key_of(r);
+	bool flush = is_flush(r);
+	uint64_t key = key_of(r, flush), sector = flush ? 0 : r->sector;
 
 	switch (r->event) {
 	case PH_IOT_EV_INSERT:
-		return keep(p, &p->inserted, r, -1, &p->st.expired_inserts);
+		return keep(p, &p->inserted, r, key, sector, -1,
+			    &p->st.expired_inserts);
 	case PH_IOT_EV_ISSUE:
-		s = oldest(&p->inserted, key, sector_of(r));
+		s = oldest(&p->inserted, key, sector);
 		if (s) {
 			if (r->ts_ns >= s->ts_ns) {
 				queue_ns = r->ts_ns - s->ts_ns;
@@ -244,7 +242,8 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 			}
 			remove_slot(&p->inserted, s);
 		}
-		return keep(p, &p->issued, r, queue_ns, &p->st.expired_issues);
+		return keep(p, &p->issued, r, key, sector, queue_ns,
+			    &p->st.expired_issues);
 	case PH_IOT_EV_COMPLETE: break;
 	default: return 0;
 	}
@@ -256,7 +255,7 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 	row->dev = r->dev;
 	if (row->error)
 		count_error(&p->st, row->error);
-	s = oldest(&p->issued, key, sector_of(r));
+	s = oldest(&p->issued, key, sector);
 	if (!s) {
 		p->st.unmatched++;
 		row->latency_ns = -1;

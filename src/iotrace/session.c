@@ -118,14 +118,62 @@ static bool blank(const char *p, const char *e)
 	return p == e;
 }
 
-static int line(struct ph_iot_session *s, const char *l, size_t n)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Counts a block event, pairs it and emits the row it finishes. */
+static ALWAYS_INLINE int record(struct ph_iot_session *s,
+				const struct ph_iot_rec *rec)
 {
-	const char *e = l + n;
+	struct ph_iot_row row;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	s->st.block[rec->event]++;
+	s->st.rwbs_unknown += rec->unknown_rwbs;
+	if (s->st.first_ns < 0)
+		s->st.first_ns = rec->ts_ns;
+	s->st.last_ns = rec->ts_ns;
+	rc = ph_iot_pairer_feed(&s->pair, rec, &row);
+	if (rc <= 0)
+		return rc;
+	rc = s->emit ? s->emit(s->emit_ctx, &row) : 0;
+	if (rc)
+		s->err = rc;
+	return rc;
+}
+
+/* A line that is not HTML, a comment or a loss marker: an event, or not. */
+static ALWAYS_INLINE int event_line(struct ph_iot_session *s, const char *l,
+				    size_t n)
+{
 	struct ph_iot_rec rec;
 	enum ph_iot_bad why;
 
-	s->st.lines++;
-	if (PH_UNLIKELY(s->html != HTML_NO)) {
+	switch (ph_iot_parse_line(l, n, &rec, &why)) {
+	case PH_IOT_LINE_BLOCK: break;
+	case PH_IOT_LINE_MALFORMED:
+		s->st.malformed++;
+		s->st.bad[why]++;
+		return 0;
+	case PH_IOT_LINE_OTHER: s->st.other_events++; return 0;
+	default:
+		if (blank(l, l + n))
+			s->st.blank++;
+		else
+			s->st.unknown++;
+		return 0;
+	}
+	return record(s, &rec);
+}
+
+/* A line of a systrace HTML file, a comment or a loss marker, or one that
+ * only looks like them at its first byte; line() sends them here. */
+static int unusual_line(struct ph_iot_session *s, const char *l, size_t n)
+{
+	const char *e = l + n;
+
+	if (s->html != HTML_NO) {
 		const char *p = l;
 
 		while (p < e && (*p == ' ' || *p == '\t'))
@@ -151,44 +199,21 @@ static int line(struct ph_iot_session *s, const char *l, size_t n)
 	if (n && l[0] == 'C' && starts_with(l, e, "CPU:") &&
 	    lost_marker(s, l, e))
 		return 0;
+	return event_line(s, l, n);
+}
 
-	switch (ph_iot_parse_line(l, n, &rec, &why)) {
-	case PH_IOT_LINE_BLOCK: break;
-	case PH_IOT_LINE_MALFORMED:
-		s->st.malformed++;
-		s->st.bad[why]++;
-		return 0;
-	case PH_IOT_LINE_OTHER: s->st.other_events++; return 0;
-	default:
-		if (blank(l, e))
-			s->st.blank++;
-		else
-			s->st.unknown++;
-		return 0;
-	}
-	return ph_iot_session_record(s, &rec);
+static ALWAYS_INLINE int line(struct ph_iot_session *s, const char *l, size_t n)
+{
+	s->st.lines++;
+	if (PH_UNLIKELY(s->html != HTML_NO) || !n || l[0] == '#' || l[0] == 'C')
+		return unusual_line(s, l, n);
+	return event_line(s, l, n);
 }
 
 int ph_iot_session_record(struct ph_iot_session *s,
 			  const struct ph_iot_rec *rec)
 {
-	struct ph_iot_row row;
-	int rc;
-
-	if (s->err)
-		return s->err;
-	s->st.block[rec->event]++;
-	s->st.rwbs_unknown += rec->unknown_rwbs;
-	if (s->st.first_ns < 0)
-		s->st.first_ns = rec->ts_ns;
-	s->st.last_ns = rec->ts_ns;
-	rc = ph_iot_pairer_feed(&s->pair, rec, &row);
-	if (rc <= 0)
-		return rc;
-	rc = s->emit ? s->emit(s->emit_ctx, &row) : 0;
-	if (rc)
-		s->err = rc;
-	return rc;
+	return record(s, rec);
 }
 
 static int stop(struct ph_iot_session *s, int rc)

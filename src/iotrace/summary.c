@@ -132,6 +132,7 @@ struct totals {
 	struct groups by_proc; /* pid and command */
 	struct lat all;	       /* every latency */
 	uint64_t rows, files, no_latency;
+	uint64_t rejected; /* ds records that are not rows */
 	int64_t first_ns, last_ns;
 };
 
@@ -187,6 +188,7 @@ static int read_ds(struct totals *t, const char *dir)
 	int rc = ph_iot_ds_read(dir, add_row, t, &st);
 
 	t->files = st.files;
+	t->rejected = st.rejected;
 	return rc;
 }
 
@@ -298,6 +300,11 @@ static void header(FILE *out, const char *dir, const struct ph_json *m,
 			ph_iot_num(t->rows - t->no_latency, a),
 			ph_iot_num(t->no_latency, b));
 	fprintf(out, "\n");
+	if (t->rejected)
+		fprintf(out, "  skipped    %s ds %s (stderr says where)\n",
+			ph_iot_num(t->rejected, a),
+			t->rejected == 1 ? "record is not a row" :
+					   "records are not rows");
 	if (pairing) {
 		fprintf(out,
 			"  pairing    %s paired (flushes: %s), "

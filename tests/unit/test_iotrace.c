@@ -190,6 +190,134 @@ void test_iotrace__fast_and_general_header_agree(void)
 	}
 }
 
+/* Whether the two paths say the same of line[0..n). */
+static bool paths_agree(const char *line, size_t n)
+{
+	struct ph_iot_rec a, b;
+	enum ph_iot_bad wa = PH_IOT_BAD_COUNT, wb = PH_IOT_BAD_COUNT;
+	enum ph_iot_line ka, kb;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ka = ph_iot_parse_line(line, n, &a, &wa);
+	kb = ph_iot_parse_line_general(line, n, &b, &wb);
+	if (ka != kb)
+		return false;
+	if (ka == PH_IOT_LINE_MALFORMED)
+		return wa == wb;
+	if (ka != PH_IOT_LINE_BLOCK && ka != PH_IOT_LINE_OTHER)
+		return true;
+	if (a.ts_ns != b.ts_ns || a.pid != b.pid || a.tgid != b.tgid ||
+	    a.cpu != b.cpu)
+		return false;
+	return ka == PH_IOT_LINE_OTHER ||
+	       (a.event == b.event && a.sector == b.sector &&
+		a.nr_sector == b.nr_sector && a.dev == b.dev &&
+		a.bytes == b.bytes && a.op == b.op && a.flags == b.flags &&
+		a.unknown_rwbs == b.unknown_rwbs &&
+		a.has_error == b.has_error && a.error == b.error &&
+		a.comm_len == b.comm_len &&
+		!memcmp(a.comm, b.comm, a.comm_len));
+}
+
+/*
+ * The fast path (the line classified into bit masks, fields read at the
+ * kernel's fixed offsets) and the general reader agree on every layout the
+ * kernel prints and on every one-byte change to them: each byte replaced
+ * by one of the bytes the format is made of, deleted, or doubled.  (The
+ * fuzz target checks the same on arbitrary bytes.)
+ */
+void test_iotrace__fast_and_general_agree_on_variants(void)
+{
+	static const char *const lines[] = {
+		"      capture.sh-16188   [000] .....  1969.415749: "
+		"block_rq_issue: 254,0 RA 16384 () 13095728 + 32 be,0,4 "
+		"[capture.sh]",
+		"          <idle>-0       [001] ..s1.  1969.416585: "
+		"block_rq_complete: 254,0 RA () 13095760 + 48 be,0,4 [0]",
+		"    kworker/u8:0-12      [001] .....  1969.418241: "
+		"block_rq_insert: 254,0 WS 32768 () 39391168 + 64 none,0,0 "
+		"[kworker/u8:0]",
+		"     kworker/1:1H-54      [001] ..... 101969.419218: "
+		"block_rq_issue: 254,0 FWS 0 () 0 + 0 be,0,4 [kworker/1:1H]",
+		"          <idle>-0       [001] d.h1. 12345678.419219: "
+		"block_rq_complete: 254,0 WS () 18446744073709551615 + 0 "
+		"be,0,4 [-5]",
+		"             cc1-8182    (   8180) [001] .....   836.438729: "
+		"block_rq_issue: 254,0 W 8192 () 5000 + 16 be,0,4 [DB worker]",
+		"             cc1-8182    (-------) [001] .....   836.438729: "
+		"block_rq_complete: 254,0 W () 5000 + 16 be,0,4 [0]",
+		"  kworker/u16:22-7393  (-----) [000] d..1 958956.306670: "
+		"block_rq_issue: 8,0 R 4096 () 97045376 + 8 [kworker/u16:22]",
+		"          <idle>-0     [001] d.h2 958956.308533: "
+		"block_rq_complete: 8,0 R () 97045376 + 8 [0]",
+		"          <idle>-0     [001]   958956.308533: "
+		"block_rq_complete: 8,0 R () 97045376 + 8",
+		"            sync-1234    [003] .....  4242.000001: "
+		"sched_switch: prev_comm=sync prev_pid=1234",
+		" Binder:25523_1F-25600   [002] .....  1969.415749: "
+		"block_rq_issue: 259,65535 DSM 1048576 () 123456789012 + 2048 "
+		"rt,0,7 [Binder:25523_1F]",
+		"          <idle>-0       [001] d.h1. 12345678.419219: "
+		"block_rq_complete: 254,0 WFS () 8 + 0 be,0,4 [-5]",
+		"      Binder:1_1-25600   [002] .....  1969.415749: "
+		"block_rq_issue: 259,65535 DE 4096 () 1234567890 + 8 rt,2,7 "
+		"[a ]b]",
+	};
+	static const char alphabet[] = " 0189:-[](),.abRWSF+_\t";
+	char buf[512];
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(lines); i++) {
+		const char *l = lines[i];
+		size_t n = strlen(l);
+
+		CHECK(paths_agree(l, n));
+		for (size_t at = 0; at < n; at++) {
+			/* replaced */
+			for (const char *c = alphabet; *c; c++) {
+				memcpy(buf, l, n);
+				buf[at] = *c;
+				if (!paths_agree(buf, n)) {
+					ph_test_fail(
+						__FILE__, __LINE__,
+						"line %zu, byte %zu = '%c'", i,
+						at, *c);
+					return;
+				}
+			}
+			/* deleted, then doubled */
+			memcpy(buf, l, at);
+			memcpy(buf + at, l + at + 1, n - at - 1);
+			CHECK(paths_agree(buf, n - 1));
+			memcpy(buf, l, at + 1);
+			memcpy(buf + at + 1, l + at, n - at);
+			CHECK(paths_agree(buf, n + 1));
+		}
+	}
+}
+
+/* The parser's masks come from SSE2 on x86-64 and from 8-byte words
+ * elsewhere; the two must be the same masks. */
+void test_iotrace__classify_portable_agrees(void)
+{
+	static const char edges[] = "/09: 9\x1f!:;";
+	char buf[64];
+	uint64_t x = 88172645463325252ull;
+
+	for (int round = 0; round < 20000; round++) {
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			/* xorshift; bytes near the classes' edges often */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = x & 1 ? edges[(x >> 1) % (sizeof(edges) - 1)] :
+					 (char)(x >> 8);
+		}
+		for (size_t n = 16; n <= 64; n += 1 + round % 7)
+			CHECK(ph_iot_classify_agree(buf, n));
+	}
+}
+
 void test_iotrace__completion_without_error_field(void)
 {
 	struct ph_iot_rec r;
