@@ -574,6 +574,23 @@ struct ph_finding *ph_analysis_add(struct ph_analysis *a)
 	return f;
 }
 
+const struct ph_finding *ph_analysis_find(const struct ph_analysis *a,
+					  const char *id)
+{
+	for (size_t i = 0; i < a->nf; i++)
+		if (!strcmp(a->f[i].id, id))
+			return &a->f[i];
+	return NULL;
+}
+
+bool ph_analysis_quiet(const struct ph_analysis *a, const char *id)
+{
+	for (size_t i = 0; i < a->nquiet; i++)
+		if (!strcmp(a->quiet[i], id))
+			return true;
+	return false;
+}
+
 void ph_analysis_rank(struct ph_analysis *a)
 {
 	if (a->nf)

@@ -231,6 +231,11 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 struct ph_finding *ph_analysis_add(struct ph_analysis *a);
 /* Ranks the findings again: severity, spanning first, then time. */
 void ph_analysis_rank(struct ph_analysis *a);
+/* The first finding with this id, or NULL. */
+const struct ph_finding *ph_analysis_find(const struct ph_analysis *a,
+					  const char *id);
+/* Whether id is among the analysis's quiet ids. */
+bool ph_analysis_quiet(const struct ph_analysis *a, const char *id);
 
 /* Adds a note (copied) to the analysis. */
 void ph_analysis_note(struct ph_analysis *a, const char *fmt, ...)

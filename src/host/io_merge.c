@@ -12,13 +12,7 @@ static const char *keep(struct ph_analysis *a, const char *s)
  * session held block I/O attached before (`iotrace attach`). */
 static bool judged(const struct ph_analysis *a, const char *id)
 {
-	for (size_t i = 0; i < a->nf; i++)
-		if (!strcmp(a->f[i].id, id))
-			return true;
-	for (size_t i = 0; i < a->nquiet; i++)
-		if (!strcmp(a->quiet[i], id))
-			return true;
-	return false;
+	return ph_analysis_find(a, id) || ph_analysis_quiet(a, id);
 }
 
 /* The view's findings into a, their strings copied into a's arena. */

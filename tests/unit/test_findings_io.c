@@ -75,23 +75,6 @@ static const char *const io_lines[] = {
 	   "\"alignment\":\"same-clock\"," lost "\"pid\":100,\"devices\":[" \
 	   "{\"dev\":\"254,0\",\"medianMs\":0.490292,\"rows\":30}]}")
 
-static const struct ph_finding *find(const struct ph_analysis *a,
-				     const char *id)
-{
-	for (size_t i = 0; i < a->nf; i++)
-		if (!strcmp(a->f[i].id, id))
-			return &a->f[i];
-	return NULL;
-}
-
-static bool quiet(const struct ph_analysis *a, const char *id)
-{
-	for (size_t i = 0; i < a->nquiet; i++)
-		if (!strcmp(a->quiet[i], id))
-			return true;
-	return false;
-}
-
 static int add_all(struct ph_store *s, const char *const *lines, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -112,12 +95,13 @@ void test_findings_io__silent_without_block_io(void)
 	CHECK_INT(add_all(&s, app_lines, PH_ARRAY_SIZE(app_lines)), 0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
 	CHECK(a);
-	CHECK(find(a, "main-thread-stall")); /* the session was judged */
-	CHECK(quiet(a, "leak"));
+	CHECK(ph_analysis_find(a, "main-thread-stall")); /* the session was
+							    judged */
+	CHECK(ph_analysis_quiet(a, "leak"));
 	/* nothing recorded block I/O: not a finding, and not quiet either */
 	for (size_t i = 0; i < PH_ARRAY_SIZE(io_ids); i++) {
-		CHECK(!find(a, io_ids[i]));
-		CHECK(!quiet(a, io_ids[i]));
+		CHECK(!ph_analysis_find(a, io_ids[i]));
+		CHECK(!ph_analysis_quiet(a, io_ids[i]));
 	}
 	ph_analysis_free(a);
 	ph_store_release(&s);
@@ -142,7 +126,7 @@ void test_findings_io__exact_findings_from_attached_events(void)
 
 	/* the main thread: the write inside db-1, the 20 ms read during the
 	 * stall; a frame budget (60 Hz) or more: an error */
-	f = find(a, "io-on-main-thread");
+	f = ph_analysis_find(a, "io-on-main-thread");
 	CHECK(f);
 	CHECK_INT(f->severity, PH_SEV_ERROR);
 	CHECK_INT(f->confidence, PH_CONF_OBSERVED);
@@ -159,7 +143,7 @@ void test_findings_io__exact_findings_from_attached_events(void)
 
 	/* slow against the recording's median (0.49 ms): 20 ms is over
 	 * 10x it, 150 ms is over 100 ms; the 0.3 ms write is not */
-	f = find(a, "io-slow-request");
+	f = ph_analysis_find(a, "io-slow-request");
 	CHECK(f);
 	CHECK_INT(f->severity, PH_SEV_WARNING);
 	CHECK_INT(f->count, 2);
@@ -173,7 +157,7 @@ void test_findings_io__exact_findings_from_attached_events(void)
 	/* the stall had the main thread's read in flight, the late frame
 	 * the writeback's 45 ms (over 4x the median); the 10 ms frame is
 	 * not late and the worker's query is no moment of jank */
-	f = find(a, "io-during-jank");
+	f = ph_analysis_find(a, "io-during-jank");
 	CHECK(f);
 	CHECK_INT(f->severity, PH_SEV_WARNING);
 	CHECK_INT(f->confidence, PH_CONF_CORRELATED);
@@ -190,9 +174,9 @@ void test_findings_io__exact_findings_from_attached_events(void)
 				"(pid 200, 1 request)");
 
 	/* the marker said ftrace lost nothing: looked, quiet */
-	CHECK(!find(a, "io-lost-events"));
-	CHECK(quiet(a, "io-lost-events"));
-	CHECK(!quiet(a, "io-on-main-thread"));
+	CHECK(!ph_analysis_find(a, "io-lost-events"));
+	CHECK(ph_analysis_quiet(a, "io-lost-events"));
+	CHECK(!ph_analysis_quiet(a, "io-on-main-thread"));
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
@@ -212,18 +196,18 @@ void test_findings_io__a_window_judges_what_it_holds(void)
 	 * and completing inside it */
 	a = ph_analyze_store(&s, (struct ph_window){ 1520, 1600 });
 	CHECK(a);
-	f = find(a, "io-during-jank");
+	f = ph_analysis_find(a, "io-during-jank");
 	CHECK(f && f->count == 1);
 	CHECK_STR(f->title, "Block I/O in flight during 1 stall or late frame");
-	CHECK(quiet(a, "io-on-main-thread"));
-	CHECK(quiet(a, "io-slow-request"));
-	CHECK(quiet(a, "io-lost-events"));
+	CHECK(ph_analysis_quiet(a, "io-on-main-thread"));
+	CHECK(ph_analysis_quiet(a, "io-slow-request"));
+	CHECK(ph_analysis_quiet(a, "io-lost-events"));
 	ph_analysis_free(a);
 	/* the writeback completed at 1540: a window after it has none */
 	a = ph_analyze_store(&s, (struct ph_window){ 1541, 1600 });
 	CHECK(a);
-	CHECK(!find(a, "io-during-jank"));
-	CHECK(quiet(a, "io-during-jank"));
+	CHECK(!ph_analysis_find(a, "io-during-jank"));
+	CHECK(ph_analysis_quiet(a, "io-during-jank"));
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
@@ -243,21 +227,24 @@ void test_findings_io__losses_only_from_the_marker(void)
 	CHECK_INT(add_all(&s, io_lines, PH_ARRAY_SIZE(io_lines)), 0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
 	CHECK(a);
-	CHECK(find(a, "io-on-main-thread") && find(a, "io-slow-request") &&
-	      find(a, "io-during-jank"));
-	CHECK(!find(a, "io-lost-events") && !quiet(a, "io-lost-events"));
+	CHECK(ph_analysis_find(a, "io-on-main-thread") &&
+	      ph_analysis_find(a, "io-slow-request") &&
+	      ph_analysis_find(a, "io-during-jank"));
+	CHECK(!ph_analysis_find(a, "io-lost-events") &&
+	      !ph_analysis_quiet(a, "io-lost-events"));
 	ph_analysis_free(a);
 	/* a marker without totalLost: still unknown */
 	CHECK_INT(add_all(&s, unknown, 1), 0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
 	CHECK(a);
-	CHECK(!find(a, "io-lost-events") && !quiet(a, "io-lost-events"));
+	CHECK(!ph_analysis_find(a, "io-lost-events") &&
+	      !ph_analysis_quiet(a, "io-lost-events"));
 	ph_analysis_free(a);
 	/* the same recording attached again says what it lost */
 	CHECK_INT(add_all(&s, lost, 1), 0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
 	CHECK(a);
-	f = find(a, "io-lost-events");
+	f = ph_analysis_find(a, "io-lost-events");
 	CHECK(f);
 	CHECK_INT(f->severity, PH_SEV_NOTE);
 	CHECK_INT(f->count, 12);
@@ -295,7 +282,7 @@ void test_findings_io__standing_engine_after_a_late_attach(void)
 	CHECK_INT(ph_store_init(&s, 0), 0);
 	CHECK_INT(add_all(&s, app_lines, PH_ARRAY_SIZE(app_lines)), 0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
-	CHECK(a && !find(a, "io-on-main-thread"));
+	CHECK(a && !ph_analysis_find(a, "io-on-main-thread"));
 	ph_analysis_free(a);
 	CHECK_INT(add_all(&s, io_lines, PH_ARRAY_SIZE(io_lines)), 0);
 	CHECK_INT(add_all(&s, marker, 1), 0);
@@ -307,7 +294,7 @@ void test_findings_io__standing_engine_after_a_late_attach(void)
 		a = ph_analyze_store(&s, PH_WINDOW_ALL);
 		b = ph_analyze_store(&fresh, PH_WINDOW_ALL);
 		CHECK(a && b);
-		CHECK(find(a, "io-on-main-thread"));
+		CHECK(ph_analysis_find(a, "io-on-main-thread"));
 		CHECK_INT(findings_text(a, &b1), 0);
 		CHECK_INT(findings_text(b, &b2), 0);
 		CHECK_STR(b1.buf, b2.buf);
@@ -372,7 +359,7 @@ void test_findings_io__attach_then_read_back_is_the_view(void)
 	a = ph_analyze_file(path, PH_WINDOW_ALL, &rc);
 	CHECK(a);
 	for (size_t i = 0; i < r.v->nf; i++) {
-		const struct ph_finding *f = find(a, r.v->f[i].id);
+		const struct ph_finding *f = ph_analysis_find(a, r.v->f[i].id);
 		struct ph_jw jw;
 
 		CHECK(f);
@@ -388,7 +375,7 @@ void test_findings_io__attach_then_read_back_is_the_view(void)
 		n++;
 	}
 	CHECK_INT(n, 3);
-	CHECK(quiet(a, "io-lost-events"));
+	CHECK(ph_analysis_quiet(a, "io-lost-events"));
 	ph_analysis_free(a);
 	ph_io_view_free(r.v);
 	/* again: nothing new */

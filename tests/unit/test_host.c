@@ -12,15 +12,6 @@
 
 #include <unistd.h>
 
-static const struct ph_finding *find(const struct ph_analysis *a,
-				     const char *id)
-{
-	for (size_t i = 0; i < a->nf; i++)
-		if (!strcmp(a->f[i].id, id))
-			return &a->f[i];
-	return NULL;
-}
-
 void test_host__store_takes_every_kind_once(void)
 {
 	struct ph_store s;
@@ -53,14 +44,14 @@ void test_host__findings_over_the_wire_fixture(void)
 		  0);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
 	CHECK(a);
-	f = find(a, "db-on-main-thread");
+	f = ph_analysis_find(a, "db-on-main-thread");
 	CHECK(f && f->count == 14 && f->severity == PH_SEV_ERROR);
-	f = find(a, "db-error");
+	f = ph_analysis_find(a, "db-error");
 	CHECK(f && f->count == 3);
-	f = find(a, "http-failed");
+	f = ph_analysis_find(a, "http-failed");
 	CHECK(f && f->count == 3);
 	CHECK(strstr(f->title, "POST /v1/checkout answered 402"));
-	f = find(a, "http-call-slow");
+	f = ph_analysis_find(a, "http-call-slow");
 	CHECK(f && f->count == 6);
 	CHECK_INT(a->metric[PH_M_HTTP_CALLS], 22);
 	ph_analysis_free(a);
@@ -92,12 +83,12 @@ void test_host__quirks_and_plain_forms_agree(void)
 	CHECK_INT(s.in.malformed, 1);
 	CHECK_INT(s.in.dropped, 3);
 	a = ph_analyze_store(&s, PH_WINDOW_ALL);
-	f = find(a, "http-failed");
+	f = ph_analysis_find(a, "http-failed");
 	CHECK(f && f->count == 2);
-	f = find(a, "http-call-slow");
+	f = ph_analysis_find(a, "http-call-slow");
 	CHECK(f && f->count == 2);
 	/* 400 ms at 120 Hz is 47 missed refreshes, not the 1 reported. */
-	f = find(a, "frames-dropped");
+	f = ph_analysis_find(a, "frames-dropped");
 	CHECK(f && strstr(f->title, "47 refreshes missed"));
 	ph_analysis_free(a);
 	ph_store_release(&s);
@@ -127,10 +118,11 @@ void test_host__status_new_ongoing_resolved(void)
 		  0);
 	a = ph_analyze_store(&s, (struct ph_window){ 10000, 80000 });
 	ph_analysis_classify(a, &p);
-	CHECK_INT(find(a, "db-on-main-thread")->status, PH_STATUS_ONGOING);
-	CHECK_INT(find(a, "db-on-main-thread")->delta, 4);
-	CHECK_INT(find(a, "http-failed")->status, PH_STATUS_NEW);
-	CHECK_INT(find(a, "leak")->status, PH_STATUS_RESOLVED);
+	CHECK_INT(ph_analysis_find(a, "db-on-main-thread")->status,
+		  PH_STATUS_ONGOING);
+	CHECK_INT(ph_analysis_find(a, "db-on-main-thread")->delta, 4);
+	CHECK_INT(ph_analysis_find(a, "http-failed")->status, PH_STATUS_NEW);
+	CHECK_INT(ph_analysis_find(a, "leak")->status, PH_STATUS_RESOLVED);
 	ph_analysis_free(a);
 	/* A window far from the previous one is not classified. */
 	a = ph_analyze_store(&s, (struct ph_window){ 200000, 300000 });
@@ -220,7 +212,7 @@ void test_host__window_falls_back_to_the_session_on_disk(void)
 	/* The store alone: one stall, and the evicted part clipped. */
 	a = ph_analyze_store(&s, w);
 	CHECK(a);
-	f = find(a, "main-thread-stall");
+	f = ph_analysis_find(a, "main-thread-stall");
 	CHECK(f && f->count == 1);
 	CHECK_INT(a->clipped_ms, s.covered_from - 500);
 	ph_analysis_free(a);
@@ -228,7 +220,7 @@ void test_host__window_falls_back_to_the_session_on_disk(void)
 	/* With the session on disk: both stalls, nothing clipped, said so. */
 	a = ph_analyze_window(&s, path, w);
 	CHECK(a);
-	f = find(a, "main-thread-stall");
+	f = ph_analysis_find(a, "main-thread-stall");
 	CHECK(f && f->count == 2 && f->from == 1000);
 	CHECK_INT(a->clipped_ms, 0);
 	CHECK(has_note(a, "read from the session on disk"));
@@ -239,7 +231,7 @@ void test_host__window_falls_back_to_the_session_on_disk(void)
 	 * its end and the store's oldest event is clipped and named. */
 	a = ph_analyze_window(&s, part, w);
 	CHECK(a);
-	f = find(a, "main-thread-stall");
+	f = ph_analysis_find(a, "main-thread-stall");
 	CHECK(f && f->count == 2);
 	CHECK(a->clipped_ms > 0);
 	CHECK(has_note(a, "neither on disk nor in the live buffer"));
@@ -628,14 +620,16 @@ void test_host__standing_engine_answers_as_a_fresh_one(void)
 	}
 	for (int k = 0; k < 2; k++) {
 		struct ph_analysis *a = ph_analyze_store(&s, PH_WINDOW_ALL);
-		const struct ph_finding *f = a ? find(a, "frames-dropped") :
-						 NULL;
+		const struct ph_finding *f =
+			a ? ph_analysis_find(a, "frames-dropped") : NULL;
 
-		CHECK(f && find(a, "http-failed") &&
-		      find(a, "main-thread-stall") &&
-		      find(a, "thermal-throttling") && find(a, "tap-slow") &&
-		      find(a, "work-retried") && find(a, "gc-blocking") &&
-		      find(a, "strict-violation"));
+		CHECK(f && ph_analysis_find(a, "http-failed") &&
+		      ph_analysis_find(a, "main-thread-stall") &&
+		      ph_analysis_find(a, "thermal-throttling") &&
+		      ph_analysis_find(a, "tap-slow") &&
+		      ph_analysis_find(a, "work-retried") &&
+		      ph_analysis_find(a, "gc-blocking") &&
+		      ph_analysis_find(a, "strict-violation"));
 		CHECK(strstr(f->detail[0], k ? "budget 8.3 ms (120 Hz)" :
 					       "budget 16.6 ms (no profile)"));
 		ph_analysis_free(a);

@@ -16,23 +16,6 @@
 
 #define DATA "tests/golden/io/data/"
 
-static const struct ph_finding *find(const struct ph_analysis *a,
-				     const char *id)
-{
-	for (size_t i = 0; i < a->nf; i++)
-		if (!strcmp(a->f[i].id, id))
-			return &a->f[i];
-	return NULL;
-}
-
-static bool in_quiet(const struct ph_analysis *a, const char *id)
-{
-	for (size_t i = 0; i < a->nquiet; i++)
-		if (!strcmp(a->quiet[i], id))
-			return true;
-	return false;
-}
-
 void test_host_io_merge__the_capture_gets_what_porthole_io_answers(void)
 {
 	struct ph_store s;
@@ -74,7 +57,7 @@ void test_host_io_merge__the_capture_gets_what_porthole_io_answers(void)
 		ph_test_fail(__FILE__, __LINE__, "%zu findings merged of %zu",
 			     a->nf - before, ref->nf);
 	for (size_t i = 0; i < ref->nf; i++) {
-		const struct ph_finding *f = find(a, ref->f[i].id);
+		const struct ph_finding *f = ph_analysis_find(a, ref->f[i].id);
 
 		if (!f || strcmp(f->source, "iotrace") ||
 		    f->count != ref->f[i].count ||
@@ -84,7 +67,7 @@ void test_host_io_merge__the_capture_gets_what_porthole_io_answers(void)
 				     ref->f[i].id);
 	}
 	for (size_t i = 0; i < ref->nquiet; i++)
-		if (!in_quiet(a, ref->quiet[i]))
+		if (!ph_analysis_quiet(a, ref->quiet[i]))
 			ph_test_fail(__FILE__, __LINE__, "%s not quiet",
 				     ref->quiet[i]);
 	for (size_t i = notes; i < a->nnotes; i++)
