@@ -105,7 +105,9 @@ static void emit_cost(int threads, int64_t clock_ns)
 	struct timing tm[4];
 	size_t n = (size_t)threads * SAMPLES;
 	int64_t *all = malloc(sizeof(int64_t) * n * 2);
-	int64_t *cold = all + n, *warm = cold + n / 64 + 1;
+	/* each thread's calls 0, 64, 128 ... are cold */
+	int64_t *cold = all + n,
+		*warm = cold + (size_t)threads * ((SAMPLES + 63) / 64);
 	int ncold = 0, nwarm = 0, med, p99;
 
 	for (int i = 0; i < threads; i++) {

@@ -78,19 +78,40 @@ static int identity(const char *rec, char out[17])
 /* --- what the session already holds --------------------------------------- */
 
 /* The session's io events and markers, read back as findings read them. */
-static int session_has(const char *events, const char *rec_id,
-		       struct ph_io_events *have, bool *seen_before)
+static int feed_both(void *ctx, const struct ph_event *ev)
 {
+	void **both = ctx;
+	int rc = ph_io_feed_event(both[0], ev);
+
+	return rc ? rc : ph_io_events_feed(both[1], ev);
+}
+
+/*
+ * The session's events, read once (a session can be hundreds of MB):
+ * into the view, and into what the session already holds (have: its io
+ * events and recordings' markers).
+ */
+static int read_session(const char *events, struct ph_io_view *v,
+			struct ph_io_events *have, char *why, size_t why_size)
+{
+	void *both[2] = { v, have };
 	struct ph_ingest in;
 	int rc;
 
 	if ((rc = ph_io_events_init(have, false)))
 		return rc;
-	ph_ingest_init(&in, ph_io_events_feed, have);
+	ph_ingest_init(&in, feed_both, both);
 	rc = ph_ingest_file(&in, events);
+	if (!rc && !in.events)
+		rc = PH_ENOENT;
+	if (rc)
+		snprintf(why, why_size, "%s: %s", events,
+			 rc == PH_ENOENT ? "no events in it" :
+					   "cannot read the session");
+	else
+		ph_io_set_session(v, &in.ident, &in.profile, in.first_t,
+				  in.last_t);
 	ph_ingest_release(&in);
-	for (size_t i = 0; i < have->nmarks; i++)
-		*seen_before |= !strcmp(have->marks[i].id, rec_id);
 	return rc;
 }
 
@@ -268,8 +289,11 @@ int ph_io_attach(const struct ph_io_attach_opts *o,
 		snprintf(dir, sizeof(dir), "%s", o->rec_dir);
 	if (!(r->v = ph_io_view_new(&vo)))
 		return PH_ENOMEM;
-	if ((rc = ph_io_load(r->v, events, o->rec_dir, why, why_size)))
-		return rc;
+	r->v->rec_dir =
+		ph_arena_strndup(&r->v->arena, o->rec_dir, strlen(o->rec_dir));
+	if ((rc = read_session(events, r->v, &have, why, why_size)) ||
+	    (rc = ph_io_load_recording(r->v, o->rec_dir, why, why_size)))
+		goto out;
 	if (r->v->no_overlap) {
 		snprintf(why, why_size,
 			 "the recording (t=%" PRId64 "..%" PRId64
@@ -279,7 +303,8 @@ int ph_io_attach(const struct ph_io_attach_opts *o,
 			 r->v->rec_first_ns / NS_PER_MS,
 			 r->v->rec_last_ns / NS_PER_MS, r->v->w.from,
 			 r->v->w.to);
-		return PH_EINVAL;
+		rc = PH_EINVAL;
+		goto out;
 	}
 	if (!r->v->nreq) {
 		snprintf(why, why_size,
@@ -288,17 +313,16 @@ int ph_io_attach(const struct ph_io_attach_opts *o,
 			 " rows, mode %s)",
 			 o->rec_dir, r->v->w.from, r->v->w.to, r->v->rows,
 			 r->v->rec_mode ? r->v->rec_mode : "unknown");
-		return PH_EINVAL;
+		rc = PH_EINVAL;
+		goto out;
 	}
 	if ((rc = identity(o->rec_dir, r->recording))) {
 		snprintf(why, why_size, "%s: cannot read the recording",
 			 o->rec_dir);
-		return rc;
-	}
-	if ((rc = session_has(events, r->recording, &have, &r->seen_before))) {
-		snprintf(why, why_size, "%s: cannot read the session", events);
 		goto out;
 	}
+	for (size_t i = 0; i < have.nmarks; i++)
+		r->seen_before |= !strcmp(have.marks[i].id, r->recording);
 	rc = PH_ENOMEM;
 	if (!(pick = calloc(r->v->nreq, 1)) ||
 	    choose(r->v, o, pick, &r->selected))

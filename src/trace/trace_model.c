@@ -708,9 +708,10 @@ void ph_trace_utid_forget(struct ph_trace *t, int64_t tid)
 {
 	struct ph_trace_priv *pv = t->priv;
 
-	if ((uint64_t)tid < PH_TID_DIRECT) {
-		if (ph_utid_known(pv, tid) >= 0)
-			*tid_slot(pv, tid) = 0;
+	/* A direct tid whose slot could not be allocated went to the map
+	 * (ph_trace_utid), so a tid not in its slot is cleared there too. */
+	if ((uint64_t)tid < PH_TID_DIRECT && ph_utid_known(pv, tid) >= 0) {
+		*tid_slot(pv, tid) = 0;
 		return;
 	}
 	ph_intmap_del(t->tid_utid, (uint64_t)tid);
