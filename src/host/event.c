@@ -92,6 +92,16 @@ const char *ph_ev_strcpy(const struct ph_event *ev, const char *key, char *buf,
 	return buf;
 }
 
+int64_t ph_ev_io_issue_ns(const struct ph_event *ev)
+{
+	double issue;
+
+	if (ph_ev_num(ev, "issueMs", &issue) && issue >= (double)ev->t &&
+	    issue < (double)ev->t + 1)
+		return llround(issue * 1e6);
+	return ev->t * 1000000;
+}
+
 void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
 {
 	int64_t d = 0;
@@ -115,17 +125,14 @@ void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
 	case PH_KIND_IO: {
 		/* issue to completion, in whole ms: a window overlaps it
 		 * exactly when the io view counts the request (io.h) */
-		double issue, lat;
+		double lat;
 		int64_t done;
 
 		if (!ph_ev_num(ev, "latencyMs", &lat) || !(lat > 0) ||
 		    lat > 1e9 || ev->t < 0 || ev->t > ((int64_t)1 << 40))
 			break;
-		if (!ph_ev_num(ev, "issueMs", &issue) ||
-		    !(issue >= (double)ev->t && issue < (double)ev->t + 1))
-			issue = (double)ev->t;
 		/* in ns, as the view computes it: 0.7 + 0.3 ms is 1 ms */
-		done = llround(issue * 1e6) + llround(lat * 1e6);
+		done = ph_ev_io_issue_ns(ev) + llround(lat * 1e6);
 		*to = done / 1000000;
 		break;
 	}

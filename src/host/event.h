@@ -124,6 +124,13 @@ const char *ph_ev_strcpy(const struct ph_event *ev, const char *key, char *buf,
  * others the instant t.
  */
 void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to);
+/*
+ * An `io` event's issue time in ns on the app's clock: issueMs, which is
+ * exact, when it lies in t's millisecond; else t (an older writer sent t
+ * only).  The span above and the io view's join both use it; both check
+ * first that t lies in [0, 2^40] ms.
+ */
+int64_t ph_ev_io_issue_ns(const struct ph_event *ev);
 /* docs/protocol.md §3 db_end: any one of the three main-thread markers. */
 bool ph_ev_on_main(const struct ph_event *ev);
 

@@ -80,7 +80,6 @@ static bool io_req(struct ph_io_events *e, const struct ph_event *ev,
 {
 	const char *s;
 	size_t n;
-	double issue;
 	int64_t lat;
 
 	memset(q, 0, sizeof(*q));
@@ -88,12 +87,7 @@ static bool io_req(struct ph_io_events *e, const struct ph_event *ev,
 		return false;
 	if (ev->t < 0 || ev->t > ((int64_t)1 << 40))
 		return false;
-	/* issueMs is exact; t its whole ms (an older writer sent t only) */
-	if (ph_ev_num(ev, "issueMs", &issue) && issue >= (double)ev->t &&
-	    issue < (double)ev->t + 1)
-		q->issue_ns = llround(issue * 1e6);
-	else
-		q->issue_ns = ev->t * NS_PER_MS;
+	q->issue_ns = ph_ev_io_issue_ns(ev);
 	q->latency_ns = ms_field(ev, "latencyMs", &lat) ? lat : -1;
 	q->done_ns = q->issue_ns + (q->latency_ns > 0 ? q->latency_ns : 0);
 	if (!ms_field(ev, "queueMs", &q->queue_ns))
