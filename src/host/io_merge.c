@@ -15,6 +15,31 @@ static bool judged(const struct ph_analysis *a, const char *id)
 	return ph_analysis_find(a, id) || ph_analysis_quiet(a, id);
 }
 
+struct ph_finding *ph_io_add_finding(struct ph_analysis *a,
+				     const struct ph_finding *src)
+{
+	struct ph_finding *f = ph_analysis_add(a);
+
+	if (!f)
+		return NULL;
+	*f = *src;
+	f->id = keep(a, src->id);
+	f->source = "iotrace";
+	f->title = keep(a, src->title);
+	for (int k = 0; k < src->ndetail; k++)
+		f->detail[k] = keep(a, src->detail[k]);
+	f->evidence = keep(a, src->evidence ? src->evidence : "{}");
+	f->key = keep(a, src->key ? src->key : src->id);
+	/* no where-hints: a block request names no code */
+	memset(&f->hint, 0, sizeof(f->hint));
+	f->where = f->where_short = NULL;
+	if (!f->id || !f->title || !f->evidence || !f->key) {
+		a->nf--; /* out of memory: not half a finding */
+		return NULL;
+	}
+	return f;
+}
+
 /* The view's findings into a, their strings copied into a's arena. */
 static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 {
@@ -22,27 +47,11 @@ static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 
 	for (size_t i = 0; i < v->nf; i++) {
 		const struct ph_finding *src = &v->f[i];
-		struct ph_finding *f;
 
 		if (judged(a, src->id))
 			continue;
-		if (!(f = ph_analysis_add(a)))
+		if (!ph_io_add_finding(a, src))
 			break;
-		*f = *src;
-		f->id = keep(a, src->id);
-		f->source = "iotrace";
-		f->title = keep(a, src->title);
-		for (int k = 0; k < src->ndetail; k++)
-			f->detail[k] = keep(a, src->detail[k]);
-		f->evidence = keep(a, src->evidence ? src->evidence : "{}");
-		f->key = keep(a, src->key ? src->key : src->id);
-		/* no where-hints: a block request names no code */
-		memset(&f->hint, 0, sizeof(f->hint));
-		f->where = f->where_short = NULL;
-		if (!f->id || !f->title || !f->evidence || !f->key) {
-			a->nf--; /* out of memory: not half a finding */
-			break;
-		}
 		added++;
 	}
 	for (size_t i = 0; i < v->nquiet && a->nquiet < PH_ARRAY_SIZE(a->quiet);

@@ -19,6 +19,14 @@
 #include "store.h"
 
 /*
+ * One of the view's findings added to a, source "iotrace", its strings
+ * copied into a's arena (the capture's merge and the io findings family
+ * both add them so).  NULL when out of memory, a left as it was.
+ */
+struct ph_finding *ph_io_add_finding(struct ph_analysis *a,
+				     const struct ph_finding *src);
+
+/*
  * Joins the recording at rec_dir with the events of store s (and the
  * session file session_path, may be NULL) over a's window, for the app
  * process pid (0: the session's hello), and merges the findings into a.

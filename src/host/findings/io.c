@@ -16,6 +16,7 @@
 #include "ph_common.h"
 #include "family.h"
 #include "../io_events.h"
+#include "../io_merge.h"
 
 struct st {
 	struct ph_io_events ev;
@@ -49,30 +50,6 @@ static bool judged(const void *p, const char *id)
 	return strcmp(id, "io-lost-events") || ph_io_events_loss_known(&s->ev);
 }
 
-/* The view's finding into the analysis, its strings copied there. */
-static void copy_finding(struct ph_fctx *c, const struct ph_finding *src)
-{
-	struct ph_finding *f = ph_fnd_new(c, src->id, src->severity,
-					  src->confidence, src->from, src->to);
-
-	if (!f)
-		return;
-	f->source = "iotrace";
-	f->title = ph_fnd_str(c, src->title);
-	for (int k = 0; k < src->ndetail; k++)
-		f->detail[f->ndetail++] = ph_fnd_str(c, src->detail[k]);
-	f->spanning = src->spanning;
-	f->last_from = src->last_from;
-	f->last_to = src->last_to;
-	f->count = src->count;
-	f->evidence = ph_fnd_str(c, src->evidence ? src->evidence : "{}");
-	f->key = src->id; /* the view's key: one finding per id */
-	if (!f->title || !f->evidence) {
-		f->title = f->title ? f->title : "";
-		f->evidence = f->evidence ? f->evidence : "{}";
-	}
-}
-
 static void emit(struct ph_fctx *c, void *p)
 {
 	struct st *s = p;
@@ -86,7 +63,8 @@ static void emit(struct ph_fctx *c, void *p)
 		return;
 	}
 	for (size_t i = 0; i < v->nf; i++)
-		copy_finding(c, &v->f[i]);
+		if (!ph_io_add_finding(c->a, &v->f[i]))
+			break;
 	ph_io_view_free(v);
 }
 
