@@ -4,12 +4,12 @@
  * to every connected client; between batches it accepts clients, reads
  * their requests and writes what they can take.  See server.h.
  *
- * Slow clients: each has a send buffer.  Past PH_CLIENT_SOFT_CAP the
- * client stops getting events (it is "lagging"); the events it misses are
- * counted, and once its buffer drains it gets a `dropped` frame with
- * scope "client" before the next event.  So one stalled reader never slows
- * the others or the app, and for every client emitted = delivered +
- * dropped.
+ * Slow clients: each has a send buffer.  Past its share of
+ * PH_CLIENT_BUDGET (server.h) the client stops getting events (it is
+ * "lagging"); the events it misses are counted, and once its buffer drains it
+ * gets a `dropped` frame with scope "client" before the next event.  So one
+ * stalled reader never slows the others or the app, and for every client
+ * emitted = delivered + dropped.
  */
 #include "ph_common.h"
 #include "server.h"
@@ -59,6 +59,7 @@ static void close_client(struct ph_server *s, struct ph_client *c,
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
+	s->nclients--;
 	ph_buf_release(&c->in);
 	ph_buf_release(&c->out);
 }
@@ -92,7 +93,11 @@ static void flush_client(struct ph_server *s, struct ph_client *c)
 		c->out_off += (size_t)n;
 	}
 	if (c->fd >= 0) {
-		ph_buf_reset(&c->out);
+		/* A buffer that grew while the client lagged goes back. */
+		if (c->out.alloc > PH_CLIENT_SHARE_MIN)
+			ph_buf_release(&c->out);
+		else
+			ph_buf_reset(&c->out);
 		c->out_off = 0;
 		want_write(s, c, false);
 	}
@@ -126,8 +131,21 @@ static int dropped_frame(struct ph_buf *out, uint64_t count, uint64_t first,
 			   t, seq, count, first, last, scope);
 }
 
+/* How many unsent event bytes each client may hold now. */
+static size_t client_share(const struct ph_server *s)
+{
+	size_t share =
+		PH_CLIENT_BUDGET / (size_t)(s->nclients ? s->nclients : 1);
+
+	return share < PH_CLIENT_SHARE_MIN ? PH_CLIENT_SHARE_MIN :
+	       share > PH_CLIENT_SHARE_MAX ? PH_CLIENT_SHARE_MAX :
+					     share;
+}
+
 static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 {
+	size_t share = client_share(s);
+
 	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
 		struct ph_client *c = &s->clients[i];
 
@@ -135,10 +153,9 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 			continue;
 		if (!c->delivered && !c->lagged)
 			c->first_seq = seq;
-		if (c->lagging && pending(c) < PH_CLIENT_SOFT_CAP / 4)
+		if (c->lagging && pending(c) < share / 4)
 			c->lagging = false;
-		if (c->lagging ||
-		    pending(c) + s->line.len > PH_CLIENT_SOFT_CAP) {
+		if (c->lagging || pending(c) + s->line.len > share) {
 			if (!c->lag_pending)
 				c->lag_first = seq;
 			c->lag_last = seq;
@@ -294,6 +311,7 @@ static void accept_clients(struct ph_server *s, int lfd)
 		}
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
+		s->nclients++;
 		c->id = ++s->connections;
 		ph_buf_init(&c->in, PH_REQUEST_CAP);
 		ph_buf_init(&c->out, PH_CLIENT_HARD_CAP);

@@ -16,10 +16,21 @@
 #include "ring.h"
 #include "state.h"
 
-#define PH_MAX_CLIENTS	   16
-#define PH_CLIENT_SOFT_CAP ((size_t)1 << 20) /* events stop beyond this */
-#define PH_CLIENT_HARD_CAP ((size_t)8 << 20) /* responses too: closed */
-#define PH_REQUEST_CAP	   ((size_t)1 << 20) /* one request line */
+#define PH_MAX_CLIENTS 16
+/*
+ * Events wait in a client's send buffer while it reads slowly.  The clients
+ * share PH_CLIENT_BUDGET of such bytes: each may hold its share, between
+ * the floor and the ceiling below, and past it stops getting events (it
+ * lags).  One or two clients get 4 MiB each, about 40 ms of events at
+ * 1 M/s: enough to ride out a reader that loses its CPU for a while (a
+ * virtual machine's steal time stalls a reader 10 ms and more), while
+ * sixteen together still hold no more than 8 MiB.
+ */
+#define PH_CLIENT_BUDGET    ((size_t)8 << 20)
+#define PH_CLIENT_SHARE_MIN ((size_t)512 << 10)
+#define PH_CLIENT_SHARE_MAX ((size_t)4 << 20)
+#define PH_CLIENT_HARD_CAP  ((size_t)8 << 20) /* responses too: closed */
+#define PH_REQUEST_CAP	    ((size_t)1 << 20) /* one request line */
 
 struct ph_client {
 	int fd;		    /* -1: slot free */
@@ -43,6 +54,7 @@ struct ph_server {
 	int listen_fd; /* abstract socket */
 	int tcp_fd;    /* legacy TCP, or -1 */
 	struct ph_client clients[PH_MAX_CLIENTS];
+	int nclients; /* slots in use */
 	uint64_t connections;
 	struct ph_ring ring;
 	struct ph_buf line; /* the event being encoded */

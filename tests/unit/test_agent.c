@@ -423,7 +423,8 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 	CHECK_INT(ph_client_call(&fast, 1, "hello", NULL, &line, NULL, 2000),
 		  1);
 	pthread_create(&t, NULL, read_marks, &rd);
-	for (int i = 0; i < 60000; i++) {
+	/* about 13 MB of lines: well past the stalled client's 4 MiB */
+	for (int i = 0; i < 100000; i++) {
 		porthole_mark("flood",
 			      "0123456789012345678901234567890123456789");
 		/*
@@ -436,7 +437,7 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 	}
 	porthole_mark("last", NULL);
 	pthread_join(t, NULL);
-	CHECK_INT(rd.got, 60001);
+	CHECK_INT(rd.got, 100001);
 	CHECK(rd.in_order);
 	/* the stalled client: ask on its own connection how it fared */
 	CHECK_INT(ph_client_send(&slow,
