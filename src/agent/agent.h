@@ -22,7 +22,13 @@
 struct ph_server;
 
 struct ph_agent {
+	/*
+	 * What every event call reads, in the first cache line with the
+	 * queue's cells and mask (queue.enq starts the next): an event call
+	 * after a pause finds its lines cold, so the fewer the better.
+	 */
 	_Atomic int running;   /* event calls are live */
+	_Atomic int main_tid;  /* the registered main thread, or 0 */
 	struct ph_queue queue; /* kept across stop/start: emitters may race */
 	struct porthole_config cfg;
 	char app_id[128];
@@ -30,7 +36,6 @@ struct ph_agent {
 	char version_name[64];
 	char data_dir[400];
 	int pid;
-	_Atomic int main_tid;	  /* the registered main thread, or 0 */
 	int64_t started_at;	  /* uptime ms at porthole_start */
 	double refresh_hz;	  /* display refresh rate */
 	int64_t budget_us;	  /* frame budget: 1e6 / refresh_hz */
@@ -50,9 +55,13 @@ extern struct ph_agent ph_agent;
  * builds its own (a third level is dropped and counted).
  */
 struct ph_emitter {
-	int tid;       /* kernel tid, 0 until the first event */
-	int depth;     /* scratch records in use */
-	uint64_t seen; /* this thread's last look at queue.released */
+	/*
+	 * Line-aligned, so these words, the first scratch's head and one
+	 * short field (16 + 24 + 20 bytes) are one cache line.
+	 */
+	_Alignas(64) int tid; /* kernel tid, 0 until the first event */
+	int depth;	      /* scratch records in use */
+	uint64_t seen;	      /* this thread's last look at queue.released */
 	struct ph_rec rec[2];
 };
 /* ph_emit_begin keeps the scratch index in the low bit of its pointer. */
@@ -100,14 +109,12 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 	 */
 	*pos = (uint64_t)(uintptr_t)e | (uint64_t)e->depth;
 	r = &e->rec[e->depth++];
-	r->kind = (uint16_t)kind;
-	r->used = 0;
-	r->sub = 0;
+	ph_rec_head(r, kind,
+		    e->tid == atomic_load_explicit(&ph_agent.main_tid,
+						   memory_order_relaxed) ?
+			    PH_REC_MAIN :
+			    0);
 	r->tid = e->tid;
-	r->flags = e->tid == atomic_load_explicit(&ph_agent.main_tid,
-						  memory_order_relaxed) ?
-			   PH_REC_MAIN :
-			   0;
 	r->t_ms = ph_uptime_ms_fast();
 	return r;
 }

@@ -120,7 +120,15 @@ static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r,
 							  memory_order_relaxed))
 			break;
 	}
-	memcpy(ph_queue_rec(q, p), r, bytes);
+	/*
+	 * A record that fits in the rest of its cell's first line (a mark, a
+	 * span, a short log) goes as one fixed-size copy, a few moves the
+	 * compiler writes in place, rather than a call into libc's memcpy.
+	 */
+	if (bytes <= 64 - PH_QUEUE_TURN)
+		memcpy(ph_queue_rec(q, p), r, 64 - PH_QUEUE_TURN);
+	else
+		memcpy(ph_queue_rec(q, p), r, bytes);
 	atomic_store_explicit(ph_queue_turn(q, p), p + 1, memory_order_release);
 	return true;
 }

@@ -25,6 +25,10 @@
 #include "ph_common.h"
 #include "ph_wire.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The largest record, header included: 12 queue cells with the turn word. */
 #define PH_REC_SIZE 1528
 #define PH_REC_HEAD 24 /* the header before data[] */
@@ -78,6 +82,31 @@ enum {
 _Static_assert(sizeof(struct ph_rec) == PH_REC_SIZE, "record layout");
 _Static_assert(offsetof(struct ph_rec, data) == PH_REC_HEAD, "record head");
 
+/*
+ * Starts a record: kind and flags, nothing used, no sub-kind.  One 8-byte
+ * store of a value built in registers where the byte order allows, since
+ * field-by-field stores of constants become loads from a constant pool
+ * (one more cold line for an event call after a pause).
+ */
+static inline void ph_rec_head(struct ph_rec *r, enum ph_kind kind,
+			       unsigned flags)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t head = (uint64_t)kind | (uint64_t)flags << 32;
+
+	_Static_assert(offsetof(struct ph_rec, used) == 2 &&
+			       offsetof(struct ph_rec, flags) == 4 &&
+			       offsetof(struct ph_rec, sub) == 6,
+		       "record head layout");
+	memcpy(r, &head, sizeof(head));
+#else
+	r->kind = (uint16_t)kind;
+	r->used = 0;
+	r->flags = (uint16_t)flags;
+	r->sub = 0;
+#endif
+}
+
 static inline uint8_t *ph_rec_field(struct ph_rec *r, enum ph_key key,
 				    enum ph_field_type type, size_t len)
 {
@@ -126,10 +155,55 @@ static inline void ph_rec_strn(struct ph_rec *r, enum ph_key key,
 		memcpy(p + keep, "...", 3);
 }
 
+/*
+ * A string shorter than 16 bytes, appended without calling into libc: most
+ * labels and names are short, and an event call that follows a pause (the
+ * common case in an app) found strnlen's and memcpy's code cold, paying
+ * for the calls more than for the bytes.  One 16-byte load, when those 16
+ * bytes lie in the string's page (so the load cannot fault, whatever
+ * follows the string); the copy stores all 16 and counts only the string's.
+ * Returns false when s is not such a string; the caller takes the long way.
+ */
+PH_NO_SANITIZE_OVERREAD
+static inline bool ph_rec_short_str(struct ph_rec *r, enum ph_key key,
+				    enum ph_field_type type, const char *s,
+				    size_t cap)
+{
+#if defined(__SSE2__)
+	__m128i v;
+	unsigned zero;
+	uint32_t head;
+	size_t n;
+	uint8_t *p;
+
+	if (((uintptr_t)s & 4095) > 4096 - 16 || cap < 15 ||
+	    r->used + 4 + 16 > PH_REC_DATA)
+		return false;
+	/* The compiler may know s's object is shorter; hide it, on purpose. */
+	__asm__("" : "+r"(s));
+	v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	zero = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+	if (!zero)
+		return false;
+	n = (size_t)__builtin_ctz(zero);
+	p = r->data + r->used;
+	/* key, type, length: one store (x86 is little-endian) */
+	head = (uint32_t)key | (uint32_t)type << 8 | (uint32_t)n << 16;
+	memcpy(p, &head, sizeof(head));
+	_mm_storeu_si128((__m128i *)(void *)(p + 4), v);
+	r->used = (uint16_t)(r->used + 4 + n);
+	return true;
+#else
+	(void)r, (void)key, (void)type, (void)s, (void)cap;
+	return false;
+#endif
+}
+
 static inline void ph_rec_str(struct ph_rec *r, enum ph_key key, const char *s,
 			      size_t cap)
 {
-	if (s)
+	if (s && !ph_rec_short_str(r, key, PH_F_STR, s, cap))
 		ph_rec_strn(r, key, PH_F_STR, s, strnlen(s, cap + 1), cap);
 }
 

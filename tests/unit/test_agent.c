@@ -11,7 +11,60 @@
 #include "../../src/agent/queue.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+/* --- records ---------------------------------------------------------------
+ */
+
+/* One string, cap and fill: ph_rec_str against the long way. */
+static void check_short_str(const char *s, size_t cap, uint16_t used)
+{
+	static struct ph_rec fast, slow;
+
+	memset(&fast, 0xee, sizeof(fast));
+	memset(&slow, 0xee, sizeof(slow));
+	fast.used = slow.used = used;
+	fast.flags = slow.flags = 0;
+	ph_rec_str(&fast, PH_KEY_LABEL, s, cap);
+	ph_rec_strn(&slow, PH_KEY_LABEL, PH_F_STR, s, strnlen(s, cap + 1), cap);
+	CHECK_INT(fast.used, slow.used);
+	CHECK_INT(fast.flags, slow.flags);
+	CHECK(!memcmp(fast.data + used, slow.data + used, slow.used - used));
+}
+
+/*
+ * ph_rec_str's 16-byte short cut gives the same field as the long way
+ * (strnlen, cut, copy) for every length and every place a string can end,
+ * up to the last byte before an unreadable page, and with a record too
+ * full for it.
+ */
+void test_record__short_strings_match_the_long_way(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const size_t caps[] = { 8, 15, 64 };
+	static const uint16_t used[] = { 0, 7, PH_REC_DATA - 24,
+					 PH_REC_DATA - 10 };
+
+	CHECK(map != MAP_FAILED);
+	/* the second page faults: a load that crossed into it would crash */
+	CHECK_INT(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	for (size_t len = 0; len <= 40; len++) {
+		for (size_t gap = 0; gap <= 20; gap++) {
+			/* the NUL at pg - 1 - gap */
+			char *s = map + pg - 1 - gap - len;
+
+			memset(s, 'a' + (int)(len % 26), len);
+			s[len] = '\0';
+			for (size_t c = 0; c < PH_ARRAY_SIZE(caps); c++)
+				for (size_t u = 0; u < PH_ARRAY_SIZE(used); u++)
+					check_short_str(s, caps[c], used[u]);
+		}
+	}
+	munmap(map, (size_t)pg * 2);
+}
 
 /* --- the queue -------------------------------------------------------------
  */
