@@ -93,11 +93,7 @@ static void flush_client(struct ph_server *s, struct ph_client *c)
 		c->out_off += (size_t)n;
 	}
 	if (c->fd >= 0) {
-		/* A buffer that grew while the client lagged goes back. */
-		if (c->out.alloc > PH_CLIENT_SHARE_MIN)
-			ph_buf_release(&c->out);
-		else
-			ph_buf_reset(&c->out);
+		ph_buf_reset(&c->out);
 		c->out_off = 0;
 		want_write(s, c, false);
 	}
@@ -361,6 +357,25 @@ static void read_client(struct ph_server *s, struct ph_client *c)
 	}
 }
 
+/*
+ * With no events coming, gives back send buffers that grew (a client
+ * lagged, or a burst of large events went out) and are empty now.  Only
+ * when idle: a busy writer refills them at once, and freeing then would
+ * cost a fresh mapping and its page faults every batch.
+ */
+static void trim_idle_buffers(struct ph_server *s)
+{
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd >= 0 && c->out_off >= c->out.len &&
+		    c->out.alloc > PH_CLIENT_SHARE_MIN) {
+			ph_buf_release(&c->out);
+			c->out_off = 0;
+		}
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct ph_server *s = arg;
@@ -370,6 +385,9 @@ static void *writer_main(void *arg)
 	while (!atomic_load(&s->quit)) {
 		size_t took = drain(s, 4096);
 		int n;
+
+		if (!took)
+			trim_idle_buffers(s);
 
 		for (int i = 0; i < PH_MAX_CLIENTS; i++)
 			if (s->clients[i].fd >= 0 &&
