@@ -14,6 +14,7 @@ static const struct floor {
 	const char *name;
 	double rel, abs;
 	bool info;
+	bool optional; /* absent: not recorded (not zero), so not judged */
 } floors[] = {
 	{ "durationMs", 0, 0, true },
 	{ "events", 0, 0, true },
@@ -38,14 +39,20 @@ static const struct floor {
 	{ "logs.errors", 0.2, 2, false },
 	{ "work.retries", 0, 1, false },
 	{ "memory.peakRssMb", 0.2, 20, false },
+	/* only when block I/O was recorded beside the run (docs/iotrace.md) */
+	{ "io.appRequests", 0.2, 10, false, true },
+	{ "io.mainThreadRequests", 0.2, 1, false, true },
+	{ "io.appWorstMs", 0.5, 20, false, true },
+	{ "io.appIoMoments", 0.5, 1, false, true },
 };
 
-enum verdict { SAME, NOISE, WORSE, BETTER, INFO };
+enum verdict { SAME, NOISE, WORSE, BETTER, INFO, UNRECORDED };
 
 static const char *verdict_name(enum verdict v)
 {
-	static const char *const n[] = { "same", "within noise", "REGRESSION",
-					 "improved", "" };
+	static const char *const n[] = { "same",       "within noise",
+					 "REGRESSION", "improved",
+					 "",	       "not in both" };
 
 	return n[v];
 }
@@ -59,6 +66,8 @@ static enum verdict judge(const struct floor *f, double a, double b, bool has_a,
 		return INFO;
 	if (!has_a && !has_b)
 		return SAME;
+	if (f->optional && (!has_a || !has_b))
+		return UNRECORDED;
 	if (d == 0)
 		return SAME;
 	/* Zero to non-zero is always news, whatever the floors say. */
@@ -146,6 +155,15 @@ struct row {
 	enum verdict v;
 };
 
+/* One side's value as text, or "-" when that capture did not record it. */
+static const char *side(const struct row *x, bool base, char buf[24])
+{
+	if (!(base ? x->has_a : x->has_b))
+		return "-";
+	snprintf(buf, 24, "%g", base ? x->a : x->b);
+	return buf;
+}
+
 static void rows(const struct ph_json *base, const struct ph_json *cur,
 		 struct row *out, struct ph_compare_result *r)
 {
@@ -183,6 +201,15 @@ int ph_compare(const struct ph_json *base, const struct ph_json *cur,
 
 		if (!t[i].has_a && !t[i].has_b)
 			continue;
+		if (t[i].v == UNRECORDED) {
+			char sa[24], sb[24];
+
+			rc = ph_buf_addf(out, "%-24s %10s %10s  %-18s %s\n",
+					 t[i].f->name, side(&t[i], true, sa),
+					 side(&t[i], false, sb), "",
+					 verdict_name(t[i].v));
+			continue;
+		}
 		if (t[i].a != 0)
 			snprintf(ch, sizeof(ch), "%+g (%+.0f%%)", d,
 				 100.0 * d / fabs(t[i].a));
@@ -233,16 +260,25 @@ int ph_compare_json(const struct ph_json *base, const struct ph_json *cur,
 			continue;
 		ph_jw_obj_begin(&jw);
 		ph_jw_kv_str(&jw, "name", t[i].f->name);
-		ph_jw_kv_double(&jw, "base", t[i].a);
-		ph_jw_kv_double(&jw, "new", t[i].b);
+		ph_jw_key(&jw, "base");
+		if (t[i].has_a || !t[i].f->optional)
+			ph_jw_double(&jw, t[i].a);
+		else
+			ph_jw_null(&jw);
+		ph_jw_key(&jw, "new");
+		if (t[i].has_b || !t[i].f->optional)
+			ph_jw_double(&jw, t[i].b);
+		else
+			ph_jw_null(&jw);
 		ph_jw_kv_double(&jw, "relFloor", t[i].f->rel);
 		ph_jw_kv_double(&jw, "absFloor", t[i].f->abs);
 		ph_jw_kv_str(&jw, "verdict",
-			     t[i].v == WORSE  ? "regression" :
-			     t[i].v == BETTER ? "improved" :
-			     t[i].v == NOISE  ? "noise" :
-			     t[i].v == INFO   ? "info" :
-						"same");
+			     t[i].v == WORSE	  ? "regression" :
+			     t[i].v == BETTER	  ? "improved" :
+			     t[i].v == NOISE	  ? "noise" :
+			     t[i].v == INFO	  ? "info" :
+			     t[i].v == UNRECORDED ? "not in both" :
+						    "same");
 		ph_jw_obj_end(&jw);
 	}
 	ph_jw_arr_end(&jw);

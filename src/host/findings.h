@@ -96,7 +96,11 @@ struct ph_finding {
 	X(TAP_WORST_MS, "taps.worstMs")            \
 	X(LOG_ERRORS, "logs.errors")               \
 	X(WORK_RETRIES, "work.retries")            \
-	X(RSS_PEAK_MB, "memory.peakRssMb")
+	X(RSS_PEAK_MB, "memory.peakRssMb")         \
+	X(IO_APP, "io.appRequests")                \
+	X(IO_MAIN, "io.mainThreadRequests")        \
+	X(IO_APP_WORST_MS, "io.appWorstMs")        \
+	X(IO_APP_MOMENTS, "io.appIoMoments")
 
 enum ph_metric {
 #define X(id, name) PH_M_##id,

@@ -40,6 +40,34 @@ struct ph_finding *ph_io_add_finding(struct ph_analysis *a,
 	return f;
 }
 
+void ph_io_add_metrics(struct ph_analysis *a, const struct ph_io_view *v)
+{
+	int64_t worst = -1;
+	size_t moments = 0;
+
+	if (a->metric_set[PH_M_IO_APP])
+		return;
+	for (size_t i = 0; i < v->nreq; i++)
+		if (v->req[i].app && v->req[i].latency_ns > worst)
+			worst = v->req[i].latency_ns;
+	/* main-thread queries only: the io family keeps no others */
+	for (size_t i = 0; i < v->nmom; i++)
+		moments += v->mom[i].app_n > 0 &&
+			   (v->mom[i].kind != PH_IO_QUERY || v->mom[i].main);
+	a->metric[PH_M_IO_APP] = (double)v->app_n;
+	a->metric[PH_M_IO_MAIN] = (double)v->main_n;
+	a->metric[PH_M_IO_APP_MOMENTS] = (double)moments;
+	a->metric_set[PH_M_IO_APP] = a->metric_set[PH_M_IO_MAIN] =
+		a->metric_set[PH_M_IO_APP_MOMENTS] = true;
+	/* no app request with a seen issue: no latency to state */
+	if (worst >= 0) {
+		/* whole microseconds, so the capture shows ms to 3 places */
+		a->metric[PH_M_IO_APP_WORST_MS] =
+			(double)((worst + 500) / 1000) / 1000.0;
+		a->metric_set[PH_M_IO_APP_WORST_MS] = true;
+	}
+}
+
 /* The view's findings into a, their strings copied into a's arena. */
 static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 {
@@ -132,6 +160,7 @@ struct ph_io_view *ph_io_merge(struct ph_analysis *a, struct ph_store *s,
 		goto fail;
 	}
 	added = merge_findings(a, v);
+	ph_io_add_metrics(a, v);
 	ph_analysis_note(a,
 			 "block I/O: %d finding%s over the same window, "
 			 "tagged [iotrace]; %" PRIu64 " requests, %" PRIu64

@@ -27,6 +27,12 @@ struct ph_finding *ph_io_add_finding(struct ph_analysis *a,
 				     const struct ph_finding *src);
 
 /*
+ * The io.* metrics of a (findings.h) from view v, unless a already has
+ * them (the io family set them from block I/O attached to the session).
+ */
+void ph_io_add_metrics(struct ph_analysis *a, const struct ph_io_view *v);
+
+/*
  * Joins the recording at rec_dir with the events of store s (and the
  * session file session_path, may be NULL) over a's window, for the app
  * process pid (0: the session's hello), and merges the findings into a.

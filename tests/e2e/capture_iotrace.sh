@@ -87,6 +87,14 @@ want = sorted(float(r["latency_ms"]) for r in main if r["latency_ms"])
 assert len(ms) == len(want) and \
     all(abs(a - b) < 1e-6 for a, b in zip(ms, want)), (ms[:5], want[:5])
 assert sum(1 for x in sp if x.get("app")) == len(app)
+# the metrics compare diffs, from the same requests
+mt = cap["metrics"]
+assert (mt["io.appRequests"], mt["io.mainThreadRequests"]) == \
+    (len(app), len(main)), (mt, len(app), len(main))
+app_lat = [float(r["latency_ms"]) for r in app if r["latency_ms"]]
+assert abs(mt["io.appWorstMs"] - max(app_lat)) < 0.001, \
+    (mt["io.appWorstMs"], max(app_lat))
+assert 0 <= mt["io.appIoMoments"], mt
 for x in sp:
     assert x["from"] <= x["to"] and x["to"] >= first and \
         x["from"] < last + 1, x

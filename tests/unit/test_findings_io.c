@@ -103,6 +103,11 @@ void test_findings_io__silent_without_block_io(void)
 		CHECK(!ph_analysis_find(a, io_ids[i]));
 		CHECK(!ph_analysis_quiet(a, io_ids[i]));
 	}
+	/* nor a metric of 0: compare must see "not recorded" */
+	CHECK(!a->metric_set[PH_M_IO_APP]);
+	CHECK(!a->metric_set[PH_M_IO_MAIN]);
+	CHECK(!a->metric_set[PH_M_IO_APP_WORST_MS]);
+	CHECK(!a->metric_set[PH_M_IO_APP_MOMENTS]);
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
@@ -177,6 +182,17 @@ void test_findings_io__exact_findings_from_attached_events(void)
 	CHECK(!ph_analysis_find(a, "io-lost-events"));
 	CHECK(ph_analysis_quiet(a, "io-lost-events"));
 	CHECK(!ph_analysis_quiet(a, "io-on-main-thread"));
+
+	/* the metrics compare diffs: the app's 3 requests (2 on the main
+	 * thread), the worker's 150 ms read the slowest; app I/O in flight
+	 * during db-1 (the write) and the stall (the read), not during the
+	 * late frame (the writeback's); db-2 is a worker's query, no
+	 * moment of the main thread's */
+	CHECK(a->metric_set[PH_M_IO_APP]);
+	CHECK(a->metric[PH_M_IO_APP] == 3);
+	CHECK(a->metric[PH_M_IO_MAIN] == 2);
+	CHECK(a->metric[PH_M_IO_APP_WORST_MS] == 150);
+	CHECK(a->metric[PH_M_IO_APP_MOMENTS] == 2);
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }

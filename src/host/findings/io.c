@@ -65,6 +65,7 @@ static void emit(struct ph_fctx *c, void *p)
 	for (size_t i = 0; i < v->nf; i++)
 		if (!ph_io_add_finding(c->a, &v->f[i]))
 			break;
+	ph_io_add_metrics(c->a, v);
 	ph_io_view_free(v);
 }
 
