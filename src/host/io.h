@@ -327,6 +327,8 @@ int ph_io_write_events(const struct ph_io_view *v, bool all,
  */
 void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
 			 struct ph_jw *jw);
+/* One request as a capture's `spans` item (MCP io_requests lists them so). */
+void ph_io_write_span(const struct ph_io_req *r, struct ph_jw *jw);
 /* The findings and quiet ids as the text answer prints them. */
 int ph_io_write_findings_text(const struct ph_io_view *v,
 			      struct ph_buf *out) PH_WUR;

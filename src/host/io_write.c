@@ -588,8 +588,7 @@ void ph_io_write_json(const struct ph_io_view *v, struct ph_jw *jw)
 	ph_jw_obj_end(jw);
 }
 
-/* One request as a span of the capture's io lane. */
-static void json_span(const struct ph_io_req *r, struct ph_jw *jw)
+void ph_io_write_span(const struct ph_io_req *r, struct ph_jw *jw)
 {
 	char dev[24];
 
@@ -634,7 +633,7 @@ void ph_io_write_capture(const struct ph_io_view *v, size_t max_spans,
 			continue;
 		o += !r->app;
 		kept++;
-		json_span(r, jw);
+		ph_io_write_span(r, jw);
 	}
 	ph_jw_arr_end(jw);
 	ph_jw_kv_int(jw, "spansOmitted", (int64_t)(v->nreq - kept));

@@ -17,6 +17,7 @@
 	X(timeline) \
 	X(what_was_happening) \
 	X(io_summary) \
+	X(io_requests) \
 	X(system_context) \
 	X(capture_system_trace) \
 	X(system_trace_start) \

@@ -47,7 +47,8 @@ assert want <= names, want - names
 assert all(t["inputSchema"]["type"] == "object" for t in tools)
 print(len(tools), "tools")' "$T/insp.list" "findings recompositions \
 semantics_tree accessibility nav_state state inflight frames blocking logs \
-timeline what_was_happening io_summary system_context capture_system_trace \
+timeline what_was_happening io_summary io_requests system_context \
+capture_system_trace \
 system_trace_start system_trace_snapshot system_trace_stop ask_system_trace \
 save_moment open_timeline porthole_status porthole_connect setup screenshot"
 "$INSP" --cli -e PORTHOLE_PROJECT_ROOT="$T/insp" -e PORTHOLE_SESSIONS=0 \

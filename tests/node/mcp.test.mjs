@@ -19,7 +19,8 @@ const BIN = path.resolve(ROOT, process.env.PH_BIN || 'build/bin');
 const APP = `mcp.test.${process.pid}`;
 const TOOLS = ['findings', 'recompositions', 'semantics_tree', 'accessibility',
 	'nav_state', 'state', 'inflight', 'frames', 'blocking', 'logs', 'timeline',
-	'what_was_happening', 'io_summary', 'system_context', 'capture_system_trace',
+	'what_was_happening', 'io_summary', 'io_requests', 'system_context',
+	'capture_system_trace',
 	'system_trace_start', 'system_trace_snapshot', 'system_trace_stop',
 	'ask_system_trace', 'save_moment', 'open_timeline', 'porthole_status',
 	'porthole_connect', 'setup', 'screenshot'];
@@ -236,6 +237,16 @@ test('io_summary: says when no block I/O was recorded, then reads an attached on
 	assert.equal(io.source, 'iotrace');
 	assert.equal(io.count, 4);
 	assert.equal(io.evidenceTool, 'io_summary');
+
+	// and the rows behind them: the main thread's 4, in issue order
+	const rq = await call('io_requests', { since: 'all', who: 'main', order: 'time', detail: 'normal' });
+	assert.equal(rq.isError, false, text(rq));
+	const rj = JSON.parse(text(rq).slice(text(rq).indexOf('\n{') + 1));
+	assert.equal(rj.matched, 4, text(rq));
+	assert.equal(rj.requests.length, 4);
+	for (const r of rj.requests) assert.equal(r.mainThread, true, JSON.stringify(r));
+	for (let i = 1; i < rj.requests.length; i++)
+		assert.ok(rj.requests[i - 1].from <= rj.requests[i].from, JSON.stringify(rj.requests));
 });
 
 test('screenshot: an image, or an honest refusal', async () => {
