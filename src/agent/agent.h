@@ -23,9 +23,10 @@ struct ph_server;
 
 struct ph_agent {
 	/*
-	 * What every event call reads, in the first cache line with the
-	 * queue's cells and mask (queue.enq starts the next): an event call
-	 * after a pause finds its lines cold, so the fewer the better.
+	 * What every event call reads, together in the first cache line
+	 * (the queue, line-aligned, starts the next with its cells and mask;
+	 * its enq the one after): an event call after a pause finds its lines
+	 * cold, so the fewer the better.
 	 */
 	_Atomic int running;   /* event calls are live */
 	_Atomic int main_tid;  /* the registered main thread, or 0 */
@@ -109,6 +110,8 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 	 */
 	*pos = (uint64_t)(uintptr_t)e | (uint64_t)e->depth;
 	r = &e->rec[e->depth++];
+	/* a handler on this thread sees the scratch taken before it is used */
+	atomic_signal_fence(memory_order_seq_cst);
 	ph_rec_head(r, kind,
 		    e->tid == atomic_load_explicit(&ph_agent.main_tid,
 						   memory_order_relaxed) ?

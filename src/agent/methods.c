@@ -170,12 +170,13 @@ static const char *m_client_stats(struct ph_server *s,
 				  const struct ph_json *params, struct ph_jw *w)
 {
 	(void)params;
-	(void)s;
 	ph_jw_obj_begin(w);
 	ph_jw_kv_int(w, "firstSeq", (int64_t)current->first_seq);
 	ph_jw_kv_int(w, "delivered", (int64_t)current->delivered);
 	ph_jw_kv_int(w, "droppedForClient", (int64_t)current->lagged);
 	ph_jw_kv_bool(w, "lagging", current->lagging);
+	ph_jw_kv_int(w, "clients", s->nclients);
+	ph_jw_kv_int(w, "shareBytes", (int64_t)ph_server_client_share(s));
 	ph_jw_obj_end(w);
 	return NULL;
 }
@@ -395,6 +396,7 @@ void ph_methods_handle(struct ph_server *s, struct ph_client *c,
 	}
 send:
 	/* Past the hard cap this client is not reading: its answer is lost. */
+	ph_server_compact(c);
 	if (s->resp.len && ph_buf_add(&c->out, s->resp.buf, s->resp.len))
 		ph_debug("client %" PRIu64 ": answer dropped, send buffer full",
 			 c->id);

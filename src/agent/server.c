@@ -106,7 +106,7 @@ static size_t pending(const struct ph_client *c)
 }
 
 /* Keeps the unsent tail only, so the buffer does not grow forever. */
-static void compact(struct ph_client *c)
+void ph_server_compact(struct ph_client *c)
 {
 	if (c->out_off > (1 << 16) && c->out_off * 2 > c->out.len) {
 		ph_buf_consume(&c->out, c->out_off);
@@ -127,8 +127,7 @@ static int dropped_frame(struct ph_buf *out, uint64_t count, uint64_t first,
 			   t, seq, count, first, last, scope);
 }
 
-/* How many unsent event bytes each client may hold now. */
-static size_t client_share(const struct ph_server *s)
+size_t ph_server_client_share(const struct ph_server *s)
 {
 	size_t share =
 		PH_CLIENT_BUDGET / (size_t)(s->nclients ? s->nclients : 1);
@@ -140,7 +139,7 @@ static size_t client_share(const struct ph_server *s)
 
 static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 {
-	size_t share = client_share(s);
+	size_t share = ph_server_client_share(s);
 
 	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
 		struct ph_client *c = &s->clients[i];
@@ -160,7 +159,7 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 			c->lagging = true;
 			continue;
 		}
-		compact(c);
+		ph_server_compact(c);
 		if (c->lag_pending) {
 			if (dropped_frame(&c->out, c->lag_pending, c->lag_first,
 					  c->lag_last, "client", r->t_ms,

@@ -29,8 +29,13 @@
 #define PH_CLIENT_BUDGET    ((size_t)8 << 20)
 #define PH_CLIENT_SHARE_MIN ((size_t)512 << 10)
 #define PH_CLIENT_SHARE_MAX ((size_t)4 << 20)
-#define PH_CLIENT_HARD_CAP  ((size_t)8 << 20) /* responses too: closed */
-#define PH_REQUEST_CAP	    ((size_t)1 << 20) /* one request line */
+/*
+ * A send buffer's own cap: events up to the share, bytes already sent but
+ * not yet compacted away (up to as many again), and an answer of up to
+ * 8 MiB on top.
+ */
+#define PH_CLIENT_HARD_CAP (2 * PH_CLIENT_SHARE_MAX + ((size_t)8 << 20))
+#define PH_REQUEST_CAP	   ((size_t)1 << 20) /* one request line */
 
 struct ph_client {
 	int fd;		    /* -1: slot free */
@@ -68,6 +73,11 @@ struct ph_server {
 	uint64_t queue_drop_pending, queue_drop_first, queue_drop_last;
 	struct ph_state state;
 };
+
+/* The unsent event bytes each client may hold now (server.c). */
+size_t ph_server_client_share(const struct ph_server *s);
+/* Drops the sent prefix of c's send buffer once it is worth a move. */
+void ph_server_compact(struct ph_client *c);
 
 /* methods.c: answers one request line on client c into s->resp. */
 void ph_methods_handle(struct ph_server *s, struct ph_client *c,

@@ -59,7 +59,11 @@ void ph_io_add_metrics(struct ph_analysis *a, const struct ph_io_view *v)
 	a->metric[PH_M_IO_APP_MOMENTS] = (double)moments;
 	a->metric_set[PH_M_IO_APP] = a->metric_set[PH_M_IO_MAIN] =
 		a->metric_set[PH_M_IO_APP_MOMENTS] = true;
-	/* no app request with a seen issue: no latency to state */
+	/* no request of the app's: its slowest is 0, so a first one in a
+	 * later capture is news; requests whose issues went unseen only:
+	 * no latency to state */
+	if (!v->app_n)
+		worst = 0;
 	if (worst >= 0) {
 		/* whole microseconds, so the capture shows ms to 3 places */
 		a->metric[PH_M_IO_APP_WORST_MS] =

@@ -94,7 +94,10 @@ assert (mt["io.appRequests"], mt["io.mainThreadRequests"]) == \
 app_lat = [float(r["latency_ms"]) for r in app if r["latency_ms"]]
 assert abs(mt["io.appWorstMs"] - max(app_lat)) < 0.001, \
     (mt["io.appWorstMs"], max(app_lat))
-assert 0 <= mt["io.appIoMoments"], mt
+# stalls, late frames and main-thread queries with the app's I/O in flight
+want = sum(1 for x in io["moments"] if x["appRequests"] > 0 and
+           (x["kind"] != "query" or x["mainThread"]))
+assert mt["io.appIoMoments"] == want, (mt, io["moments"])
 for x in sp:
     assert x["from"] <= x["to"] and x["to"] >= first and \
         x["from"] < last + 1, x

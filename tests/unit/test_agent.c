@@ -461,13 +461,23 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 	struct ph_buf line = PH_BUF_INIT(1 << 24);
 	struct reader rd = { .c = &fast };
 	const struct ph_json *v, *r;
-	int64_t delivered, lost, first;
+	int64_t delivered, lost, first, clients = 0, share = 0;
 	pthread_t t;
 
 	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
 				      PORTHOLE_NO_MEMORY,
 			      1 << 16),
 		  PORTHOLE_OK);
+	/* clients that came and went leave no share behind */
+	for (int i = 0; i < 20; i++) {
+		struct ph_client_conn gone;
+
+		CHECK_INT(ph_client_connect(&gone, sock_name, 2000), 0);
+		CHECK_INT(ph_client_call(&gone, 1, "hello", NULL, &line, NULL,
+					 2000),
+			  1);
+		ph_client_close(&gone);
+	}
 	CHECK_INT(ph_client_connect(&slow, sock_name, 2000), 0);
 	CHECK_INT(ph_client_connect(&fast, sock_name, 2000), 0);
 	/* both are registered once they have been answered */
@@ -475,6 +485,22 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 		  1);
 	CHECK_INT(ph_client_call(&fast, 1, "hello", NULL, &line, NULL, 2000),
 		  1);
+	/* the writer reads the hang-ups in its own time: two left, each
+	 * with half the 8 MiB budget, which is the 4 MiB ceiling */
+	for (int i = 0; i < 200; i++) {
+		CHECK_INT(ph_client_call(&fast, 2, "client_stats", NULL, &line,
+					 NULL, 2000),
+			  1);
+		v = parse(&line);
+		r = ph_json_get(v, "result");
+		CHECK(ph_json_as_int(ph_json_get(r, "clients"), &clients));
+		if (clients == 2)
+			break;
+		usleep(10 * 1000);
+	}
+	CHECK_INT(clients, 2);
+	CHECK(ph_json_as_int(ph_json_get(r, "shareBytes"), &share));
+	CHECK_INT(share, 4 << 20);
 	pthread_create(&t, NULL, read_marks, &rd);
 	/* about 13 MB of lines: well past the stalled client's 4 MiB */
 	for (int i = 0; i < 100000; i++) {

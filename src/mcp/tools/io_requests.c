@@ -116,7 +116,7 @@ static void summary(struct ph_mcp_call *c, const struct ph_io_view *v,
 			    (double)sel[0]->issue_ns / 1e6);
 	ph_mcp_more(c, "; %zu listed, %s", listed,
 		    by_time ? "in issue order" : "slowest first");
-	if (!n && !strcmp(f->who, "app") && v->nreq)
+	if (!v->app_n && !strcmp(f->who, "app") && v->nreq)
 		ph_mcp_more(c, ". The app issued none: who:\"all\" lists the "
 			       "others (writeback is kworker's, not the "
 			       "app's)");
@@ -138,9 +138,17 @@ static int io_requests_call(struct ph_mcp_call *c)
 	size_t n = 0, listed;
 	char ws[80];
 
-	if (ph_json_as_double(ph_json_get(c->args, "minLatencyMs"), &min_ms) &&
-	    min_ms > 0)
-		f.min_ns = (int64_t)(min_ms * 1e6 + 0.5);
+	/* the schema's maximum, checked here for a fractional value too
+	 * (the server checks whole numbers): an hour's ns fit in 64 bits */
+	if (ph_json_as_double(ph_json_get(c->args, "minLatencyMs"), &min_ms)) {
+		if (!(min_ms <= 3600000))
+			return ph_mcp_fail(c,
+					   "argument 'minLatencyMs' is %g; the "
+					   "most it may be is 3600000",
+					   min_ms);
+		if (min_ms > 0)
+			f.min_ns = (int64_t)(min_ms * 1e6 + 0.5);
+	}
 	/* the session's identity (whose pid is the app's) */
 	a = ph_mcp_analyze(c, c->w, &src);
 	if (!a)
@@ -190,8 +198,9 @@ static int io_requests_call(struct ph_mcp_call *c)
 		size_t more = list_bytes(sel, n, full),
 		       now = list_bytes(sel, n, listed);
 
+		/* and the payload's closing brace, as the other tools count */
 		if (more > now)
-			c->full_payload = c->payload.len + more - now;
+			c->full_payload = c->payload.len + more - now + 1;
 	}
 	ph_mcp_mark(c, c->w.to);
 out:
@@ -218,8 +227,9 @@ const struct ph_mcp_tool ph_mcp_tool_io_requests = {
 	.props = "\"who\":{\"type\":\"string\",\"enum\":[\"app\",\"main\","
 		 "\"others\",\"all\"],\"description\":\"whose requests; "
 		 "default app\"},\"minLatencyMs\":{\"type\":\"number\","
-		 "\"minimum\":0,\"description\":\"only requests at least "
-		 "this slow\"},\"op\":{\"type\":\"string\",\"enum\":[\"read\","
+		 "\"minimum\":0,\"maximum\":3600000,\"description\":"
+		 "\"only requests at least this slow\"},\"op\":{\"type\":"
+		 "\"string\",\"enum\":[\"read\","
 		 "\"write\",\"flush\",\"discard\",\"secure_erase\",\"none\"],"
 		 "\"description\":\"only this operation\"},\"order\":{"
 		 "\"type\":\"string\",\"enum\":[\"slowest\",\"time\"],"
