@@ -726,6 +726,45 @@ struct masks {
 	uint64_t digit, space, colon;
 };
 
+/*
+ * The numbers of a line shape (struct ph_iot_shape), one "lane" each: the
+ * eight bytes a number of up to eight digits ends, and which of them are
+ * its digits.  Four at a time for AVX2: keep the order.
+ */
+enum {
+	L_SECS,
+	L_FRAC,
+	L_CPU,
+	L_PID,
+	L_MAJ,
+	L_MIN,
+	L_BYTES,
+	L_NR,
+	L_SECTOR_HI, /* a sector's digits before its last eight */
+	L_SECTOR,
+	L_ERROR,
+	L_TGID,
+};
+
+/* The n digits that end at byte `end` of a line are lane `lane`'s;
+ * n = 0: none (the lane's load then reads the line's first 8 bytes).
+ * Numbers of more than eight digits are not lanes. */
+static PH_ALWAYS_INLINE void mark(struct ph_iot_shape *sh, unsigned lane,
+				  unsigned end, unsigned n)
+{
+	sh->at[lane] = (uint8_t)(n ? end - 8 : 0);
+	sh->keep[lane] = n && n <= 8 ? ~0ull << 8 * (8 - n) : 0;
+	sh->wide |= n > 8;
+}
+
+/* A sector's digits: the last eight in one lane, the rest in another. */
+static PH_ALWAYS_INLINE void mark_sector(struct ph_iot_shape *sh, unsigned end,
+					 unsigned n)
+{
+	mark(sh, L_SECTOR, end, n < 8 ? n : 8);
+	mark(sh, L_SECTOR_HI, end - 8, n > 8 ? n - 8 : 0);
+}
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -788,6 +827,7 @@ static PH_ALWAYS_INLINE void classify_at(const char *p, size_t at,
 {
 	unsigned dg, sp, co;
 
+	(void)swar; /* no choice without SSE2 */
 #if defined(__SSE2__)
 	if (!swar)
 		classify16_sse2(p + at, &dg, &sp, &co);
@@ -891,8 +931,10 @@ static PH_ALWAYS_INLINE uint64_t num16(const char *end, unsigned n)
  */
 static PH_ALWAYS_INLINE bool mask_header(const char *s, unsigned c,
 					 const struct masks *m,
-					 struct ph_iot_rec *r)
+					 struct ph_iot_rec *r,
+					 struct ph_iot_shape *sh)
 {
+	unsigned close = 0;
 	uint64_t sp = m->space, dg = m->digit;
 	unsigned n, w, t, b, f, dash, np, pw;
 
@@ -932,6 +974,7 @@ static PH_ALWAYS_INLINE bool mask_header(const char *s, unsigned c,
 	if (s[f - 1] == ')') {
 		const char *open = tgid_field(s, s + f, &r->tgid);
 
+		close = f - 1;
 		if (!open || open - s < 16 || !(sp >> (open - s - 1) & 1))
 			return false;
 		f = (unsigned)(open - s) - 1;
@@ -954,6 +997,14 @@ static PH_ALWAYS_INLINE bool mask_header(const char *s, unsigned c,
 	if (dash < 8 || s[dash - 1] == ' ')
 		return false;
 	r->pid = (int32_t)num8(s + dash + 1 + np, np);
+	if (sh) {
+		mark(sh, L_SECS, c - 7, n);
+		mark(sh, L_FRAC, c, 6);
+		mark(sh, L_CPU, b, 3);
+		mark(sh, L_PID, dash + 1 + np, np);
+		mark(sh, L_TGID, close,
+		     r->tgid >= 0 ? run_below(dg, close) : 0);
+	}
 	return true;
 }
 
@@ -982,21 +1033,22 @@ static PH_ALWAYS_INLINE bool mask_ioprio(const char *p, unsigned a, unsigned b,
 
 /*
  * parse_body() over the body's masks: p[0, n), 20 <= n <= 63, the end of
- * a line of at least 64 bytes (the masks are those of its last 64; a
+ * a line of at least 64 bytes; w holds the masks of its last 64 (a
  * number's 16-byte load reaches back before p).
  * Takes "()" for CMD and numbers of at most 16 digits; false for anything
  * else, malformed lines included, which parse_body() then reads.
  */
 static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
-				       struct ph_iot_rec *r)
+				       const struct masks *w,
+				       struct ph_iot_rec *r,
+				       struct ph_iot_shape *sh, unsigned at)
 {
 	struct masks m;
 	unsigned a, b, i, k;
 	uint64_t maj, min, v;
 
-	classify(p + n - 64, 64, &m);
-	m.digit >>= 64 - n;
-	m.space >>= 64 - n;
+	m.digit = w->digit >> (64 - n);
+	m.space = w->space >> (64 - n);
 	/* MAJ,MIN */
 	a = run_from(m.digit, 0);
 	if (a == 0 || a > 4 || p[a] != ',')
@@ -1009,6 +1061,12 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 	if (maj >= (1u << 12) || min >= (1u << 20))
 		return false;
 	r->dev = (uint32_t)(maj << 20 | min);
+	if (sh) {
+		mark(sh, L_MAJ, at + a, a);
+		mark(sh, L_MIN, at + a + 1 + b, b);
+		mark(sh, L_BYTES, 8, 0);
+		mark(sh, L_ERROR, 8, 0);
+	}
 
 	/* RWBS */
 	i = a + b + 2;
@@ -1029,6 +1087,8 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 			    UINT32_MAX)
 			return false;
 		r->bytes = (uint32_t)v;
+		if (sh)
+			mark(sh, L_BYTES, at + i + k, k);
 		i += k + 1;
 	}
 
@@ -1041,11 +1101,15 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 	    (load4(p + i + k) & 0xffffff) != word3(" + "))
 		return false;
 	r->sector = k <= 8 ? num8(p + i + k, k) : num16(p + i + k, k);
+	if (sh)
+		mark_sector(sh, at + i + k, k);
 	i += k + 3;
 	k = run_from(m.digit, i);
 	if (k == 0 || k > 16 || (v = num16(p + i + k, k)) > UINT32_MAX)
 		return false;
 	r->nr_sector = (uint32_t)v;
+	if (sh)
+		mark(sh, L_NR, at + i + k, k);
 	i += k;
 
 	r->has_error = 0;
@@ -1075,6 +1139,8 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 			return false;
 		r->comm_len = (uint8_t)k;
 		copy16(r->comm, p + i, k);
+		if (sh)
+			sh->comm_at = (uint8_t)(at + i);
 		return true;
 	}
 	{
@@ -1088,6 +1154,10 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 			return false;
 		r->error = neg ? (int32_t)(0 - v) : (int32_t)v;
 		r->has_error = 1;
+		if (sh) {
+			mark(sh, L_ERROR, at + n - 1, k - neg);
+			sh->neg = (uint8_t)neg;
+		}
 	}
 	return true;
 }
@@ -1095,25 +1165,22 @@ static PH_ALWAYS_INLINE bool mask_body(const char *p, unsigned n,
 /*
  * The whole line by the fast path when it can, with parse_line()'s
  * answer: the first "D: " colon is the timestamp's, names an event, and
- * the header is one mask_header() reads.  False leaves the line to the
- * general reader.
+ * the header is one mask_header() reads.  s[0, e) is at least 64 bytes;
+ * h holds the masks of its first 64, t those of its last 64.  False
+ * leaves the line to the general reader.
  */
-static PH_ALWAYS_INLINE bool fast_line(const char *s, const char *e,
-				       struct ph_iot_rec *r,
-				       enum ph_iot_bad *why,
-				       enum ph_iot_line *kind)
+static PH_ALWAYS_INLINE bool
+fast_line(const char *s, const char *e, const struct masks *h,
+	  const struct masks *t, struct ph_iot_rec *r, enum ph_iot_bad *why,
+	  enum ph_iot_line *kind, struct ph_iot_shape *sh)
 {
-	struct masks m;
 	uint64_t cand, w;
 	unsigned c;
-	const char *n, *body, *t;
+	const char *n, *body, *q;
 
-	if (e - s < 64)
-		return false;
-	classify(s, 64, &m);
 	/* a ':' after a digit and before a space: where parse_line()'s
 	 * search for the timestamp stops first */
-	cand = m.colon & m.digit << 1 & m.space >> 1;
+	cand = h->colon & h->digit << 1 & h->space >> 1;
 	if (!cand)
 		return false;
 	c = (unsigned)__builtin_ctzll(cand);
@@ -1136,43 +1203,50 @@ static PH_ALWAYS_INLINE bool fast_line(const char *s, const char *e,
 		} else {
 			goto other;
 		}
-		if (!mask_header(s, c, &m, r))
+		if (!mask_header(s, c, h, r, sh))
 			return false;
 		if (*body != ' ' && e - body >= 20 && e - body <= 63 &&
-		    mask_body(body, (unsigned)(e - body), r))
+		    mask_body(body, (unsigned)(e - body), t, r, sh,
+			      (unsigned)(body - s))) {
 			*kind = PH_IOT_LINE_BLOCK;
-		else
+			if (sh)
+				sh->ok = 1;
+		} else
 			*kind = parse_body(body, e, r, why) ?
 					PH_IOT_LINE_BLOCK :
 					PH_IOT_LINE_MALFORMED;
 		return true;
 	}
 other:
-	for (t = n; t < e && is_ident(*t); t++)
+	for (q = n; q < e && is_ident(*q); q++)
 		;
-	if (t == n || t == e || *t != ':' || !mask_header(s, c, &m, r))
+	if (q == n || q == e || *q != ':' || !mask_header(s, c, h, r, NULL))
 		return false;
 	*kind = PH_IOT_LINE_OTHER;
 	return true;
 }
 
-static PH_ALWAYS_INLINE enum ph_iot_line
-parse_line(const char *line, size_t len, struct ph_iot_rec *rec,
-	   enum ph_iot_bad *why, bool fast)
+/* The line's end without its trailing blanks. */
+static PH_ALWAYS_INLINE const char *trim_end(const char *s, const char *e)
 {
-	const char *s = line, *e = line + len, *c = s;
-	enum ph_iot_line kind;
-	int first_bad = -1;
-
 	while (e > s && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'))
 		e--;
-	if (fast && fast_line(s, e, rec, why, &kind))
-		return kind;
-	/*
-	 * The first "D: NAME:" (a digit, a colon, a space, an identifier and
-	 * a colon) ends the timestamp.  A comm can hold such bytes too; then
-	 * the header does not parse from there and the search goes on.
-	 */
+	return e;
+}
+
+/*
+ * The general reader: s[0, e), trimmed.  The first "D: NAME:" (a digit, a
+ * colon, a space, an identifier and a colon) ends the timestamp.  A comm
+ * can hold such bytes too; then the header does not parse from there and
+ * the search goes on.
+ */
+static enum ph_iot_line general_line(const char *s, const char *e,
+				     struct ph_iot_rec *rec,
+				     enum ph_iot_bad *why)
+{
+	const char *c = s;
+	int first_bad = -1;
+
 	for (; (c = memchr(c, ':', (size_t)(e - c))); c++) {
 		const char *n = c + 2, *body, *t;
 		enum ph_iot_bad w;
@@ -1210,12 +1284,701 @@ parse_line(const char *line, size_t len, struct ph_iot_rec *rec,
 enum ph_iot_line ph_iot_parse_line(const char *line, size_t len,
 				   struct ph_iot_rec *rec, enum ph_iot_bad *why)
 {
-	return parse_line(line, len, rec, why, true);
+	const char *e = trim_end(line, line + len);
+	enum ph_iot_line kind;
+
+	if (e - line >= 64) {
+		struct masks h, t;
+
+		classify(line, 64, &h);
+		classify(e - 64, 64, &t);
+		if (fast_line(line, e, &h, &t, rec, why, &kind, NULL))
+			return kind;
+	}
+	return general_line(line, e, rec, why);
 }
 
 enum ph_iot_line ph_iot_parse_line_general(const char *line, size_t len,
 					   struct ph_iot_rec *rec,
 					   enum ph_iot_bad *why)
 {
-	return parse_line(line, len, rec, why, false);
+	return general_line(line, trim_end(line, line + len), rec, why);
+}
+
+/*
+ * Many lines at a time (ph_iot_parse_lines()).  A session's line is found
+ * and classified in one pass: the 128 bytes from its start are classified
+ * once into masks of newlines, digits, spaces and colons, so the newline
+ * that ends a line of 64 to 127 bytes -- every line the kernel prints for
+ * a block event -- is the lowest bit of a mask, and fast_line()'s two
+ * windows, the first 64 bytes and the last 64, are read off the same
+ * masks (the second by a shift) instead of classified again.  Shorter and
+ * longer lines, and the last 127 bytes of a buffer, take
+ * ph_iot_parse_line().  With AVX2 the 128 bytes are four loads, with the
+ * x86-64 baseline (SSE2) eight; elsewhere lines are read one at a time
+ * (lines_plain()), where eight-byte words would cost more than they save.
+ *
+ * Shapes.  Most of the work of reading a line is checking it: that each
+ * field is where the layout puts it, all digits, followed by the right
+ * byte.  Consecutive lines of a trace are mostly alike -- the same tasks,
+ * devices, flags and sizes -- and differ in their digits.  Two lines with
+ * their digits in the same places and the same bytes everywhere else (the
+ * line's "shape": its digit mask, and its bytes with every digit made
+ * 0xff, compared sixteen or thirty-two at a time) take the same path
+ * through fast_line(), test for test, except where a test looks at a
+ * number's value.  So when the fast path reads a line whole, it records
+ * where each number is (struct ph_iot_shape), and a later line of that
+ * shape is read by converting its numbers there -- four at a time with
+ * AVX2 -- and repeating the value tests.  Only shapes whose numbers have
+ * at most eight digits are kept (a sector's last eight and the rest are
+ * two numbers), so no value can be out of range but the device's: a major
+ * over 4095 or a minor over 2^20 - 1 sends the line down the whole path,
+ * which says what is wrong with it.  Sixteen shapes are kept, the slot
+ * chosen by a hash of the line's masks; the fixture, dd and fio on one
+ * disk, finds its shape there for 98.5% of its lines, another capture on
+ * this machine (tests/golden/iotrace/raw-6.18) for 91%.  A line of a
+ * new shape costs the comparison and the recording on top of the whole
+ * path.
+ */
+struct masks128 {
+	uint64_t nl[2], digit[2], space[2]; /* bytes 0-63, 64-127 */
+	uint64_t colon;			    /* bytes 0-63 only */
+	uint64_t same[2]; /* canon equal to the chosen shape's */
+	uint8_t canon[128] __attribute__((aligned(32))); /* digits 0xff */
+};
+
+/* The masks eight bytes at a time: the reference the SIMD ones are
+ * tested against (ph_iot_classify128_agree()). */
+static PH_ALWAYS_INLINE void classify128_swar(const char *p, struct masks128 *m)
+{
+	memset(m, 0, offsetof(struct masks128, same));
+	for (unsigned i = 0; i < 16; i++) {
+		uint64_t x = load8(p + 8 * i), d = ~nondigits(x) & H8;
+		unsigned at = 8 * (i & 7), h = i >> 3;
+
+		m->digit[h] |= (uint64_t)bits8(d) << at;
+		m->space[h] |= (uint64_t)bits8(bytes_eq(x, ' ')) << at;
+		m->nl[h] |= (uint64_t)bits8(bytes_eq(x, '\n')) << at;
+		if (i < 8)
+			m->colon |= (uint64_t)bits8(bytes_eq(x, ':')) << at;
+		x |= (d >> 7) * 0xff;
+		memcpy(m->canon + 8 * i, &x, 8); /* little-endian order */
+	}
+}
+
+/* Which of the 128 bytes of a and b are equal, bit i for byte i. */
+static PH_ALWAYS_INLINE void same128_swar(const uint8_t *a, const uint8_t *b,
+					  uint64_t same[2])
+{
+	same[0] = same[1] = 0;
+	for (unsigned i = 0; i < 16; i++) {
+		uint64_t x, y;
+
+		memcpy(&x, a + 8 * i, 8);
+		memcpy(&y, b + 8 * i, 8);
+		same[i >> 3] |= (uint64_t)bits8(bytes_eq(x ^ y, 0))
+				<< 8 * (i & 7);
+	}
+}
+
+#if defined(__SSE2__)
+/* Bit i of each mask for x[i]: digit, space, newline; the bytes with
+ * digits made 0xff to canon. */
+static PH_ALWAYS_INLINE void classify16b(__m128i x, uint64_t *dg, uint64_t *sp,
+					 uint64_t *nl, uint8_t *canon)
+{
+	__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	__m128i d = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+
+	*dg = (unsigned)_mm_movemask_epi8(d);
+	*sp = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+	*nl = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
+	_mm_store_si128((__m128i *)(void *)canon, _mm_or_si128(x, d));
+}
+
+static PH_ALWAYS_INLINE uint64_t colon16(__m128i x)
+{
+	return (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8(':')));
+}
+
+/* Sixteen bytes at a time, written out (the compiler does not unroll a
+ * loop of eight at -O2). */
+static PH_ALWAYS_INLINE void classify128_base(const char *p, struct masks128 *m)
+{
+	const __m128i *v = (const __m128i *)(const void *)p;
+	__m128i x[8];
+	uint64_t dg[8], sp[8], nl[8];
+
+	for (unsigned i = 0; i < 8; i++)
+		x[i] = _mm_loadu_si128(v + i);
+	classify16b(x[0], &dg[0], &sp[0], &nl[0], m->canon);
+	classify16b(x[1], &dg[1], &sp[1], &nl[1], m->canon + 16);
+	classify16b(x[2], &dg[2], &sp[2], &nl[2], m->canon + 32);
+	classify16b(x[3], &dg[3], &sp[3], &nl[3], m->canon + 48);
+	classify16b(x[4], &dg[4], &sp[4], &nl[4], m->canon + 64);
+	classify16b(x[5], &dg[5], &sp[5], &nl[5], m->canon + 80);
+	classify16b(x[6], &dg[6], &sp[6], &nl[6], m->canon + 96);
+	classify16b(x[7], &dg[7], &sp[7], &nl[7], m->canon + 112);
+	m->digit[0] = dg[0] | dg[1] << 16 | dg[2] << 32 | dg[3] << 48;
+	m->digit[1] = dg[4] | dg[5] << 16 | dg[6] << 32 | dg[7] << 48;
+	m->space[0] = sp[0] | sp[1] << 16 | sp[2] << 32 | sp[3] << 48;
+	m->space[1] = sp[4] | sp[5] << 16 | sp[6] << 32 | sp[7] << 48;
+	m->nl[0] = nl[0] | nl[1] << 16 | nl[2] << 32 | nl[3] << 48;
+	m->nl[1] = nl[4] | nl[5] << 16 | nl[6] << 32 | nl[7] << 48;
+	m->colon = colon16(x[0]) | colon16(x[1]) << 16 | colon16(x[2]) << 32 |
+		   colon16(x[3]) << 48;
+}
+
+static PH_ALWAYS_INLINE uint64_t same16(const uint8_t *a, const uint8_t *b)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+		_mm_load_si128((const __m128i *)(const void *)a),
+		_mm_loadu_si128((const __m128i *)(const void *)b)));
+}
+
+static PH_ALWAYS_INLINE void same128_base(const uint8_t *a, const uint8_t *b,
+					  uint64_t same[2])
+{
+	same[0] = same16(a, b) | same16(a + 16, b + 16) << 16 |
+		  same16(a + 32, b + 32) << 32 | same16(a + 48, b + 48) << 48;
+	same[1] = same16(a + 64, b + 64) | same16(a + 80, b + 80) << 16 |
+		  same16(a + 96, b + 96) << 32 | same16(a + 112, b + 112) << 48;
+}
+#else
+static PH_ALWAYS_INLINE void classify128_base(const char *p, struct masks128 *m)
+{
+	classify128_swar(p, m);
+}
+
+static PH_ALWAYS_INLINE void same128_base(const uint8_t *a, const uint8_t *b,
+					  uint64_t same[2])
+{
+	same128_swar(a, b, same);
+}
+#endif
+
+#if defined(__x86_64__) && defined(__SSE2__) && \
+	(defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+#define TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2")))
+
+/* Bit i of each mask for x[i]: digit, space, newline; the bytes with
+ * digits made 0xff to canon. */
+TARGET_AVX2 static PH_ALWAYS_INLINE void
+classify32(__m256i x, uint64_t *dg, uint64_t *sp, uint64_t *nl, uint8_t *canon)
+{
+	__m256i t = _mm256_sub_epi8(x, _mm256_set1_epi8('0'));
+	__m256i d =
+		_mm256_cmpeq_epi8(_mm256_min_epu8(t, _mm256_set1_epi8(9)), t);
+
+	*dg = (uint32_t)_mm256_movemask_epi8(d);
+	*sp = (uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(x, _mm256_set1_epi8(' ')));
+	*nl = (uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\n')));
+	_mm256_store_si256((__m256i *)(void *)canon, _mm256_or_si256(x, d));
+}
+
+TARGET_AVX2 static PH_ALWAYS_INLINE uint64_t colon32(__m256i x)
+{
+	return (uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(x, _mm256_set1_epi8(':')));
+}
+
+/* classify128_base() 32 bytes at a time (written out: the compiler
+ * does not unroll a loop of four at -O2). */
+TARGET_AVX2 static PH_ALWAYS_INLINE void classify128_avx2(const char *p,
+							  struct masks128 *m)
+{
+	const __m256i *v = (const __m256i *)(const void *)p;
+	__m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
+	__m256i c = _mm256_loadu_si256(v + 2), d = _mm256_loadu_si256(v + 3);
+	uint64_t dg[4], sp[4], nl[4];
+
+	classify32(a, &dg[0], &sp[0], &nl[0], m->canon);
+	classify32(b, &dg[1], &sp[1], &nl[1], m->canon + 32);
+	classify32(c, &dg[2], &sp[2], &nl[2], m->canon + 64);
+	classify32(d, &dg[3], &sp[3], &nl[3], m->canon + 96);
+	m->digit[0] = dg[0] | dg[1] << 32;
+	m->digit[1] = dg[2] | dg[3] << 32;
+	m->space[0] = sp[0] | sp[1] << 32;
+	m->space[1] = sp[2] | sp[3] << 32;
+	m->nl[0] = nl[0] | nl[1] << 32;
+	m->nl[1] = nl[2] | nl[3] << 32;
+	m->colon = colon32(a) | colon32(b) << 32;
+}
+
+TARGET_AVX2 static PH_ALWAYS_INLINE uint64_t same32(const uint8_t *a,
+						    const uint8_t *b)
+{
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+		_mm256_load_si256((const __m256i *)(const void *)a),
+		_mm256_loadu_si256((const __m256i *)(const void *)b)));
+}
+
+TARGET_AVX2 static PH_ALWAYS_INLINE void
+same128_avx2(const uint8_t *a, const uint8_t *b, uint64_t same[2])
+{
+	same[0] = same32(a, b) | same32(a + 32, b + 32) << 32;
+	same[1] = same32(a + 64, b + 64) | same32(a + 96, b + 96) << 32;
+}
+#endif
+
+/* A line ph_iot_parse_lines() leaves to the session: an empty one, a
+ * comment, or one that may be a loss marker ("CPU:"). */
+static PH_ALWAYS_INLINE bool session_reads(char c)
+{
+	return c == '\n' || c == '#' || c == 'C';
+}
+
+static PH_ALWAYS_INLINE void done(struct ph_iot_parsed *out, const char *p,
+				  const char *nl, enum ph_iot_line kind,
+				  enum ph_iot_bad why)
+{
+	out->line = p;
+	out->len = (size_t)(nl - p);
+	out->kind = (uint8_t)kind;
+	out->why = (uint8_t)why;
+}
+
+/* The line at p read without the masks: the newline by memchr().
+ * Returns the next line's start, or NULL when p's has no newline. */
+static const char *plain_line(const char *p, const char *end,
+			      struct ph_iot_parsed *out)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	enum ph_iot_bad why = PH_IOT_BAD_COUNT;
+	enum ph_iot_line kind;
+
+	if (!nl)
+		return NULL;
+	kind = ph_iot_parse_line(p, (size_t)(nl - p), &out->rec, &why);
+	done(out, p, nl, kind, why);
+	return nl + 1;
+}
+
+#if defined(__SSE2__)
+/* Bits off .. off + 63 of a 128-bit mask, 0 <= off <= 63. */
+static PH_ALWAYS_INLINE uint64_t window(const uint64_t m[2], unsigned off)
+{
+	return m[0] >> off | m[1] << 1 << (63 - off);
+}
+
+/*
+ * The slot a line's shape is kept in: a hash of its masks up to its
+ * newline (when there is none in the 128 bytes, of all of them: such a
+ * line is not kept anyway).  The body's masks count too: lines alike up
+ * to their sixty-fourth byte differ after it, in a sector's or a size's
+ * digits, as often as not.
+ */
+static PH_ALWAYS_INLINE struct ph_iot_shape *slot(struct ph_iot_lines *l,
+						  const struct masks128 *m)
+{
+	uint64_t upto_nl = m->nl[1] ^ (m->nl[1] - 1);
+	uint64_t body = (m->space[1] ^ m->digit[1] << 5) & upto_nl;
+	uint64_t h = (m->space[0] ^ m->digit[0] >> 3 ^
+		      body * 0xd6e8feb86659fd93ull) *
+		     0x9e3779b97f4a7c15ull;
+
+	return &l->shape[h >> (64 - PH_IOT_SHAPE_BITS)];
+}
+
+/* Bits 64 .. len - 1 of a line of len bytes, 65 <= len <= 128, in its
+ * masks' second word. */
+static PH_ALWAYS_INLINE uint64_t upto(unsigned len)
+{
+	return (2ull << (len - 65)) - 1;
+}
+
+/* Whether the line m classifies has sh's shape: its digits where sh's
+ * are, and its other bytes, newline included, sh's bytes. */
+static PH_ALWAYS_INLINE bool same_shape(const struct ph_iot_shape *sh,
+					const struct masks128 *m)
+{
+	uint64_t cut;
+
+	if (!sh->len)
+		return false;
+	cut = upto(sh->len);
+	return m->digit[0] == sh->digit[0] &&
+	       (m->digit[1] & cut) == sh->digit[1] && !~m->same[0] &&
+	       !(~m->same[1] & cut);
+}
+
+/*
+ * The next line's start after a line of a kept shape, whose newline is
+ * then the first in the masks' second word: from the masks rather than
+ * from the shape's length, which is as much but known later (the next
+ * line's loads wait for this).
+ */
+static PH_ALWAYS_INLINE const char *after_shape(const char *p,
+						const struct masks128 *m)
+{
+	return p + 65 + __builtin_ctzll(m->nl[1]);
+}
+
+/* The number in lane i of a line at s of sh's shape: its digits kept,
+ * the other bytes made '0' (so that no byte borrows), '0' taken away. */
+static PH_ALWAYS_INLINE uint64_t lane(const struct ph_iot_shape *sh,
+				      const char *s, unsigned i)
+{
+	const uint64_t zeros = 0x3030303030303030ull;
+	uint64_t k = sh->keep[i];
+
+	return digits8(((load8(s + sh->at[i]) & k) | (zeros & ~k)) - zeros);
+}
+
+/* The fields of a line of sh's shape, given its numbers; false when one
+ * fails a test fast_line() makes of its value. */
+static PH_ALWAYS_INLINE bool shape_fields(const struct ph_iot_shape *sh,
+					  const char *s, const uint64_t *v,
+					  struct ph_iot_rec *r)
+{
+	if (v[L_MAJ] >= (1u << 12) || v[L_MIN] >= (1u << 20))
+		return false;
+	*r = sh->rec;
+	r->ts_ns = (int64_t)(v[L_SECS] * 1000000000 + v[L_FRAC] * 1000);
+	r->cpu = (uint32_t)v[L_CPU];
+	r->pid = (int32_t)v[L_PID];
+	r->dev = (uint32_t)(v[L_MAJ] << 20 | v[L_MIN]);
+	r->bytes = (uint32_t)v[L_BYTES];
+	r->nr_sector = (uint32_t)v[L_NR];
+	r->sector = v[L_SECTOR_HI] * 100000000 + v[L_SECTOR];
+	r->error = sh->neg ? (int32_t)(0 - v[L_ERROR]) : (int32_t)v[L_ERROR];
+	if (sh->keep[L_TGID])
+		r->tgid = (int32_t)v[L_TGID];
+	copy16(r->comm, s + sh->comm_at, r->comm_len);
+	return true;
+}
+
+/*
+ * A line of sh's shape at s: its numbers converted where sh says, and the
+ * tests fast_line() makes of their values made again.  False when one
+ * fails (the whole path then reads the line).  Every number here has at
+ * most eight digits, so only the device's can be out of range.
+ */
+static PH_ALWAYS_INLINE bool from_shape(const struct ph_iot_shape *sh,
+					const char *s, struct ph_iot_rec *r)
+{
+	uint64_t v[PH_IOT_SHAPE_LANES];
+
+	for (unsigned i = 0; i < PH_IOT_SHAPE_LANES; i++)
+		v[i] = lane(sh, s, i);
+	return shape_fields(sh, s, v, r);
+}
+
+/*
+ * The line at p, whose first 128 bytes m classifies (end - p >= 128) and
+ * whose shape is not sh's: one of 64 to 127 bytes by fast_line() from the
+ * masks (its shape then kept in sh, the slot m picks, when that reads it
+ * whole), any other by ph_iot_parse_line().  Returns the next line's
+ * start, or NULL when p's has no newline before end.
+ */
+static PH_ALWAYS_INLINE const char *masked_line(const char *p, const char *end,
+						const struct masks128 *m,
+						struct ph_iot_shape *sh,
+						struct ph_iot_parsed *out)
+{
+	enum ph_iot_bad why = PH_IOT_BAD_COUNT;
+	enum ph_iot_line kind;
+	const char *nl, *e;
+
+	if (PH_UNLIKELY(m->nl[0] || !m->nl[1])) {
+		if (!m->nl[0])
+			return plain_line(p, end, out);
+		nl = p + __builtin_ctzll(m->nl[0]);
+		kind = general_line(p, trim_end(p, nl), &out->rec, &why);
+		done(out, p, nl, kind, why);
+		return nl + 1;
+	}
+	nl = p + 64 + __builtin_ctzll(m->nl[1]);
+	e = trim_end(p, nl);
+	if (e - p >= 64) {
+		unsigned off = (unsigned)(e - p) - 64;
+		struct masks h = { m->digit[0], m->space[0], m->colon };
+		struct masks t = { window(m->digit, off), window(m->space, off),
+				   0 };
+		struct ph_iot_shape at;
+
+		at.ok = 0;
+		at.wide = 0;
+		at.comm_at = 0;
+		at.neg = 0;
+		if (fast_line(p, e, &h, &t, &out->rec, &why, &kind, &at)) {
+			done(out, p, nl, kind, why);
+			if (at.ok && !at.wide) {
+				unsigned len = (unsigned)(nl - p) + 1;
+
+				memcpy(sh->keep, at.keep, sizeof(at.keep));
+				memcpy(sh->at, at.at, sizeof(at.at));
+				sh->comm_at = at.comm_at;
+				sh->neg = at.neg;
+				sh->rec = out->rec;
+				sh->digit[0] = m->digit[0];
+				sh->digit[1] = m->digit[1] & upto(len);
+				memcpy(sh->canon, m->canon, sizeof(sh->canon));
+				sh->len = (uint8_t)len;
+			}
+			return nl + 1;
+		}
+	}
+	kind = general_line(p, e, &out->rec, &why);
+	done(out, p, nl, kind, why);
+	return nl + 1;
+}
+
+#endif /* __SSE2__: the masked reader and its shapes */
+
+/*
+ * ph_iot_parse_lines() a line at a time: memchr() for the newline, then
+ * ph_iot_parse_line().  The portable path, for machines without SSE2;
+ * tests choose it on x86-64 too, as the reference the others must match.
+ */
+static size_t lines_plain(const char *buf, size_t len,
+			  struct ph_iot_parsed *out, size_t max, size_t *used)
+{
+	const char *p = buf, *end = buf + len, *next;
+	size_t n = 0;
+
+	while (n < max && p < end && !session_reads(*p)) {
+		__builtin_prefetch(p + 1024);
+		next = plain_line(p, end, &out[n]);
+		if (!next)
+			break;
+		p = next;
+		n++;
+	}
+	*used = (size_t)(p - buf);
+	return n;
+}
+
+#if defined(__SSE2__)
+/* ph_iot_parse_lines() with SSE2's masks and the shapes: a line of a
+ * kept shape by from_shape(), any other by masked_line(). */
+static size_t lines_base(struct ph_iot_lines *l, const char *buf, size_t len,
+			 struct ph_iot_parsed *out, size_t max, size_t *used)
+{
+	const char *p = buf, *end = buf + len, *next;
+	size_t n = 0;
+
+	while (n < max && p < end && !session_reads(*p)) {
+		if (end - p >= 128) {
+			struct masks128 m;
+			struct ph_iot_shape *sh;
+
+			/* a few lines ahead: text streamed from memory */
+			__builtin_prefetch(p + 1024);
+			classify128_base(p, &m);
+			sh = slot(l, &m);
+			same128_base(m.canon, sh->canon, m.same);
+			if (same_shape(sh, &m) &&
+			    from_shape(sh, p, &out[n].rec)) {
+				next = after_shape(p, &m);
+				done(&out[n], p, next - 1, PH_IOT_LINE_BLOCK,
+				     PH_IOT_BAD_COUNT);
+			} else {
+				next = masked_line(p, end, &m, sh, &out[n]);
+			}
+		} else {
+			next = plain_line(p, end, &out[n]);
+		}
+		if (!next)
+			break;
+		p = next;
+		n++;
+	}
+	*used = (size_t)(p - buf);
+	return n;
+}
+#endif
+
+#ifdef HAVE_AVX2_PATH
+/*
+ * Lanes i .. i + 3 of a line at s of sh's shape, as lane() converts them,
+ * at once: each lane's eight bytes less '0' (no borrow between bytes
+ * here), its digits kept, then pairs of digits, fours, eights.
+ */
+TARGET_AVX2 static PH_ALWAYS_INLINE __m256i
+lanes4(const struct ph_iot_shape *sh, const char *s, unsigned i)
+{
+	__m128i a =
+		_mm_loadl_epi64((const __m128i *)(const void *)(s + sh->at[i]));
+	__m128i b = _mm_loadl_epi64(
+		(const __m128i *)(const void *)(s + sh->at[i + 2]));
+	__m256i x;
+
+	a = _mm_insert_epi64(a, (long long)load8(s + sh->at[i + 1]), 1);
+	b = _mm_insert_epi64(b, (long long)load8(s + sh->at[i + 3]), 1);
+	x = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+	x = _mm256_and_si256(
+		_mm256_sub_epi8(x, _mm256_set1_epi8('0')),
+		_mm256_loadu_si256(
+			(const __m256i *)(const void *)&sh->keep[i]));
+	/* d0 * 10 + d1, then q0 * 100 + q1, then h0 * 10000 + h1 */
+	x = _mm256_maddubs_epi16(x, _mm256_set1_epi16(0x010a));
+	x = _mm256_madd_epi16(x, _mm256_set1_epi32(0x00010064));
+	return _mm256_add_epi64(_mm256_mul_epu32(x, _mm256_set1_epi64x(10000)),
+				_mm256_srli_epi64(x, 32));
+}
+
+TARGET_AVX2 static PH_ALWAYS_INLINE void store4(uint64_t *v, __m256i x)
+{
+	_mm256_storeu_si256((__m256i *)(void *)v, x);
+}
+
+/* from_shape(), four numbers at a time. */
+TARGET_AVX2 static PH_ALWAYS_INLINE bool
+from_shape_avx2(const struct ph_iot_shape *sh, const char *s,
+		struct ph_iot_rec *r)
+{
+	uint64_t v[PH_IOT_SHAPE_LANES];
+
+	store4(v, lanes4(sh, s, 0));
+	store4(v + 4, lanes4(sh, s, 4));
+	store4(v + 8, lanes4(sh, s, 8));
+	return shape_fields(sh, s, v, r);
+}
+
+/* lines_base() by AVX2, and BMI2's shifts in the code it inlines. */
+TARGET_AVX2 static size_t lines_avx2(struct ph_iot_lines *l, const char *buf,
+				     size_t len, struct ph_iot_parsed *out,
+				     size_t max, size_t *used)
+{
+	const char *p = buf, *end = buf + len, *next;
+	size_t n = 0;
+
+	while (n < max && p < end && !session_reads(*p)) {
+		if (end - p >= 128) {
+			struct masks128 m;
+			struct ph_iot_shape *sh;
+
+			__builtin_prefetch(p + 1024);
+			classify128_avx2(p, &m);
+			sh = slot(l, &m);
+			same128_avx2(m.canon, sh->canon, m.same);
+			if (same_shape(sh, &m) &&
+			    from_shape_avx2(sh, p, &out[n].rec)) {
+				next = after_shape(p, &m);
+				done(&out[n], p, next - 1, PH_IOT_LINE_BLOCK,
+				     PH_IOT_BAD_COUNT);
+			} else {
+				next = masked_line(p, end, &m, sh, &out[n]);
+			}
+		} else {
+			next = plain_line(p, end, &out[n]);
+		}
+		if (!next)
+			break;
+		p = next;
+		n++;
+	}
+	*used = (size_t)(p - buf);
+	return n;
+}
+#endif
+
+/* The set in use: -1 until first asked, then the CPU's best or a test's
+ * choice.  Relaxed atomics: every thread computes the same value. */
+static int isa_in_use = -1;
+
+static bool cpu_has(enum ph_iot_isa isa)
+{
+	switch (isa) {
+	case PH_IOT_ISA_PORTABLE:
+	case PH_IOT_ISA_BASE: return true;
+	case PH_IOT_ISA_AVX2:
+#ifdef HAVE_AVX2_PATH
+		__builtin_cpu_init();
+		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi") &&
+		       __builtin_cpu_supports("bmi2");
+#else
+		return false;
+#endif
+	}
+	return false;
+}
+
+enum ph_iot_isa ph_iot_parse_isa(void)
+{
+	int isa = __atomic_load_n(&isa_in_use, __ATOMIC_RELAXED);
+
+	if (isa < 0) {
+		isa = cpu_has(PH_IOT_ISA_AVX2) ? PH_IOT_ISA_AVX2 :
+						 PH_IOT_ISA_BASE;
+		__atomic_store_n(&isa_in_use, isa, __ATOMIC_RELAXED);
+	}
+	return (enum ph_iot_isa)isa;
+}
+
+bool ph_iot_parse_set_isa(enum ph_iot_isa isa)
+{
+	if (!cpu_has(isa))
+		return false;
+	__atomic_store_n(&isa_in_use, (int)isa, __ATOMIC_RELAXED);
+	return true;
+}
+
+void ph_iot_lines_init(struct ph_iot_lines *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+size_t ph_iot_parse_lines(struct ph_iot_lines *l, const char *buf, size_t len,
+			  struct ph_iot_parsed *out, size_t max, size_t *used)
+{
+	(void)l; /* no shapes without SSE2 */
+	switch (ph_iot_parse_isa()) {
+#ifdef HAVE_AVX2_PATH
+	case PH_IOT_ISA_AVX2: return lines_avx2(l, buf, len, out, max, used);
+#endif
+#if defined(__SSE2__)
+	case PH_IOT_ISA_BASE: return lines_base(l, buf, len, out, max, used);
+#endif
+	default: return lines_plain(buf, len, out, max, used);
+	}
+}
+
+#ifdef HAVE_AVX2_PATH
+TARGET_AVX2 static void avx2_call(const char *p, const uint8_t *q,
+				  struct masks128 *m)
+{
+	classify128_avx2(p, m);
+	same128_avx2(m->canon, q, m->same);
+}
+#endif
+
+static bool same_masks(const struct masks128 *a, const struct masks128 *b)
+{
+	return !memcmp(a->nl, b->nl, sizeof(a->nl)) &&
+	       !memcmp(a->digit, b->digit, sizeof(a->digit)) &&
+	       !memcmp(a->space, b->space, sizeof(a->space)) &&
+	       a->colon == b->colon &&
+	       !memcmp(a->same, b->same, sizeof(a->same)) &&
+	       !memcmp(a->canon, b->canon, sizeof(a->canon));
+}
+
+bool ph_iot_classify128_agree(const char *p, const char *q)
+{
+	struct masks128 a, b;
+
+	classify128_swar(p, &a);
+	same128_swar(a.canon, (const uint8_t *)q, a.same);
+	classify128_base(p, &b);
+	same128_base(b.canon, (const uint8_t *)q, b.same);
+	if (!same_masks(&a, &b))
+		return false;
+#ifdef HAVE_AVX2_PATH
+	if (cpu_has(PH_IOT_ISA_AVX2)) {
+		avx2_call(p, (const uint8_t *)q, &b);
+		if (!same_masks(&a, &b))
+			return false;
+	}
+#endif
+	return true;
 }

@@ -147,6 +147,85 @@ enum ph_iot_line ph_iot_parse_line_general(const char *line, size_t len,
 					   struct ph_iot_rec *rec,
 					   enum ph_iot_bad *why);
 
+/* One line as ph_iot_parse_lines() read it. */
+struct ph_iot_parsed {
+	struct ph_iot_rec rec; /* what ph_iot_parse_line() filled */
+	const char *line;      /* the line, in the buffer */
+	size_t len;	       /* its bytes, without the newline */
+	uint8_t kind;	       /* enum ph_iot_line */
+	uint8_t why;	       /* enum ph_iot_bad, when kind is MALFORMED */
+};
+
+/* Numbers a line shape records where to find. */
+#define PH_IOT_SHAPE_LANES 12
+
+/*
+ * The shape of a block line the fast path read whole: where its digits
+ * are, its other bytes, and where each number is.  A later line of the
+ * same shape differs only in its digits' values, so it is read by
+ * converting its numbers at those places (block_parse.c, "Shapes").  The
+ * parser's own: nothing in it is for callers.
+ */
+struct ph_iot_shape {
+	uint64_t digit[2];  /* digit masks, cut after the newline */
+	uint8_t canon[128]; /* the bytes, each digit made 0xff */
+	uint64_t keep[PH_IOT_SHAPE_LANES]; /* each number's digits in ... */
+	uint8_t at[PH_IOT_SHAPE_LANES];	   /* ... the 8 bytes from here */
+	struct ph_iot_rec rec;		   /* the fields that are not numbers */
+	uint8_t len;	 /* bytes with the newline; 0: unused */
+	uint8_t comm_at; /* where [COMM]'s bytes start */
+	uint8_t neg;	 /* the error is negative */
+	uint8_t ok;	 /* the mask reader took it whole */
+	uint8_t wide;	 /* a number it records has over 8 digits */
+};
+
+#define PH_IOT_SHAPE_BITS 4
+#define PH_IOT_SHAPES	  (1 << PH_IOT_SHAPE_BITS)
+
+/* What ph_iot_parse_lines() keeps from one call to the next. */
+struct ph_iot_lines {
+	struct ph_iot_shape shape[PH_IOT_SHAPES];
+};
+
+void ph_iot_lines_init(struct ph_iot_lines *l);
+
+/*
+ * ph_iot_parse_line() over the complete lines at the start of buf[0..len),
+ * as many as out[0..max) holds (with SIMD, the newlines are found in the
+ * same pass that classifies the bytes).  Stops before a line a session reads
+ * itself (an empty one, or one starting with '#' or 'C') and before one with no
+ * newline in buf.  Returns how many lines it read; *used is the bytes they
+ * took, newlines included.  Each out[i] is what ph_iot_parse_line() says
+ * of that line, whichever instruction set reads it; l remembers the
+ * shapes of recent lines, which makes the next ones of the same shapes
+ * cheaper to read, never different.
+ */
+size_t ph_iot_parse_lines(struct ph_iot_lines *l, const char *buf, size_t len,
+			  struct ph_iot_parsed *out, size_t max, size_t *used);
+
+/* How ph_iot_parse_lines() reads: the instruction set it classifies with. */
+enum ph_iot_isa {
+	PH_IOT_ISA_PORTABLE, /* a line at a time, ph_iot_parse_line() */
+	PH_IOT_ISA_BASE,     /* SSE2 and shapes on x86-64; else PORTABLE's */
+	PH_IOT_ISA_AVX2,     /* AVX2 and BMI2, chosen when the CPU has them */
+};
+
+/* The set in use: the best the CPU has, unless a test chose another. */
+enum ph_iot_isa ph_iot_parse_isa(void);
+
+/*
+ * For tests and the bench: use isa from now on, process-wide.  False, and
+ * nothing changes, when the CPU or the build lacks it.
+ */
+bool ph_iot_parse_set_isa(enum ph_iot_isa isa);
+
+/*
+ * Whether the masks of newlines, digits, spaces and colons of p[0..128),
+ * its bytes with digits made 0xff, and which of those equal q[0..128),
+ * are the same by every instruction set this CPU has.  For tests.
+ */
+bool ph_iot_classify128_agree(const char *p, const char *q);
+
 /*
  * Whether the portable classification of p[0..n) (16 <= n <= 64) into
  * digit, space and colon masks agrees with the SIMD one the parser uses

@@ -2,9 +2,10 @@
  * pair.c: the in-flight tables and the pairing rules of pair.h.
  *
  * Linear probing with backward-shift deletion: every entry of a key lies
- * in the run of occupied slots that starts at the key's home slot, so the
- * oldest entry of a key is found by walking that run, and deleting never
- * leaves a tombstone.  The runs stay short: the table is at most half full.
+ * in the run of occupied slots that starts at the key's home slot, in the
+ * order they came, so the oldest entry of a key is the first one of it met
+ * walking that run, and deleting never leaves a tombstone.  The runs stay
+ * short: the table is at most half full.
  */
 #include "ph_common.h"
 #include "ph_error.h"
@@ -16,6 +17,7 @@ struct ph_iot_slot {
 	uint64_t seq;	  /* FIFO order; the request_id of an issue */
 	int64_t ts_ns;	  /* when it was issued (inserted) */
 	int64_t queue_ns; /* issue: insert -> issue, or -1 */
+	uint32_t home;	  /* the slot its key hashes to */
 	uint32_t bytes;
 	uint32_t nr_sector;
 	int32_t pid;
@@ -29,13 +31,15 @@ struct ph_iot_slot {
 #define TABLE_MIN 256u
 #define SWEEP_MIN 65536u
 
-static inline uint32_t home(const struct ph_iot_table *t, uint64_t key,
-			    uint64_t sector)
-{
-	uint64_t h = (sector ^ (key * 0x9e3779b97f4a7c15ull)) *
-		     0xd6e8feb86659fd93ull;
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
-	return (uint32_t)(h >> 32) & t->mask;
+static ALWAYS_INLINE uint32_t home(const struct ph_iot_table *t, uint64_t key,
+				   uint64_t sector)
+{
+	/* the key rotated into the high half: dev spans bits 2-33 */
+	uint64_t h = (sector ^ (key << 32 | key >> 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> t->shift);
 }
 
 static void table_release(struct ph_iot_table *t)
@@ -44,11 +48,16 @@ static void table_release(struct ph_iot_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The free slot a new entry of (key, sector) goes to; counts it. */
-static struct ph_iot_slot *claim(struct ph_iot_table *t, uint64_t key,
-				 uint64_t sector, bool *dup)
+/*
+ * The free slot a new entry goes to: the end of the run its home starts,
+ * so entries of one key lie in the order they came, oldest nearest their
+ * home (deleting keeps that order: see remove_slot()).  Counts it.
+ */
+static ALWAYS_INLINE struct ph_iot_slot *claim(struct ph_iot_table *t,
+					       uint32_t h, uint64_t key,
+					       uint64_t sector, bool *dup)
 {
-	uint32_t i = home(t, key, sector);
+	uint32_t i = h;
 
 	while (t->slots[i].key) {
 		if (t->slots[i].key == key && t->slots[i].sector == sector)
@@ -59,12 +68,22 @@ static struct ph_iot_slot *claim(struct ph_iot_table *t, uint64_t key,
 	return &t->slots[i];
 }
 
+/* The count at which make_room() has something to do. */
+static void set_limit(struct ph_iot_table *t)
+{
+	uint32_t half = (t->mask + 1) / 2 + 1;
+
+	t->limit = t->sweep_at < half ? t->sweep_at : half;
+	if (t->limit > PH_IOT_INFLIGHT_MAX + 1)
+		t->limit = PH_IOT_INFLIGHT_MAX + 1;
+}
+
 /* Moves every entry not older than `keep_after` into a table of n slots. */
 static int rebuild(struct ph_iot_table *t, uint32_t n, int64_t keep_after,
 		   uint64_t *expired)
 {
 	struct ph_iot_slot *old = t->slots;
-	uint32_t old_n = t->slots ? t->mask + 1 : 0;
+	uint32_t old_n = t->slots ? t->mask + 1 : 0, start = 0;
 	bool dup;
 
 	t->slots = calloc(n, sizeof(*t->slots));
@@ -73,22 +92,36 @@ static int rebuild(struct ph_iot_table *t, uint32_t n, int64_t keep_after,
 		return PH_ENOMEM;
 	}
 	t->mask = n - 1;
+	t->shift = 64 - (unsigned)__builtin_ctz(n);
 	t->count = 0;
-	for (uint32_t i = 0; i < old_n; i++) {
-		if (!old[i].key)
+	/* from a free slot on, so each run moves in its order (one key's
+	 * entries oldest first) even where it wraps past the end */
+	while (start < old_n && old[start].key)
+		start++;
+	for (uint32_t k = 0; k < old_n; k++) {
+		const struct ph_iot_slot *o = &old[(start + k) & (old_n - 1)];
+		struct ph_iot_slot *s;
+		uint32_t h;
+
+		if (!o->key)
 			continue;
-		if (old[i].ts_ns < keep_after) {
+		if (o->ts_ns < keep_after) {
 			(*expired)++;
 			continue;
 		}
-		*claim(t, old[i].key, old[i].sector, &dup) = old[i];
+		h = home(t, o->key, o->sector);
+		s = claim(t, h, o->key, o->sector, &dup);
+		*s = *o;
+		s->home = h;
 	}
 	free(old);
+	set_limit(t);
 	return 0;
 }
 
 /* Room for one more entry: grow, or drop what is stale, or refuse. */
-static int make_room(struct ph_iot_table *t, int64_t now, uint64_t *expired)
+static int make_room_slow(struct ph_iot_table *t, int64_t now,
+			  uint64_t *expired)
 {
 	uint32_t n = t->slots ? t->mask + 1 : TABLE_MIN;
 
@@ -101,6 +134,7 @@ static int make_room(struct ph_iot_table *t, int64_t now, uint64_t *expired)
 			return rc;
 		t->sweep_at = t->count * 2 > SWEEP_MIN ? t->count * 2 :
 							 SWEEP_MIN;
+		set_limit(t);
 	}
 	if (t->count + 1 > PH_IOT_INFLIGHT_MAX)
 		return PH_ETOOBIG;
@@ -109,26 +143,36 @@ static int make_room(struct ph_iot_table *t, int64_t now, uint64_t *expired)
 	return 0;
 }
 
-/* The oldest entry of (key, sector), or NULL. */
-static struct ph_iot_slot *oldest(const struct ph_iot_table *t, uint64_t key,
-				  uint64_t sector)
+static ALWAYS_INLINE int make_room(struct ph_iot_table *t, int64_t now,
+				   uint64_t *expired)
 {
-	struct ph_iot_slot *best = NULL;
+	/* below the limit none of make_room_slow()'s cases holds */
+	if (PH_LIKELY(t->count + 1 < t->limit))
+		return 0;
+	return make_room_slow(t, now, expired);
+}
+
+/* The oldest entry of (key, sector): the first in its home's run. */
+static ALWAYS_INLINE struct ph_iot_slot *oldest(const struct ph_iot_table *t,
+						uint64_t key, uint64_t sector)
+{
 	uint32_t i;
 
 	if (!t->count)
 		return NULL;
-	for (i = home(t, key, sector); t->slots[i].key; i = (i + 1) & t->mask) {
-		struct ph_iot_slot *s = &t->slots[i];
-
-		if (s->key == key && s->sector == sector &&
-		    (!best || s->seq < best->seq))
-			best = s;
-	}
-	return best;
+	for (i = home(t, key, sector); t->slots[i].key; i = (i + 1) & t->mask)
+		if (t->slots[i].key == key && t->slots[i].sector == sector)
+			return &t->slots[i];
+	return NULL;
 }
 
-static void remove_slot(struct ph_iot_table *t, struct ph_iot_slot *s)
+/*
+ * Backward-shift deletion: each entry after the hole moves back into it
+ * unless its home lies between; an entry never passes one of its own key
+ * (that one, nearer their common home, moved first), so their order holds.
+ */
+static ALWAYS_INLINE void remove_slot(struct ph_iot_table *t,
+				      struct ph_iot_slot *s)
 {
 	uint32_t i = (uint32_t)(s - t->slots), j = i;
 
@@ -138,7 +182,7 @@ static void remove_slot(struct ph_iot_table *t, struct ph_iot_slot *s)
 		j = (j + 1) & t->mask;
 		if (!t->slots[j].key)
 			break;
-		h = home(t, t->slots[j].key, t->slots[j].sector);
+		h = t->slots[j].home;
 		/* Move j back to i unless its home lies in (i, j]. */
 		if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
 			t->slots[i] = t->slots[j];
@@ -162,7 +206,7 @@ void ph_iot_pairer_release(struct ph_iot_pairer *p)
 	table_release(&p->inserted);
 }
 
-static inline bool is_flush(const struct ph_iot_rec *r)
+static ALWAYS_INLINE bool is_flush(const struct ph_iot_rec *r)
 {
 	return r->nr_sector == 0 &&
 	       (r->op == PH_IOT_OP_FLUSH || (r->flags & PH_IOT_F_PREFLUSH));
@@ -170,7 +214,7 @@ static inline bool is_flush(const struct ph_iot_rec *r)
 
 /* A flush's sector means nothing: all of a device's flushes share one
  * key, and sector 0. */
-static inline uint64_t key_of(const struct ph_iot_rec *r, bool flush)
+static ALWAYS_INLINE uint64_t key_of(const struct ph_iot_rec *r, bool flush)
 {
 	return (uint64_t)r->dev << 2 | (uint64_t)flush << 1 | 1;
 }
@@ -189,24 +233,28 @@ static void count_error(struct ph_iot_pair_stats *st, int32_t code)
 	st->error_other++;
 }
 
-static inline int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
-		       const struct ph_iot_rec *r, uint64_t key,
-		       uint64_t sector, int64_t queue_ns, uint64_t *expired)
+static ALWAYS_INLINE int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
+			      const struct ph_iot_rec *r, uint64_t key,
+			      uint64_t sector, int64_t queue_ns,
+			      uint64_t *expired)
 {
 	struct ph_iot_slot *s;
 	bool dup = false;
+	uint32_t h;
 	int rc = make_room(t, r->ts_ns, expired);
 
 	if (rc) {
 		p->st.dropped_full++;
 		return rc == PH_ENOMEM ? rc : 0;
 	}
-	s = claim(t, key, sector, &dup);
+	h = home(t, key, sector);
+	s = claim(t, h, key, sector, &dup);
 	s->key = key;
 	s->sector = sector;
 	s->seq = ++t->seq;
 	s->ts_ns = r->ts_ns;
 	s->queue_ns = queue_ns;
+	s->home = h;
 	s->bytes = r->bytes;
 	s->nr_sector = r->nr_sector;
 	s->pid = r->pid;

@@ -78,8 +78,10 @@ struct ph_iot_slot;
 struct ph_iot_table {
 	struct ph_iot_slot *slots;
 	uint32_t mask;	   /* slots - 1; slots is a power of two */
+	uint32_t shift;	   /* 64 - log2(slots): a hash's top bits index */
 	uint32_t count;	   /* entries */
 	uint32_t sweep_at; /* count at which stale entries are dropped */
+	uint32_t limit;	   /* count + 1 from which adding needs a look */
 	uint64_t seq;	   /* last FIFO sequence handed out */
 };
 

@@ -17,6 +17,7 @@ void ph_iot_session_init(struct ph_iot_session *s, ph_iot_emit_fn emit,
 {
 	memset(s, 0, sizeof(*s));
 	ph_iot_pairer_init(&s->pair);
+	ph_iot_lines_init(&s->lines);
 	s->emit = emit;
 	s->emit_ctx = ctx;
 	s->html = HTML_UNDECIDED;
@@ -120,6 +121,9 @@ static bool blank(const char *p, const char *e)
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
+/* Lines parsed at a time from a feed of plain ftrace text. */
+#define BATCH 32
+
 /* Counts a block event, pairs it and emits the row it finishes. */
 static ALWAYS_INLINE int record(struct ph_iot_session *s,
 				const struct ph_iot_rec *rec)
@@ -143,28 +147,37 @@ static ALWAYS_INLINE int record(struct ph_iot_session *s,
 	return rc;
 }
 
-/* A line that is not HTML, a comment or a loss marker: an event, or not. */
-static ALWAYS_INLINE int event_line(struct ph_iot_session *s, const char *l,
-				    size_t n)
+/* Counts what the parser said of a line; pairs a block event. */
+static ALWAYS_INLINE int parsed(struct ph_iot_session *s,
+				const struct ph_iot_parsed *r)
 {
-	struct ph_iot_rec rec;
-	enum ph_iot_bad why;
-
-	switch (ph_iot_parse_line(l, n, &rec, &why)) {
-	case PH_IOT_LINE_BLOCK: break;
+	switch (r->kind) {
+	case PH_IOT_LINE_BLOCK: return record(s, &r->rec);
 	case PH_IOT_LINE_MALFORMED:
 		s->st.malformed++;
-		s->st.bad[why]++;
+		s->st.bad[r->why]++;
 		return 0;
 	case PH_IOT_LINE_OTHER: s->st.other_events++; return 0;
 	default:
-		if (blank(l, l + n))
+		if (blank(r->line, r->line + r->len))
 			s->st.blank++;
 		else
 			s->st.unknown++;
 		return 0;
 	}
-	return record(s, &rec);
+}
+
+/* A line that is not HTML, a comment or a loss marker: an event, or not. */
+static int event_line(struct ph_iot_session *s, const char *l, size_t n)
+{
+	struct ph_iot_parsed r;
+	enum ph_iot_bad why = PH_IOT_BAD_COUNT;
+
+	r.kind = (uint8_t)ph_iot_parse_line(l, n, &r.rec, &why);
+	r.why = (uint8_t)why;
+	r.line = l;
+	r.len = n;
+	return parsed(s, &r);
 }
 
 /* A line of a systrace HTML file, a comment or a loss marker, or one that
@@ -202,7 +215,7 @@ static int unusual_line(struct ph_iot_session *s, const char *l, size_t n)
 	return event_line(s, l, n);
 }
 
-static ALWAYS_INLINE int line(struct ph_iot_session *s, const char *l, size_t n)
+static int line(struct ph_iot_session *s, const char *l, size_t n)
 {
 	s->st.lines++;
 	if (PH_UNLIKELY(s->html != HTML_NO) || !n || l[0] == '#' || l[0] == 'C')
@@ -252,9 +265,29 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
 		}
 		p = nl + 1;
 	}
-	while (p < e && (nl = memchr(p, '\n', (size_t)(e - p)))) {
-		/* a few lines ahead: text streamed from memory, not cache */
-		__builtin_prefetch(p + 1024);
+	while (p < e) {
+		if (s->html == HTML_NO) {
+			/* plain ftrace text: the parser splits the lines */
+			struct ph_iot_parsed r[BATCH];
+			size_t used, n;
+
+			n = ph_iot_parse_lines(&s->lines, p, (size_t)(e - p), r,
+					       BATCH, &used);
+			for (size_t i = 0; i < n; i++) {
+				s->st.lines++;
+				rc = parsed(s, &r[i]);
+				if (rc)
+					return stop(s, rc);
+			}
+			p += used;
+			if (n == BATCH)
+				continue;
+		}
+		/* a line the session reads itself, or the first of an
+		 * input, or HTML */
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (!nl)
+			break;
 		rc = line(s, p, (size_t)(nl - p));
 		if (rc)
 			return stop(s, rc);

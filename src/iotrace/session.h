@@ -1,8 +1,10 @@
 /*
  * session.h: ftrace text in, finished requests out.
  *
- * A session splits text into lines (memchr, no copy unless a line spans
- * two feeds), parses each with block_parse, pairs with pair, and hands
+ * A session splits text into lines (no copy unless a line spans two
+ * feeds), parses each with block_parse -- plain ftrace text many lines at
+ * a time by ph_iot_parse_lines(), which finds the newlines itself and
+ * remembers recent line shapes in `lines` -- pairs with pair, and hands
  * every finished request to the caller's emit function.  It reads the
  * three kinds of text the kernel and Android tools write:
  *
@@ -60,6 +62,7 @@ typedef int (*ph_iot_emit_fn)(void *ctx, struct ph_iot_row *row);
 
 struct ph_iot_session {
 	struct ph_iot_pairer pair;
+	struct ph_iot_lines lines; /* the parser's memory of line shapes */
 	struct ph_iot_parse_stats st;
 	ph_iot_emit_fn emit;
 	void *emit_ctx;

@@ -5,6 +5,9 @@
  * Checks, beyond "no crash, no read outside the input":
  *  - the fast header path and the general one agree on every line, both
  *    on the classification and on every field;
+ *  - the batch reader (ph_iot_parse_lines(), with its memory of line
+ *    shapes) says of each line what ph_iot_parse_line() says, under every
+ *    instruction set the CPU has;
  *  - a parsed record is sane (op and event in range, comm <= 16 bytes);
  *  - every line is counted exactly once, and a session fed the input in
  *    two pieces (split where the first byte says) counts the same as one
@@ -87,6 +90,41 @@ static void lines(const char *data, size_t size)
 	}
 }
 
+/* ph_iot_parse_lines() over data, under isa, against the line parser. */
+static void batch(const char *data, size_t size, enum ph_iot_isa isa)
+{
+	struct ph_iot_lines l;
+	struct ph_iot_parsed out[8];
+	const char *p = data, *e = data + size;
+
+	if (!ph_iot_parse_set_isa(isa))
+		return;
+	ph_iot_lines_init(&l);
+	while (p < e) {
+		size_t used, n = ph_iot_parse_lines(&l, p, (size_t)(e - p), out,
+						    PH_ARRAY_SIZE(out), &used);
+
+		for (size_t i = 0; i < n; i++) {
+			struct ph_iot_rec r;
+			enum ph_iot_bad why = PH_IOT_BAD_COUNT;
+			enum ph_iot_line k = ph_iot_parse_line(
+				out[i].line, out[i].len, &r, &why);
+
+			if (k != out[i].kind ||
+			    (k == PH_IOT_LINE_MALFORMED && why != out[i].why))
+				__builtin_trap();
+			if (k == PH_IOT_LINE_BLOCK || k == PH_IOT_LINE_OTHER)
+				same_record(&out[i].rec, &r, k);
+		}
+		p += used;
+		if (n < PH_ARRAY_SIZE(out)) { /* a line it leaves, or the end */
+			const char *nl = memchr(p, '\n', (size_t)(e - p));
+
+			p = nl ? nl + 1 : e;
+		}
+	}
+}
+
 static void counts(const struct ph_iot_session *s)
 {
 	const struct ph_iot_parse_stats *st = &s->st;
@@ -112,6 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ph_iot_clock_init(&clock_, 0);
 	memcpy(copy, data, size);
 	lines(copy, size);
+	batch(copy, size, PH_IOT_ISA_AVX2);
+	batch(copy, size, PH_IOT_ISA_PORTABLE);
+	batch(copy, size, PH_IOT_ISA_BASE); /* the default where no AVX2 */
+	ph_iot_parse_set_isa(PH_IOT_ISA_AVX2);
 
 	ph_iot_session_init(&one, check_row, NULL);
 	ph_iot_session_feed(&one, copy, size);
