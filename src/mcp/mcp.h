@@ -171,6 +171,21 @@ int64_t ph_mcp_now(struct ph_mcp *m);
 struct ph_analysis *ph_mcp_analyze(struct ph_mcp_call *c, struct ph_window w,
 				   struct ph_mcp_source *src);
 /*
+ * The block I/O of the call's window as an io view (host/io.h), for
+ * io_summary and io_requests: *a is the window's analysis (the session's
+ * identity and profile; ph_analysis_free it, it may be NULL), *e the io
+ * events read back (ph_io_events_release it, after the view).  NULL when
+ * the call is answered already: failed, or no block I/O was recorded
+ * (said plainly, with how to record it; `recorded: false`, not isError).
+ * all_queries: every query a moment of the view, not only main's.
+ */
+struct ph_io_events;
+struct ph_io_view *ph_mcp_io_view(struct ph_mcp_call *c, bool all_queries,
+				  struct ph_io_events *e,
+				  struct ph_analysis **a,
+				  struct ph_mcp_source *src);
+
+/*
  * Walks the events of window w (kinds: a ph_kinds mask, 0 all) from the
  * same source ph_mcp_analyze would use.  Returns events visited, or -1
  * (call failed) when there is no source.

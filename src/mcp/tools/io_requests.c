@@ -10,11 +10,6 @@
 #include "mcp/mcp.h"
 #include "host/io_events.h"
 
-#define KINDS                                                    \
-	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) | \
-	 (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |   \
-	 (1ull << PH_KIND_DB_END))
-
 struct filter {
 	const char *who; /* app, main, others, all */
 	int64_t min_ns;	 /* latency at least; 0: any, unseen issues too */
@@ -128,15 +123,13 @@ static int io_requests_call(struct ph_mcp_call *c)
 			    ph_mcp_arg_str(c, "op", NULL) };
 	bool by_time = !strcmp(ph_mcp_arg_str(c, "order", "slowest"), "time");
 	int64_t limit = ph_mcp_limit(c, "limit", 20, 200);
-	struct ph_mcp_source src, src2;
+	struct ph_mcp_source src;
 	struct ph_analysis *a;
 	struct ph_io_events e;
-	struct ph_io_view *v = NULL;
+	struct ph_io_view *v;
 	const struct ph_io_req **sel = NULL;
-	struct ph_window w;
 	double min_ms = 0;
 	size_t n = 0, listed;
-	char ws[80];
 
 	/* the schema's maximum, checked here for a fractional value too
 	 * (the server checks whole numbers): an hour's ns fit in 64 bits */
@@ -149,35 +142,10 @@ static int io_requests_call(struct ph_mcp_call *c)
 		if (min_ms > 0)
 			f.min_ns = (int64_t)(min_ms * 1e6 + 0.5);
 	}
-	/* the session's identity (whose pid is the app's) */
-	a = ph_mcp_analyze(c, c->w, &src);
-	if (!a)
-		return 0;
-	if (ph_io_events_init(&e, false)) {
-		ph_analysis_free(a);
-		return ph_mcp_fail(c, "out of memory");
-	}
-	if (ph_mcp_each(c, c->w, KINDS, ph_io_events_feed, &e, &src2) < 0)
+	v = ph_mcp_io_view(c, false, &e, &a, &src);
+	if (!v)
 		goto out;
-	if (!ph_io_events_any(&e)) {
-		ph_mcp_line(c,
-			    "no block I/O was recorded for this session in "
-			    "t=%s: record it beside the app with `porthole "
-			    "iotrace record --out DIR` (root), then `porthole "
-			    "iotrace attach SESSION DIR`",
-			    ph_mcp_wstr(c->w, ws, sizeof(ws)));
-		if (src.note[0])
-			ph_mcp_more(c, " (%s)", src.note);
-		ph_jw_kv_bool(&c->jw, "recorded", false);
-		ph_mcp_mark(c, c->w.to);
-		goto out;
-	}
-	w = c->w;
-	if (w.from == INT64_MIN && a->first_t)
-		w.from = a->first_t;
-	v = ph_io_events_view(&e, &a->ident, &a->profile, w);
-	if (v)
-		sel = select_reqs(v, &f, by_time, &n);
+	sel = select_reqs(v, &f, by_time, &n);
 	if (!sel) {
 		ph_mcp_fail(c, "out of memory");
 		goto out;

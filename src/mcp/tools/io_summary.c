@@ -11,11 +11,6 @@
 #include "mcp/mcp.h"
 #include "host/io_events.h"
 
-#define KINDS                                                    \
-	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) | \
-	 (1ull << PH_KIND_BLOCKED) | (1ull << PH_KIND_FRAME) |   \
-	 (1ull << PH_KIND_DB_END))
-
 /* How much of each list an answer carries. */
 struct caps {
 	size_t devices, procs, moments, findings;
@@ -175,54 +170,16 @@ static int io_summary_call(struct ph_mcp_call *c)
 	struct caps normal = { 20, 5, 10, 4, false },
 		    full = { SIZE_MAX, PH_IO_MAX_PROCS, PH_IO_MAX_MOMENTS, 4,
 			     true };
-	struct ph_mcp_source src, src2;
+	struct ph_mcp_source src;
 	struct ph_analysis *a;
 	struct ph_io_events e;
-	struct ph_io_view *v = NULL;
+	struct ph_io_view *v;
 	int64_t limit = ph_mcp_limit(c, "limit", 10, 200);
-	struct ph_window w;
 	size_t at;
-	char ws[80];
 
-	/* the session's identity and profile (and that there is one) */
-	a = ph_mcp_analyze(c, c->w, &src);
-	if (!a)
-		return 0;
-	if (ph_io_events_init(&e, true)) {
-		ph_analysis_free(a);
-		return ph_mcp_fail(c, "out of memory");
-	}
-	if (ph_mcp_each(c, c->w, KINDS, ph_io_events_feed, &e, &src2) < 0)
+	v = ph_mcp_io_view(c, true, &e, &a, &src);
+	if (!v)
 		goto out;
-	if (!ph_io_events_any(&e)) {
-		ph_mcp_line(c,
-			    "no block I/O was recorded for this session in "
-			    "t=%s: record it beside the app with `porthole "
-			    "iotrace record --out DIR` (root), then `porthole "
-			    "iotrace attach SESSION DIR` adds it to the "
-			    "session; or run the app under `porthole capture "
-			    "--iotrace`",
-			    ph_mcp_wstr(c->w, ws, sizeof(ws)));
-		if (src.note[0])
-			ph_mcp_more(c, " (%s)", src.note);
-		ph_jw_kv_bool(&c->jw, "recorded", false);
-		ph_jw_kv_str(&c->jw, "source", src.live ? "live" : src.path);
-		ph_jw_kv_str(&c->jw, "how",
-			     "porthole iotrace record --out DIR; porthole "
-			     "iotrace attach SESSION DIR");
-		ph_mcp_mark(c, c->w.to);
-		goto out;
-	}
-	/* an open start is quoted as the first event's t, as findings
-	 * does, so the answer names a window that can be asked again */
-	w = c->w;
-	if (w.from == INT64_MIN && a->first_t)
-		w.from = a->first_t;
-	v = ph_io_events_view(&e, &a->ident, &a->profile, w);
-	if (!v) {
-		ph_mcp_fail(c, "out of memory");
-		goto out;
-	}
 	summary(c, v, &e);
 	if (src.note[0])
 		ph_mcp_more(c, " (%s)", src.note);
