@@ -1758,42 +1758,57 @@ static size_t lines_plain(const char *buf, size_t len,
 }
 
 #if defined(__SSE2__)
-/* ph_iot_parse_lines() with SSE2's masks and the shapes: a line of a
- * kept shape by from_shape(), any other by masked_line(). */
+/*
+ * The batch loop of ph_iot_parse_lines() over 128-byte masks and the
+ * shapes, ending in its return: a line of a kept shape by FROM
+ * (from_shape() or its AVX2 twin), any other by masked_line(), the last
+ * bytes of the buffer by plain_line().  One body for both instruction
+ * sets: each function that expands it is compiled for its own set
+ * (TARGET_AVX2), so the classify, compare and convert steps inline with
+ * its instructions.
+ */
+#define LINES_LOOP(CLASSIFY, SAME, FROM)                                   \
+	do {                                                               \
+		const char *p = buf, *end = buf + len, *next;              \
+		size_t n = 0;                                              \
+                                                                           \
+		while (n < max && p < end && !session_reads(*p)) {         \
+			if (end - p >= 128) {                              \
+				struct masks128 m;                         \
+				struct ph_iot_shape *sh;                   \
+                                                                           \
+				/* a few lines ahead: text from memory */  \
+				__builtin_prefetch(p + 1024);              \
+				CLASSIFY(p, &m);                           \
+				sh = slot(l, &m);                          \
+				SAME(m.canon, sh->canon, m.same);          \
+				if (same_shape(sh, &m) &&                  \
+				    FROM(sh, p, &out[n].rec)) {            \
+					next = after_shape(p, &m);         \
+					done(&out[n], p, next - 1,         \
+					     PH_IOT_LINE_BLOCK,            \
+					     PH_IOT_BAD_COUNT);            \
+				} else {                                   \
+					next = masked_line(p, end, &m, sh, \
+							   &out[n]);       \
+				}                                          \
+			} else {                                           \
+				next = plain_line(p, end, &out[n]);        \
+			}                                                  \
+			if (!next)                                         \
+				break;                                     \
+			p = next;                                          \
+			n++;                                               \
+		}                                                          \
+		*used = (size_t)(p - buf);                                 \
+		return n;                                                  \
+	} while (0)
+
+/* ph_iot_parse_lines() with SSE2's masks. */
 static size_t lines_base(struct ph_iot_lines *l, const char *buf, size_t len,
 			 struct ph_iot_parsed *out, size_t max, size_t *used)
 {
-	const char *p = buf, *end = buf + len, *next;
-	size_t n = 0;
-
-	while (n < max && p < end && !session_reads(*p)) {
-		if (end - p >= 128) {
-			struct masks128 m;
-			struct ph_iot_shape *sh;
-
-			/* a few lines ahead: text streamed from memory */
-			__builtin_prefetch(p + 1024);
-			classify128_base(p, &m);
-			sh = slot(l, &m);
-			same128_base(m.canon, sh->canon, m.same);
-			if (same_shape(sh, &m) &&
-			    from_shape(sh, p, &out[n].rec)) {
-				next = after_shape(p, &m);
-				done(&out[n], p, next - 1, PH_IOT_LINE_BLOCK,
-				     PH_IOT_BAD_COUNT);
-			} else {
-				next = masked_line(p, end, &m, sh, &out[n]);
-			}
-		} else {
-			next = plain_line(p, end, &out[n]);
-		}
-		if (!next)
-			break;
-		p = next;
-		n++;
-	}
-	*used = (size_t)(p - buf);
-	return n;
+	LINES_LOOP(classify128_base, same128_base, from_shape);
 }
 #endif
 
@@ -1849,36 +1864,7 @@ TARGET_AVX2 static size_t lines_avx2(struct ph_iot_lines *l, const char *buf,
 				     size_t len, struct ph_iot_parsed *out,
 				     size_t max, size_t *used)
 {
-	const char *p = buf, *end = buf + len, *next;
-	size_t n = 0;
-
-	while (n < max && p < end && !session_reads(*p)) {
-		if (end - p >= 128) {
-			struct masks128 m;
-			struct ph_iot_shape *sh;
-
-			__builtin_prefetch(p + 1024);
-			classify128_avx2(p, &m);
-			sh = slot(l, &m);
-			same128_avx2(m.canon, sh->canon, m.same);
-			if (same_shape(sh, &m) &&
-			    from_shape_avx2(sh, p, &out[n].rec)) {
-				next = after_shape(p, &m);
-				done(&out[n], p, next - 1, PH_IOT_LINE_BLOCK,
-				     PH_IOT_BAD_COUNT);
-			} else {
-				next = masked_line(p, end, &m, sh, &out[n]);
-			}
-		} else {
-			next = plain_line(p, end, &out[n]);
-		}
-		if (!next)
-			break;
-		p = next;
-		n++;
-	}
-	*used = (size_t)(p - buf);
-	return n;
+	LINES_LOOP(classify128_avx2, same128_avx2, from_shape_avx2);
 }
 #endif
 
