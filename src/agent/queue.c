@@ -10,15 +10,27 @@ int ph_queue_init(struct ph_queue *q, size_t capacity)
 		n <<= 1;
 	memset(q, 0, sizeof(*q));
 	q->cells = aligned_alloc(64, (n + PH_QUEUE_SPILL) * PH_QUEUE_CELL);
-	q->drops_after = calloc(n, sizeof(*q->drops_after));
+	q->drops_after = aligned_alloc(64, n * sizeof(*q->drops_after));
 	if (!q->cells || !q->drops_after) {
 		ph_queue_release(q);
 		return PH_ENOMEM;
 	}
-	/* Turn i (not i + 1): nothing is published yet. */
-	for (size_t i = 0; i < n; i++)
-		atomic_init(ph_queue_turn(q, i), i);
 	q->mask = n - 1;
+	/*
+	 * Every page is written here, by porthole_start, so no emitter ever
+	 * takes a page fault (a trip into the kernel) on its first lap, and
+	 * the heap's old bytes can never pass for a published turn: turn i,
+	 * not i + 1, as nothing is published yet.  Atomic stores, which the
+	 * compiler cannot fold into a calloc whose pages stay untouched.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		atomic_store_explicit(ph_queue_turn(q, i), i,
+				      memory_order_relaxed);
+		atomic_store_explicit(&q->drops_after[i], 0,
+				      memory_order_relaxed);
+	}
+	memset(q->cells + (n * PH_QUEUE_CELL), 0,
+	       PH_QUEUE_SPILL * PH_QUEUE_CELL);
 	return 0;
 }
 

@@ -6,11 +6,16 @@
  * handler that counts it).  Every event call of porthole.h is made many
  * times, with the queue draining and with it full (drops).
  *
+ * It also counts the page faults the thread takes (getrusage, let through
+ * the filter before and after): a fault is a trip into the kernel too,
+ * and the queue's pages must all be in place before the first event.
+ *
  * Built without sanitizers (they bring their own allocator); run by
- * tests/e2e/agent_emit.sh.  Prints "mallocs=N syscalls=N calls=N" and
- * exits 0 only when both counts are zero.  With PROBE_SELF_TEST set it
- * makes one malloc and one system call of its own in the watched stretch,
- * so the test can show the probe would see them.
+ * tests/e2e/agent_emit.sh.  Prints "mallocs=N syscalls=N faults=N
+ * calls=N" and exits 0 only when all three counts are zero.  With
+ * PROBE_SELF_TEST set it makes one malloc, one system call and one page
+ * fault of its own in the watched stretch, so the test can show the probe
+ * would see them.
  */
 #define _GNU_SOURCE 1
 #include "porthole.h"
@@ -24,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,6 +44,7 @@ extern void *__libc_memalign(size_t, size_t);
 static __thread int counting;
 static volatile long mallocs;
 static volatile sig_atomic_t syscalls;
+static long faults;
 
 void *malloc(size_t n)
 {
@@ -93,9 +101,10 @@ static int lock_down(void)
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrusage, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -140,10 +149,22 @@ static void every_call(int i)
 	calls += 24;
 }
 
+/* Page faults this thread has taken so far, minor and major. */
+static long thread_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
 static void *probe(void *arg)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigsys,
 				.sa_flags = SA_SIGINFO };
+	/* a page nobody has touched, for the self-test's fault */
+	char *fresh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	(void)arg;
 	sigaction(SIGSYS, &sa, NULL);
@@ -154,6 +175,7 @@ static void *probe(void *arg)
 		perror("emit_probe: seccomp");
 		syscall(SYS_exit, 2);
 	}
+	faults = thread_faults();
 	counting = 1;
 	/* 200k calls: far more than the 1024-slot queue, so drops too. */
 	for (int i = 0; i < 200000 / 24; i++)
@@ -164,8 +186,10 @@ static void *probe(void *arg)
 
 		free(p);
 		syscall(SYS_getppid);
+		*(volatile char *)fresh = 1;
 	}
 	counting = 0;
+	faults = thread_faults() - faults;
 	syscall(SYS_exit, 0); /* pthread's exit path makes system calls */
 	return NULL;
 }
@@ -192,7 +216,7 @@ int main(void)
 	pthread_create(&t, NULL, probe, NULL);
 	pthread_join(t, NULL);
 	porthole_stop();
-	printf("mallocs=%ld syscalls=%d calls=%ld\n", mallocs, (int)syscalls,
-	       calls);
-	return mallocs || syscalls ? 1 : 0;
+	printf("mallocs=%ld syscalls=%d faults=%ld calls=%ld\n", mallocs,
+	       (int)syscalls, faults, calls);
+	return mallocs || syscalls || faults ? 1 : 0;
 }

@@ -114,6 +114,23 @@ void test_queue__fifo_and_exact_drops(void)
 }
 
 /*
+ * A new queue says "not published" in every cell, whatever bytes its
+ * memory held before: turn i in cell i (a publish at pos stores pos + 1).
+ */
+void test_queue__init_sets_every_turn(void)
+{
+	struct ph_queue q;
+	bool all = true;
+
+	CHECK_INT(ph_queue_init(&q, 4096), 0);
+	for (uint64_t i = 0; i <= q.mask; i++)
+		all &= atomic_load(ph_queue_turn(&q, i)) == i &&
+		       atomic_load(&q.drops_after[i]) == 0;
+	CHECK(all);
+	ph_queue_release(&q);
+}
+
+/*
  * Records of every size, one cell to the largest, through many laps of a
  * small queue: each comes out whole and in order, including those that
  * run past the last cell into the spill area, and a full queue drops
