@@ -53,6 +53,8 @@ static int store_event(void *ctx, const struct ph_event *ev)
 		c->min_to = to;
 	s->nevents++;
 	s->version++;
+	if (ev->seq < 0)
+		s->host_made_at = s->version;
 	return 0;
 }
 

@@ -35,6 +35,13 @@ struct ph_store {
 	size_t nevents;	      /* events held */
 	int64_t covered_from; /* INT64_MIN while nothing evicted */
 	uint64_t version;     /* bumped on every stored event */
+	/*
+	 * s->version just after the newest host-made event (seq < 0: a leak,
+	 * an io request, a marker; made by another process, not the app)
+	 * was stored, 0 while there is none: a reader after those alone
+	 * skips looking when it has not moved.
+	 */
+	uint64_t host_made_at;
 
 	/*
 	 * A question's memory of the store, kept across questions under the

@@ -907,7 +907,10 @@ static int add_host_made(void *ctx, const struct ph_event *ev)
 
 /*
  * Sends every page the host-made events the store took since the last
- * look (a walk over the new events only, ph_store_each_since_locked).
+ * look (a walk over the new events only, ph_store_each_since_locked, and
+ * none at all when s->host_made_at says no host-made one came: at tens of
+ * thousands of app events a second that walk held the store's lock, which
+ * ingest needs, for nothing every 50 ms).
  * Called with clients_mu held, as ws_ready takes its snapshot: an event
  * stored before this walk is in the snapshot of a page that connects
  * after it, and a page that connected before gets it here.  One stored
@@ -922,8 +925,9 @@ static void send_host_made(struct ph_ui *ui)
 	bool walked;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->version == ui->store_seen || !ui->clients) {
-		/* no page open: the next one's snapshot holds them */
+	if (s->host_made_at <= ui->store_seen || !ui->clients) {
+		/* none since, or no page open (the next one's snapshot
+		 * holds them) */
 		ui->store_seen = s->version;
 		pthread_mutex_unlock(&s->lock);
 		return;

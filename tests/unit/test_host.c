@@ -32,6 +32,39 @@ void test_host__store_takes_every_kind_once(void)
 	ph_store_release(&s);
 }
 
+/*
+ * host_made_at moves with host-made events (seq -1: leaks, io requests)
+ * and only with them, so a reader after those can skip the app's.
+ */
+void test_host__store_marks_where_host_made_events_are(void)
+{
+	struct ph_store s;
+	static const char app[] =
+		"{\"event\":\"mark\",\"t\":1,\"seq\":%d,\"data\":{\"name\":\"m\"}}";
+	static const char host[] =
+		"{\"event\":\"leak\",\"t\":2,\"seq\":-1,\"data\":{}}";
+	char line[128];
+
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	for (int i = 0; i < 3; i++) {
+		int n = snprintf(line, sizeof(line), app, i);
+
+		CHECK_INT(ph_store_add_line(&s, line, (size_t)n), 0);
+	}
+	CHECK_INT(s.version, 3);
+	CHECK_INT(s.host_made_at, 0);
+	CHECK_INT(ph_store_add_line(&s, host, strlen(host)), 0);
+	CHECK_INT(s.host_made_at, 4);
+	for (int i = 3; i < 5; i++) {
+		int n = snprintf(line, sizeof(line), app, i);
+
+		CHECK_INT(ph_store_add_line(&s, line, (size_t)n), 0);
+	}
+	CHECK_INT(s.version, 6);
+	CHECK_INT(s.host_made_at, 4);
+	ph_store_release(&s);
+}
+
 void test_host__findings_over_the_wire_fixture(void)
 {
 	struct ph_store s;
