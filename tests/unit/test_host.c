@@ -231,12 +231,21 @@ void test_host__window_falls_back_to_the_session_on_disk(void)
 	struct ph_store s;
 	struct ph_analysis *a;
 	const struct ph_finding *f;
+	FILE *f2;
 
 	CHECK(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/events.ndjson", dir);
 	snprintf(part, sizeof(part), "%s/part.ndjson", dir);
 	CHECK_INT(write_session(path, 0), 0);
 	CHECK_INT(write_session(part, 1500), 0);
+	/* A host-made event, appended by another process (a heap dump's
+	 * leak): the file has it, and the live store read it back. */
+	f2 = fopen(path, "a");
+	CHECK(f2);
+	fputs("{\"event\":\"leak\",\"t\":9500,\"seq\":-1,\"data\":{"
+	      "\"signature\":\"s1\",\"shortDescription\":\"Cart leaked\"}}\n",
+	      f2);
+	CHECK_INT(fclose(f2), 0);
 	/* A small store: it evicts the first stall. */
 	CHECK_INT(ph_store_init(&s, 64 << 10), 0);
 	CHECK_INT(load(&s, path), 0);
@@ -257,7 +266,10 @@ void test_host__window_falls_back_to_the_session_on_disk(void)
 	CHECK(f && f->count == 2 && f->from == 1000);
 	CHECK_INT(a->clipped_ms, 0);
 	CHECK(has_note(a, "read from the session on disk"));
-	CHECK_INT(a->metric[PH_M_EVENTS], 4003);
+	CHECK_INT(a->metric[PH_M_EVENTS], 4004);
+	/* the leak once: from the file, not again from the store */
+	f = ph_analysis_find(a, "leak");
+	CHECK(f && f->count == 1);
 	ph_analysis_free(a);
 
 	/* A session file that stopped early (a full disk): the hole between
