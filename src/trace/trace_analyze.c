@@ -459,7 +459,7 @@ int ph_trace_cli_analyze(int argc, char **argv)
 
 			ph_jw_init(&w, &env_js);
 			ph_jw_obj_begin(&w);
-			ph_trace_env_phase(db, &w, &env_md);
+			ph_trace_env_phase(db, &w, &env_md, NULL);
 			markers(db, &w);
 			ph_jw_obj_end(&w);
 			if (ph_jw_finish(&w))

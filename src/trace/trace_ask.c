@@ -243,7 +243,7 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 		ph_jw_arr_end(w);
 	}
 	/* before the findings: what every duration below ran under */
-	ph_trace_env_phase(db, w, NULL);
+	ph_trace_env_phase(db, w, NULL, a.win_env);
 	ph_jw_key(w, "findings");
 	ph_jw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {

@@ -368,7 +368,8 @@ static void env_process_memory(struct env *e, int64_t from)
 	}
 }
 
-void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md)
+void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md,
+			const char *summary)
 {
 	struct ph_buf own = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct env e = { db, w, md ? md : &own, 0 };
@@ -407,9 +408,9 @@ void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md)
 		i += n + 1;
 	}
 	ph_jw_arr_end(w);
-	if (!e.err)
+	if (!e.err && !summary)
 		e.err = ph_trace_env_summary(db, from, to, &sum);
-	ph_jw_kv_str(w, "summary", e.err ? NULL : sum.buf);
+	ph_jw_kv_str(w, "summary", e.err ? NULL : summary ? summary : sum.buf);
 	ph_jw_obj_end(w);
 	ph_buf_release(&sum);
 	ph_buf_release(&own);

@@ -93,9 +93,12 @@ int ph_tctx_build_env(sqlite3 *db, struct ph_tctx *c, char *err, size_t errlen);
  * "environment" (CPU frequency, thermal, memory, the process's memory,
  * the Markdown lines again as "lines" and the whole as one "summary"
  * sentence) into the object being written to w, and appends the same as
- * Markdown list lines ("- ...\n") to md (NULL: not wanted).
+ * Markdown list lines ("- ...\n") to md (NULL: not wanted).  summary is
+ * ph_trace_env_summary() over the window when the caller has made it
+ * already, else NULL.
  */
-void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md);
+void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md,
+			const char *summary);
 /*
  * One sentence on what [from, to] (trace ns, inside the context's window)
  * ran under: CPU frequency range and average and the time below half the

@@ -266,7 +266,7 @@ static int env_of(const char *txt, size_t n, const char *proc,
 	if (!rc) {
 		ph_jw_init(&w, js);
 		ph_jw_obj_begin(&w);
-		ph_trace_env_phase(db, &w, md);
+		ph_trace_env_phase(db, &w, md, NULL);
 		ph_jw_obj_end(&w);
 		rc = ph_jw_finish(&w);
 	}
