@@ -658,6 +658,9 @@ static int each_newer_cb(void *ctx, const struct ph_event *ev)
 
 	if (ev->seq >= 0 && ev->seq <= e->after_seq)
 		return 0; /* the file had it */
+	/* and every host-made one: the store read those back from it */
+	if (ev->seq < 0)
+		return 0;
 	e->n++;
 	return e->stop = e->fn(e->ctx, ev);
 }

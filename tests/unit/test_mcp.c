@@ -436,6 +436,77 @@ void test_mcp__an_evicted_window_reads_the_session_on_disk(void)
 }
 
 /*
+ * The same fallback with a host-made event (another process appended a
+ * leak to the session; the live store read it back): the file and the
+ * store both hold it, and it is counted and listed once.
+ */
+void test_mcp__an_evicted_window_has_host_made_events_once(void)
+{
+	char path[700];
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_live lv;
+	struct ph_mcp m;
+	struct ph_arena a;
+	const struct ph_json *p, *f, *evs;
+	const char *t;
+	bool leak = false;
+	int64_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/leak-session.ndjson",
+		 ph_test_tmpdir());
+	CHECK_INT(ph_buf_read_file(&b, FIXTURE("porthole-wire/"
+					       "received.ndjson")),
+		  0);
+	fp = fopen(path, "w");
+	CHECK(fp);
+	fwrite(b.buf, 1, b.len, fp);
+	fputs("{\"event\":\"leak\",\"t\":72339,\"seq\":-1,\"data\":{"
+	      "\"signature\":\"s1\",\"shortDescription\":\"Cart leaked\"}}\n",
+	      fp);
+	CHECK_INT(fclose(fp), 0);
+	ph_buf_release(&b);
+
+	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
+	CHECK_INT(ph_live_init(&lv), 0);
+	lv.sessions = false;
+	ph_store_release(&lv.store);
+	CHECK_INT(ph_store_init(&lv.store, 64 << 10), 0);
+	CHECK_INT(ph_store_load_file(&lv.store, path), 0);
+	CHECK(lv.store.covered_from != INT64_MIN);
+	CHECK(lv.store.host_made_at == lv.store.version);
+	snprintf(lv.session_path, sizeof(lv.session_path), "%s", path);
+	CHECK_INT(ph_mcp_init(&m, &lv), 0);
+
+	t = call(&m, &a, "findings", "{\"since\":\"all\",\"detail\":\"full\"}");
+	CHECK(t && strstr(t, "read from session"));
+	p = payload_of(&a, t);
+	f = ph_json_get(p, "findings");
+	for (uint32_t i = 0; f && i < f->n; i++) {
+		const struct ph_json *id = ph_json_get(&f->u.items[i], "id");
+
+		if (id && id->type == PH_JSON_STRING && id->n == 4 &&
+		    !memcmp(id->u.s, "leak", 4)) {
+			leak = true;
+			CHECK(ph_json_as_int(
+				ph_json_get(&f->u.items[i], "count"), &n));
+			CHECK_INT(n, 1);
+		}
+	}
+	CHECK(leak);
+	t = call(&m, &a, "timeline",
+		 "{\"since\":\"all\",\"kinds\":[\"leak\"],\"detail\":"
+		 "\"normal\"}");
+	p = payload_of(&a, t);
+	evs = ph_json_get(p, "events");
+	CHECK(evs && evs->n == 1);
+	ph_mcp_release(&m);
+	ph_live_release(&lv);
+	ph_arena_release(&a);
+	unlink(path);
+}
+
+/*
  * Nothing live, and a session on disk from another boot whose app clock
  * is far ahead of this machine's: "now" is that session's newest event,
  * not this machine's uptime, so the default window still covers it.
