@@ -175,6 +175,8 @@ porthole_start_build(const struct porthole_config *config, int debug_build)
 		st = PORTHOLE_ERR_NOMEM;
 		goto out;
 	}
+	ph_tclock_init(&a->clock, &a->tuner);
+	ph_tclock_tune(&a->clock, &a->tuner); /* its first reading */
 	ph_startup_init(a);
 	rc = ph_server_start(a);
 	if (rc) {

@@ -15,6 +15,7 @@
 #include "platform.h"
 #include "queue.h"
 #include "record.h"
+#include "tclock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,11 +27,14 @@ struct ph_agent {
 	 * What every event call reads, together in the first cache line
 	 * (the queue, line-aligned, starts the next with its cells and mask;
 	 * its enq the one after): an event call after a pause finds its lines
-	 * cold, so the fewer the better.
+	 * cold, so the fewer the better.  The clock's words are here too, so
+	 * stamping an event reads no line of libc's or the vDSO's.
 	 */
-	_Atomic int running;   /* event calls are live */
-	_Atomic int main_tid;  /* the registered main thread, or 0 */
-	struct ph_queue queue; /* kept across stop/start: emitters may race */
+	_Atomic int running;	/* event calls are live */
+	_Atomic int main_tid;	/* the registered main thread, or 0 */
+	struct ph_tclock clock; /* what an event's t is read from */
+	struct ph_queue queue;	/* kept across stop/start: emitters may race */
+	struct ph_tclock_tuner tuner; /* the writer's, for clock */
 	struct porthole_config cfg;
 	char app_id[128];
 	char socket_name[108];
@@ -45,6 +49,10 @@ struct ph_agent {
 	pthread_t writer;
 	int wake_fd; /* eventfd: wakes the writer to stop */
 };
+
+_Static_assert(offsetof(struct ph_agent, clock) + sizeof(struct ph_tclock) <=
+		       64,
+	       "an event call's words in one line");
 
 extern struct ph_agent ph_agent;
 
@@ -118,7 +126,7 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 			    PH_REC_MAIN :
 			    0);
 	r->tid = e->tid;
-	r->t_ms = ph_uptime_ms_fast();
+	r->t_ms = ph_tclock_ms(&ph_agent.clock);
 	return r;
 }
 

@@ -385,6 +385,9 @@ static void *writer_main(void *arg)
 		size_t took = drain(s, 4096);
 		int n;
 
+		/* keeps the event clock true: a reading a second */
+		ph_tclock_tune(&s->agent->clock, &s->agent->tuner);
+
 		if (!took)
 			trim_idle_buffers(s);
 
