@@ -376,6 +376,22 @@ static const struct ph_json *payload_of(struct ph_arena *a, const char *t)
 }
 
 /*
+ * A live host whose small store has evicted the start of the session at
+ * path (loaded whole), with the MCP server over it.
+ */
+static void evicted_live(struct ph_live *lv, struct ph_mcp *m, const char *path)
+{
+	CHECK_INT(ph_live_init(lv), 0);
+	lv->sessions = false;
+	ph_store_release(&lv->store);
+	CHECK_INT(ph_store_init(&lv->store, 64 << 10), 0);
+	CHECK_INT(ph_store_load_file(&lv->store, path), 0);
+	CHECK(lv->store.covered_from != INT64_MIN);
+	snprintf(lv->session_path, sizeof(lv->session_path), "%s", path);
+	CHECK_INT(ph_mcp_init(m, lv), 0);
+}
+
+/*
  * A store that evicted the start of the recording: windows older than it
  * are answered by the host's fallback (ph_analyze_window): the session
  * file first, then the store's newer events, nothing counted twice.
@@ -395,14 +411,7 @@ void test_mcp__an_evicted_window_reads_the_session_on_disk(void)
 	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
 	whole = ph_analyze_file(path, PH_WINDOW_ALL, &rc);
 	CHECK(whole && whole->nf > 0);
-	CHECK_INT(ph_live_init(&lv), 0);
-	lv.sessions = false;
-	ph_store_release(&lv.store);
-	CHECK_INT(ph_store_init(&lv.store, 64 << 10), 0);
-	CHECK_INT(ph_store_load_file(&lv.store, path), 0);
-	CHECK(lv.store.covered_from != INT64_MIN);
-	snprintf(lv.session_path, sizeof(lv.session_path), "%s", path);
-	CHECK_INT(ph_mcp_init(&m, &lv), 0);
+	evicted_live(&lv, &m, path);
 
 	t = call(&m, &a, "findings", "{\"since\":\"all\",\"detail\":\"full\"}");
 	CHECK(t && strstr(t, "read from session"));
@@ -468,15 +477,8 @@ void test_mcp__an_evicted_window_has_host_made_events_once(void)
 	ph_buf_release(&b);
 
 	ph_arena_init(&a, 1 << 16, (size_t)1 << 28);
-	CHECK_INT(ph_live_init(&lv), 0);
-	lv.sessions = false;
-	ph_store_release(&lv.store);
-	CHECK_INT(ph_store_init(&lv.store, 64 << 10), 0);
-	CHECK_INT(ph_store_load_file(&lv.store, path), 0);
-	CHECK(lv.store.covered_from != INT64_MIN);
+	evicted_live(&lv, &m, path);
 	CHECK(lv.store.host_made_at == lv.store.version);
-	snprintf(lv.session_path, sizeof(lv.session_path), "%s", path);
-	CHECK_INT(ph_mcp_init(&m, &lv), 0);
 
 	t = call(&m, &a, "findings", "{\"since\":\"all\",\"detail\":\"full\"}");
 	CHECK(t && strstr(t, "read from session"));
