@@ -118,14 +118,34 @@ void ph_tclock_tune_at(struct ph_tclock *c, struct ph_tclock_tuner *t,
 
 void ph_tclock_tune(struct ph_tclock *c, struct ph_tclock_tuner *t)
 {
-	uint64_t a, b;
-	int64_t ns;
+	uint64_t a, b, best = UINT64_MAX, tick = 0;
+	int64_t ns = 0;
 
 	if (!atomic_load_explicit(&c->usable, memory_order_relaxed))
 		return;
-	/* the counter on both sides of the clock read, and their middle */
-	a = ph_ticks();
-	ns = ph_clock_mono_ns();
-	b = ph_ticks();
-	ph_tclock_tune_at(c, t, a + (b - a) / 2, ns);
+	/* called on every turn of the writer's loop: mostly not yet */
+	if (t->have &&
+	    ph_clock_mono_ns() - t->ns <
+		    (atomic_load_explicit(&c->mult, memory_order_relaxed) ?
+			     EVERY_NS :
+			     FIRST_AFTER_NS))
+		return;
+	/*
+	 * The counter on both sides of the clock read, and their middle; of
+	 * four tries the tightest, so a reading the thread was preempted in
+	 * the middle of does not skew the rate.
+	 */
+	for (int i = 0; i < 4; i++) {
+		int64_t at;
+
+		a = ph_ticks();
+		at = ph_clock_mono_ns();
+		b = ph_ticks();
+		if (b - a < best) {
+			best = b - a;
+			tick = a + (b - a) / 2;
+			ns = at;
+		}
+	}
+	ph_tclock_tune_at(c, t, tick, ns);
 }
