@@ -15,7 +15,7 @@
  *    cell of a 4 MB ring of the thread's own, which is about the least an
  *    event call can do, so what it costs is the machine's and not the
  *    agent's.  (The agent's own clock read is now the CPU's counter, some
- *    10 ns cheaper than clock_gettime: the floor is that much high.)
+ *    10 ns cheaper than clock_gettime: the floor is that much higher.)
  *  - events_per_s_t4: events per second delivered to one client reading as
  *    fast as it can, from 4 threads emitting paced at 1.05 M/s in total,
  *    with the drops over the run reported beside it (target: none).
