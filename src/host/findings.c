@@ -971,17 +971,9 @@ static int feed_newer(void *ctx, const struct ph_event *ev)
 {
 	struct fallback *fb = ctx;
 
-	if (ev->seq >= 0 && ev->seq <= fb->file_max_seq)
-		return 0; /* the file has it */
-	/*
-	 * Host-made events (seq -1: leaks, io requests, markers) reach a
-	 * live store only by being read back from this same file, which was
-	 * just read whole: it has every one the store holds.  (One appended
-	 * between that read and this walk is in the next answer.)
-	 */
-	if (ev->seq < 0)
+	if (ph_store_ev_in_file(ev, fb->file_max_seq))
 		return 0;
-	if (ev->seq >= 0 && ev->seq < fb->min_seq) {
+	if (ev->seq < fb->min_seq) {
 		fb->min_seq = ev->seq;
 		fb->min_t = ev->t;
 	}

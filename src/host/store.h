@@ -105,6 +105,21 @@ bool ph_store_each_since_locked(struct ph_store *s, uint64_t since,
 bool ph_store_covers_all_locked(const struct ph_store *s, struct ph_window w);
 
 /*
+ * For the disk fallbacks, which read a live store's session file first and
+ * then the store's events the file does not hold: whether ev is among
+ * those the file holds, when it was just read up to seq file_max_seq.
+ * Every app event up to there, and every host-made one (seq < 0: leaks,
+ * io requests, markers), which reach a live store only by being read back
+ * from that file.  (One appended between that read and the store's walk
+ * is in the next answer.)
+ */
+static inline bool ph_store_ev_in_file(const struct ph_event *ev,
+				       int64_t file_max_seq)
+{
+	return ev->seq < 0 || ev->seq <= file_max_seq;
+}
+
+/*
  * The timeline over a window, as the agent's `timeline` answers it
  * (docs/protocol.md §2): {"events":[...],"count":N,"truncated":bool,
  * "clippedMs":N} with the newest `limit` events oldest first.  clippedMs

@@ -656,10 +656,7 @@ static int each_newer_cb(void *ctx, const struct ph_event *ev)
 {
 	struct each_file *e = ctx;
 
-	if (ev->seq >= 0 && ev->seq <= e->after_seq)
-		return 0; /* the file had it */
-	/* and every host-made one: the store read those back from it */
-	if (ev->seq < 0)
+	if (ph_store_ev_in_file(ev, e->after_seq))
 		return 0;
 	e->n++;
 	return e->stop = e->fn(e->ctx, ev);
