@@ -85,9 +85,13 @@ uint64_t ph_queue_done(struct ph_queue *q)
 	 * The record's bytes ran over the turn words of its later cells (or
 	 * into the spill area): put back a value no publish can ever equal
 	 * (a publish at pos stores pos + 1, pos >= this + the lap), so a
-	 * record starting there next lap is not mistaken for published.
+	 * record starting there next lap is not mistaken for published.  Its
+	 * first cell already holds such a value (deq + 1, a lap old by then)
+	 * and is left alone: the consumer never writes the line of a one-cell
+	 * record, so the producer that takes the cell next lap does not have
+	 * to pull it back from the writer's core.
 	 */
-	for (uint64_t i = 0; i < k; i++)
+	for (uint64_t i = 1; i < k; i++)
 		atomic_store_explicit(ph_queue_turn(q, q->deq + i), q->deq + i,
 				      memory_order_relaxed);
 	q->deq += k;

@@ -8,8 +8,10 @@
 #include "ph_clock.h"
 #include "ph_json.h"
 #include "porthole.h"
+#include "../../src/agent/platform.h"
 #include "../../src/agent/queue.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -127,6 +129,39 @@ void test_queue__init_sets_every_turn(void)
 		all &= atomic_load(ph_queue_turn(&q, i)) == i &&
 		       atomic_load(&q.drops_after[i]) == 0;
 	CHECK(all);
+	ph_queue_release(&q);
+}
+
+/*
+ * The consumer writes nothing into a one-cell record's cell (its turn word
+ * already reads "not published" for every later lap), so the line stays
+ * clean in the writer's cache and the producer of the next lap need not
+ * pull it back; and a record after it still comes out.
+ */
+void test_queue__done_leaves_a_one_cell_record_unwritten(void)
+{
+	static struct ph_rec r;
+	struct ph_queue q;
+	uint8_t before[PH_QUEUE_CELL];
+	uint64_t late, seen = 0;
+
+	CHECK_INT(ph_queue_init(&q, 64), 0);
+	fill(&r, 7, 16);
+	CHECK(ph_queue_push(&q, &r, &seen));
+	memcpy(before, q.cells, sizeof(before));
+	CHECK(ph_queue_next(&q, &late) != NULL);
+	CHECK_INT(ph_queue_done(&q), 0);
+	CHECK(!memcmp(before, q.cells, sizeof(before)));
+	CHECK(ph_queue_next(&q, &late) == NULL);
+	/* a lap on, the same cell is not mistaken for published */
+	for (int i = 0; i < 64; i++) {
+		fill(&r, 100 + i, 16);
+		CHECK(ph_queue_push(&q, &r, &seen));
+		CHECK(ph_queue_next(&q, &late) != NULL);
+		CHECK(intact(ph_queue_rec(&q, q.deq), 100 + i));
+		ph_queue_done(&q);
+	}
+	CHECK(ph_queue_next(&q, &late) == NULL);
 	ph_queue_release(&q);
 }
 
@@ -346,6 +381,43 @@ void test_agent__refuses_a_release_build(void)
 	CHECK_STR(porthole_strerror(PORTHOLE_ERR_NOT_DEBUG),
 		  "not a debug build (define PORTHOLE_DEBUG_BUILD, or set "
 		  "PORTHOLE_ENABLE=1)");
+}
+
+/* Whether a thread of this process is called `name` (its comm). */
+static bool have_thread(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		char comm[32];
+
+		if (e->d_name[0] == '.')
+			continue;
+		ph_platform_thread_name(atoi(e->d_name), comm, sizeof(comm));
+		found = !strcmp(comm, name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The agent's threads carry its name, apart from the app's own. */
+void test_agent__mt_threads_are_named(void)
+{
+	CHECK_INT(start_agent(0, 0), PORTHOLE_OK);
+	/* each thread names itself as it starts: give them a moment */
+	for (int i = 0; i < 200 && !(have_thread("porthole-writer") &&
+				     have_thread("porthole-wdog") &&
+				     have_thread("porthole-memdev"));
+	     i++)
+		usleep(10 * 1000);
+	CHECK(have_thread("porthole-writer"));
+	CHECK(have_thread("porthole-wdog"));
+	CHECK(have_thread("porthole-memdev"));
+	porthole_stop();
+	CHECK(!have_thread("porthole-writer"));
 }
 
 void test_agent__mt_hello_events_timeline_errors(void)
