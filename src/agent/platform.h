@@ -38,6 +38,12 @@ int ph_platform_listen_abstract(const char *name);
 int ph_platform_listen_tcp_loopback(int port);
 /* The name of a thread of this process (comm), into buf. */
 void ph_platform_thread_name(int tid, char *buf, size_t size);
+/*
+ * Names the calling thread (at most 15 bytes show), so the agent's own
+ * threads are told apart from the app's in top, a debugger and a system
+ * trace.
+ */
+void ph_platform_name_self(const char *name);
 /* Process start as uptime ms (from /proc/self/stat), or -1. */
 int64_t ph_platform_process_start_ms(void);
 /* This program's short name (for the default app id). */

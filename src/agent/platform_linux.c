@@ -7,6 +7,7 @@
 #include "ph_error.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -77,6 +78,11 @@ void ph_platform_thread_name(int tid, char *buf, size_t size)
 	if (buf[n - 1] == '\n')
 		n--;
 	buf[n] = '\0';
+}
+
+void ph_platform_name_self(const char *name)
+{
+	(void)pthread_setname_np(pthread_self(), name);
 }
 
 int64_t ph_platform_process_start_ms(void)

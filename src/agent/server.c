@@ -380,6 +380,8 @@ static void *writer_main(void *arg)
 	struct ph_server *s = arg;
 	struct epoll_event evs[PH_MAX_CLIENTS + 3];
 
+	ph_platform_name_self("porthole-writer");
+
 	ph_collectors_writer_started();
 	while (!atomic_load(&s->quit)) {
 		size_t took = drain(s, 4096);

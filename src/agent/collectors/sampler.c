@@ -379,6 +379,8 @@ static void *sampler_main(void *arg)
 	bool device = !(a->cfg.flags & PORTHOLE_NO_DEVICE);
 	bool memory = !(a->cfg.flags & PORTHOLE_NO_MEMORY);
 
+	ph_platform_name_self("porthole-memdev");
+
 	if (device) {
 		send_profile(a);
 		send_clocks();

@@ -81,6 +81,8 @@ static void *check_main(void *arg)
 	for (size_t i = 0; i < PH_ARRAY_SIZE(integrations); i++) {
 		const struct integration *in = &integrations[i];
 
+		ph_platform_name_self("porthole-setup");
+
 		if (present(in) && !atomic_load(&in->wired))
 			ph_warn("%s is loaded but not instrumented: its lane "
 				"will be empty; add %s",

@@ -113,6 +113,8 @@ static void *watchdog_main(void *arg)
 		uint32_t traced = 0;
 		static int stalls;
 
+		ph_platform_name_self("porthole-wdog");
+
 		usleep(PING_EVERY_MS * 1000);
 		if (!tid || atomic_load(&stop))
 			continue;
