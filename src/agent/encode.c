@@ -13,6 +13,8 @@
 #include "ph_json.h"
 #include "symbolize.h"
 
+#include <math.h>
+
 static const char *const device_kinds[] = {
 	[PH_DEV_PROFILE] = "profile",	    [PH_DEV_CLOCKS] = "clocks",
 	[PH_DEV_FOREGROUND] = "foreground", [PH_DEV_BACKGROUND] = "background",
@@ -53,98 +55,189 @@ static int64_t get_i64(const uint8_t *p)
 	return v;
 }
 
-static void write_scalar(struct ph_jw *w, const struct field *f)
+/*
+ * Every event goes through here, a million a second at full tilt, so the
+ * line is written as raw text: the envelope and the keys are the bytes
+ * they always are (ph_wire_key_json: quotes and colon included), commas
+ * go where this code knows they go, and only values are formatted.  The
+ * general writer (ph_jw), with its nesting bookkeeping and keys escaped
+ * on every call, took most of an event's encoding time.  Strings still go
+ * through ph_json_escape, the one escaper everything shares; stacks
+ * through ph_jw, which symbolize.c writes with.
+ */
+
+/* "00" .. "99": two digits a division. */
+static const char digits2[201] = "0001020304050607080910111213141516171819"
+				 "2021222324252627282930313233343536373839"
+				 "4041424344454647484950515253545556575859"
+				 "6061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
+static int put_u64(struct ph_buf *out, uint64_t v, bool minus)
 {
-	char num[24];
+	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, digits2 + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	if (minus)
+		*--p = '-';
+	return ph_buf_add(out, p, (size_t)(e - p));
+}
+
+static int put_int(struct ph_buf *out, int64_t v)
+{
+	return put_u64(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+#define PUT_LIT(out, lit) ph_buf_add(out, lit, sizeof(lit) - 1)
+
+static int write_scalar(struct ph_buf *out, const struct field *f)
+{
+	char num[40];
 	double d;
+	int rc;
 
 	switch (f->type) {
 	case PH_F_STR:
-	case PH_F_ARR_STR: ph_jw_strn(w, (const char *)f->p, f->len); break;
+	case PH_F_ARR_STR:
+		return ph_json_escape(out, (const char *)f->p, f->len);
 	case PH_F_QSTR:
-		snprintf(num, sizeof(num), "%" PRId64, get_i64(f->p));
-		ph_jw_str(w, num);
-		break;
-	case PH_F_INT: ph_jw_int(w, get_i64(f->p)); break;
+		rc = ph_buf_addch(out, '"');
+		rc = rc ? rc : put_int(out, get_i64(f->p));
+		return rc ? rc : ph_buf_addch(out, '"');
+	case PH_F_INT: return put_int(out, get_i64(f->p));
 	case PH_F_DOUBLE:
 		memcpy(&d, f->p, sizeof(d));
-		ph_jw_double(w, d);
-		break;
-	case PH_F_BOOL: ph_jw_bool(w, f->p[0] != 0); break;
-	default: ph_jw_null(w); break;
+		if (!isfinite(d))
+			return PUT_LIT(out, "null");
+		return ph_buf_add(out, num,
+				  ph_json_format_double(d, num, sizeof(num)));
+	case PH_F_BOOL:
+		return f->p[0] ? PUT_LIT(out, "true") : PUT_LIT(out, "false");
+	default: return PUT_LIT(out, "null");
 	}
+}
+
+/*
+ * A run of object members under one key ({"layout":3,"draw":5}); *f is
+ * its first, and on return the field after the run (*have false at the
+ * end).
+ */
+static int write_obj_ints(struct ph_buf *out, const struct ph_rec *r,
+			  size_t *off, struct field *f, bool *have)
+{
+	enum ph_key key = f->key;
+	bool first = true;
+	int rc = ph_buf_addch(out, '{');
+
+	do {
+		size_t n = strnlen((const char *)f->p, f->len);
+
+		if (!rc && n + 1 + sizeof(int64_t) <= f->len) {
+			rc = first ? 0 : ph_buf_addch(out, ',');
+			rc = rc ? rc :
+				  ph_json_escape(out, (const char *)f->p, n);
+			rc = rc ? rc : ph_buf_addch(out, ':');
+			rc = rc ? rc : put_int(out, get_i64(f->p + n + 1));
+			first = false;
+		}
+		*have = next_field(r, off, f);
+	} while (*have && f->type == PH_F_OBJ_INT && f->key == key);
+	return rc ? rc : ph_buf_addch(out, '}');
+}
+
+/* Raw return addresses: symbolize.c writes "top", "stack" and "frames". */
+static int write_stack(struct ph_buf *out, const struct field *f,
+		       bool has_members)
+{
+	struct ph_jw w;
+	uintptr_t pcs[PH_MAX_FRAMES];
+	size_t n = f->len / sizeof(uintptr_t);
+
+	n = n < PH_MAX_FRAMES ? n : PH_MAX_FRAMES;
+	memcpy(pcs, f->p, n * sizeof(uintptr_t));
+	ph_jw_init_in_object(&w, out, has_members);
+	ph_symbolize_json(&w, pcs, n);
+	return w.err;
 }
 
 int ph_encode_event(const struct ph_rec *r, uint64_t seq, struct ph_buf *out)
 {
-	struct ph_jw w;
+	const char *kind = ph_wire_kind_name((enum ph_kind)r->kind);
 	struct field f;
-	size_t off = 0;
-	bool have;
+	size_t off = 0, start = out->len;
+	bool have, members; /* members: the data object has one already */
+	int rc;
 
-	ph_jw_init(&w, out);
-	ph_jw_obj_begin(&w);
-	ph_jw_kv_str(&w, "event", ph_wire_kind_name((enum ph_kind)r->kind));
-	ph_jw_kv_int(&w, "t", r->t_ms);
-	ph_jw_kv_int(&w, "seq", (int64_t)seq);
-	ph_jw_key(&w, "data");
-	ph_jw_obj_begin(&w);
-	if (r->kind == PH_KIND_DEVICE && r->sub < PH_ARRAY_SIZE(device_kinds))
-		ph_jw_kv_str(&w, "kind", device_kinds[r->sub]);
+	rc = PUT_LIT(out, "{\"event\":\"");
+	rc = rc ? rc : ph_buf_add(out, kind, strlen(kind));
+	rc = rc ? rc : PUT_LIT(out, "\",\"t\":");
+	rc = rc ? rc : put_int(out, r->t_ms);
+	rc = rc ? rc : PUT_LIT(out, ",\"seq\":");
+	rc = rc ? rc : put_u64(out, seq, false);
+	rc = rc ? rc : PUT_LIT(out, ",\"data\":{");
+	/* a device event says which: its sub-kind is the first member */
+	members = r->kind == PH_KIND_DEVICE &&
+		  r->sub < PH_ARRAY_SIZE(device_kinds);
+	if (!rc && members) {
+		rc = PUT_LIT(out, "\"kind\":\"");
+		rc = rc ? rc : ph_buf_addstr(out, device_kinds[r->sub]);
+		rc = rc ? rc : ph_buf_addch(out, '"');
+	}
 	have = next_field(r, &off, &f);
-	while (have) {
+	while (have && !rc) {
 		enum ph_key key = f.key;
+		size_t kn, before = out->len;
+		const char *kj = ph_wire_key_json(key, &kn);
 
 		if (f.type == PH_F_PCS) {
-			/* Writes its own keys: top, stack, frames. */
-			uintptr_t pcs[PH_MAX_FRAMES];
-			size_t n = f.len / sizeof(uintptr_t);
-
-			n = n < PH_MAX_FRAMES ? n : PH_MAX_FRAMES;
-			memcpy(pcs, f.p, n * sizeof(uintptr_t));
-			ph_symbolize_json(&w, pcs, n);
+			rc = write_stack(out, &f, members);
+			members |= out->len > before;
 			have = next_field(r, &off, &f);
 			continue;
 		}
-		{
-			size_t kn;
-			const char *kj = ph_wire_key_json(key, &kn);
-
-			ph_jw_key_json(&w, kj, kn);
+		if (!kn) {
+			/* not a key of the wire: no record the agent builds */
+			have = next_field(r, &off, &f);
+			continue;
 		}
+		rc = members ? ph_buf_addch(out, ',') : 0;
+		rc = rc ? rc : ph_buf_add(out, kj, kn);
+		members = true;
+		if (rc)
+			break;
 		if (f.type == PH_F_ARR_STR) {
-			ph_jw_arr_begin(&w);
-			do {
-				write_scalar(&w, &f);
+			rc = ph_buf_addch(out, '[');
+			for (bool first = true; !rc; first = false) {
+				rc = first ? 0 : ph_buf_addch(out, ',');
+				rc = rc ? rc : write_scalar(out, &f);
 				have = next_field(r, &off, &f);
-			} while (have && f.type == PH_F_ARR_STR &&
-				 f.key == key);
-			ph_jw_arr_end(&w);
+				if (!have || f.type != PH_F_ARR_STR ||
+				    f.key != key)
+					break;
+			}
+			rc = rc ? rc : ph_buf_addch(out, ']');
 		} else if (f.type == PH_F_ARR_EMPTY) {
-			ph_jw_arr_begin(&w);
-			ph_jw_arr_end(&w);
+			rc = PUT_LIT(out, "[]");
 			have = next_field(r, &off, &f);
 		} else if (f.type == PH_F_OBJ_INT) {
-			ph_jw_obj_begin(&w);
-			do {
-				size_t n = strnlen((const char *)f.p, f.len);
-
-				if (n + 1 + sizeof(int64_t) <= f.len) {
-					ph_jw_keyn(&w, (const char *)f.p, n);
-					ph_jw_int(&w, get_i64(f.p + n + 1));
-				}
-				have = next_field(r, &off, &f);
-			} while (have && f.type == PH_F_OBJ_INT &&
-				 f.key == key);
-			ph_jw_obj_end(&w);
+			rc = write_obj_ints(out, r, &off, &f, &have);
 		} else {
-			write_scalar(&w, &f);
+			rc = write_scalar(out, &f);
 			have = next_field(r, &off, &f);
 		}
 	}
-	ph_jw_obj_end(&w);
-	ph_jw_obj_end(&w);
-	if (ph_jw_finish(&w))
-		return w.err ? w.err : PH_EINVAL;
-	return ph_buf_addch(out, '\n');
+	rc = rc ? rc : PUT_LIT(out, "}}\n");
+	if (rc)
+		ph_buf_setlen(out, start); /* nothing half-written */
+	return rc;
 }

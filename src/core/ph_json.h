@@ -142,6 +142,14 @@ struct ph_jw {
 };
 
 void ph_jw_init(struct ph_jw *w, struct ph_buf *out);
+/*
+ * Starts inside an object whose opening brace, and members if any (then
+ * has_members), the caller wrote into out as raw text: the writer goes on
+ * with members (a comma first when has_members), and the object stays
+ * the caller's to close (ph_jw_finish() would call it unclosed).
+ */
+void ph_jw_init_in_object(struct ph_jw *w, struct ph_buf *out,
+			  bool has_members);
 void ph_jw_obj_begin(struct ph_jw *w);
 void ph_jw_obj_end(struct ph_jw *w);
 void ph_jw_arr_begin(struct ph_jw *w);

@@ -8,6 +8,7 @@
 #include "ph_clock.h"
 #include "ph_json.h"
 #include "porthole.h"
+#include "../../src/agent/agent.h"
 #include "../../src/agent/platform.h"
 #include "../../src/agent/queue.h"
 
@@ -66,6 +67,75 @@ void test_record__short_strings_match_the_long_way(void)
 		}
 	}
 	munmap(map, (size_t)pg * 2);
+}
+
+/* --- encoding ---------------------------------------------------------------
+ */
+
+static const struct ph_json *parse(const struct ph_buf *line);
+
+/*
+ * Every field type the encoder writes, byte for byte: escapes and bad
+ * UTF-8 in strings, the v1 quirk of ints as strings, INT64_MIN, a double
+ * that is not finite, runs that become one array or one object, an empty
+ * array, and a device event's sub-kind first.
+ */
+void test_encode__every_field_type(void)
+{
+	static struct ph_rec r;
+	struct ph_buf out = PH_BUF_INIT(1 << 16);
+
+	ph_rec_head(&r, PH_KIND_DEVICE, 0);
+	r.sub = PH_DEV_THERMAL;
+	r.t_ms = -5;
+	ph_rec_str(&r, PH_KEY_NAME, "a\"b\\c\n\x01 caf\xc3\xa9 \xff", 64);
+	ph_rec_qint(&r, PH_KEY_ELAPSED_MS, 12);
+	ph_rec_int(&r, PH_KEY_COUNT, INT64_MIN);
+	ph_rec_double(&r, PH_KEY_BUDGET_MS, 16.5);
+	ph_rec_double(&r, PH_KEY_TOTAL_MS, 0.0 / 0.0);
+	ph_rec_bool(&r, PH_KEY_REUSED, true);
+	ph_rec_arr_str(&r, PH_KEY_TAGS, "x", 8);
+	ph_rec_arr_str(&r, PH_KEY_TAGS, "y", 8);
+	ph_rec_field(&r, PH_KEY_KEYS, PH_F_ARR_EMPTY, 0);
+	ph_rec_obj_int(&r, PH_KEY_PHASES, "layout", 3);
+	ph_rec_obj_int(&r, PH_KEY_PHASES, "draw", -4);
+	ph_rec_bool(&r, PH_KEY_RETRYING, false);
+	CHECK_INT(ph_encode_event(&r, 18446744073709551615ull, &out), 0);
+	CHECK_STR(
+		out.buf,
+		"{\"event\":\"device\",\"t\":-5,\"seq\":18446744073709551615,"
+		"\"data\":{\"kind\":\"thermal\","
+		"\"name\":\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \xef\xbf\xbd\","
+		"\"elapsedMs\":\"12\",\"count\":-9223372036854775808,"
+		"\"budgetMs\":16.5,\"totalMs\":null,\"reused\":true,"
+		"\"tags\":[\"x\",\"y\"],\"keys\":[],"
+		"\"phases\":{\"layout\":3,\"draw\":-4},\"retrying\":false}}\n");
+	ph_buf_release(&out);
+}
+
+/* A stack's members follow the others, and the line is JSON. */
+void test_encode__stack_among_members(void)
+{
+	static struct ph_rec r;
+	struct ph_buf out = PH_BUF_INIT(1 << 16);
+	uintptr_t pcs[2] = { (uintptr_t)test_encode__stack_among_members,
+			     (uintptr_t)ph_encode_event };
+	uint8_t *p;
+
+	ph_rec_head(&r, PH_KIND_BLOCKED, 0);
+	ph_rec_int(&r, PH_KEY_DURATION_MS, 600);
+	p = ph_rec_field(&r, PH_KEY_STACK, PH_F_PCS, sizeof(pcs));
+	CHECK(p != NULL);
+	memcpy(p, pcs, sizeof(pcs));
+	ph_rec_str(&r, PH_KEY_THREAD, "main", 16);
+	CHECK_INT(ph_encode_event(&r, 7, &out), 0);
+	CHECK(!strncmp(out.buf,
+		       "{\"event\":\"blocked\",\"t\":0,\"seq\":7,\"data\":{"
+		       "\"durationMs\":600,\"top\":\"",
+		       60));
+	CHECK(strstr(out.buf, "],\"thread\":\"main\"}}\n") != NULL);
+	CHECK(parse(&out) != NULL);
+	ph_buf_release(&out);
 }
 
 /* --- the queue -------------------------------------------------------------

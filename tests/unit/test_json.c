@@ -367,6 +367,61 @@ void test_json__writer_escapes_and_formats(void)
 	ph_buf_release(&b);
 }
 
+/* What one byte alone in plain text becomes inside a JSON string. */
+static void escaped_byte(unsigned c, char *buf, size_t size)
+{
+	const char *named = c == '"'  ? "\\\"" :
+			    c == '\\' ? "\\\\" :
+			    c == '\n' ? "\\n" :
+			    c == '\r' ? "\\r" :
+			    c == '\t' ? "\\t" :
+			    c == '\b' ? "\\b" :
+			    c == '\f' ? "\\f" :
+					NULL;
+
+	if (named)
+		snprintf(buf, size, "%s", named);
+	else if (c < 0x20)
+		snprintf(buf, size, "\\u%04x", c);
+	else if (c >= 0x80)
+		snprintf(buf, size, "\xef\xbf\xbd"); /* a lone byte: not UTF-8
+						      */
+	else
+		snprintf(buf, size, "%c", c);
+}
+
+/*
+ * The escaper reads plain text eight bytes at a time: every byte value,
+ * at every place in and across those words, is still found and escaped.
+ */
+void test_json__escape_finds_every_byte_at_every_offset(void)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf want = PH_BUF_INIT(PH_BUF_NO_CAP);
+	int wrong = 0;
+
+	for (unsigned c = 1; c < 256; c++) {
+		for (size_t at = 0; at < 20; at++) {
+			char s[21], esc[8];
+
+			memset(s, 'a', 20);
+			s[20] = '\0';
+			s[at] = (char)c;
+			escaped_byte(c, esc, sizeof(esc));
+			ph_buf_reset(&want);
+			ph_buf_reset(&b);
+			if (ph_buf_addf(&want, "\"%.*s%s%s\"", (int)at, s, esc,
+					s + at + 1) ||
+			    ph_json_escape(&b, s, 20) ||
+			    !ph_buf_eq(&b, want.buf))
+				wrong++;
+		}
+	}
+	CHECK_INT(wrong, 0);
+	ph_buf_release(&b);
+	ph_buf_release(&want);
+}
+
 void test_json__writer_ignores_locale(void)
 {
 	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
