@@ -25,28 +25,30 @@
 /* How long the writer sleeps when the queue is empty. */
 #define IDLE_WAIT_MS 2
 
-struct thread_name {
-	int tid;
-	char name[PH_NAME_MAX];
-};
-
-static struct thread_name names[64];
+/*
+ * Thread names by tid, the newest 64 threads seen (comm, read once).  The
+ * tids apart from the names, so finding one, which the writer does for
+ * every event, reads four lines at most.
+ */
+static int name_tids[64];
+static char names[64][PH_NAME_MAX];
 static unsigned names_next;
 
 /* "main" for the registered main thread, else its comm, cached. */
 static const char *thread_name(int tid, bool main)
 {
+	unsigned i;
+
 	if (main)
 		return "main";
-	for (unsigned i = 0; i < PH_ARRAY_SIZE(names); i++)
-		if (names[i].tid == tid)
-			return names[i].name;
-	names[names_next].tid = tid;
-	ph_platform_thread_name(tid, names[names_next].name, PH_NAME_MAX);
-	names_next = (names_next + 1) % PH_ARRAY_SIZE(names);
-	return names[(names_next + PH_ARRAY_SIZE(names) - 1) %
-		     PH_ARRAY_SIZE(names)]
-		.name;
+	for (i = 0; i < PH_ARRAY_SIZE(name_tids); i++)
+		if (name_tids[i] == tid)
+			return names[i];
+	i = names_next;
+	names_next = (names_next + 1) % PH_ARRAY_SIZE(name_tids);
+	name_tids[i] = tid;
+	ph_platform_thread_name(tid, names[i], PH_NAME_MAX);
+	return names[i];
 }
 
 static void close_client(struct ph_server *s, struct ph_client *c,
@@ -203,7 +205,6 @@ static void handle_record(struct ph_server *s, struct ph_rec *r)
 	const char *thread = thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0);
 
 	ph_state_apply(&s->state, r, seq, thread);
-	ph_collectors_on_event(s, r, seq);
 	ph_buf_reset(&s->line);
 	if (ph_encode_event(r, seq, &s->line)) {
 		/* Cannot happen with valid records; keep the seq honest. */
@@ -414,7 +415,6 @@ static void *writer_main(void *arg)
 			else if (evs[i].events & EPOLLOUT)
 				flush_client(s, p);
 		}
-		ph_collectors_writer_tick(s);
 	}
 	/* Last events, then tell each client everything it was sent. */
 	drain(s, SIZE_MAX);

@@ -35,16 +35,3 @@ void ph_collectors_writer_started(void)
 {
 	ph_symbolize_reset();
 }
-
-void ph_collectors_writer_tick(struct ph_server *s)
-{
-	(void)s;
-}
-
-void ph_collectors_on_event(struct ph_server *s, const struct ph_rec *r,
-			    uint64_t seq)
-{
-	(void)s;
-	(void)r;
-	(void)seq;
-}

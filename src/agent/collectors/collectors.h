@@ -19,11 +19,8 @@ struct ph_server;
 int ph_collectors_start(struct ph_agent *a) PH_WUR;
 void ph_collectors_stop(struct ph_agent *a);
 
-/* Writer-thread hooks. */
+/* Writer-thread hook: the writer started (caches of a previous run go). */
 void ph_collectors_writer_started(void);
-void ph_collectors_writer_tick(struct ph_server *s);
-void ph_collectors_on_event(struct ph_server *s, const struct ph_rec *r,
-			    uint64_t seq);
 
 /* hello's result (hello.c). */
 void ph_collectors_hello(const struct ph_agent *a, struct ph_jw *w);
