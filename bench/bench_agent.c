@@ -22,6 +22,9 @@
  *    the CPU time the agent's writer thread (porthole-writer) spent per
  *    event meanwhile: with 2 cores shared by 4 emitters, the writer and
  *    the reader, that is the headroom left when the machine is busy.
+ *  - writer_idle_cpu_ms_per_s: the CPU time the writer spends in a second
+ *    with no events, and how often it woke (it looks for events, as event
+ *    calls wake nothing): what an idle app pays for its agent's writer.
  *  - agent_rss_mb: resident memory the agent added with default settings
  *    (queue 4096, ring 4096), after 100k events went through it.
  *
@@ -239,19 +242,24 @@ static int thread_named(const char *name)
 	return tid;
 }
 
-/* CPU time a thread of this process has had, in ns (schedstat), or 0. */
-static int64_t thread_cpu_ns(int tid)
+/*
+ * CPU time a thread of this process has had, in ns, and how many times it
+ * was put on a CPU (schedstat), or zeros.
+ */
+static int64_t thread_cpu_ns(int tid, int64_t *runs)
 {
 	char path[64];
-	long long ns = 0;
+	long long ns = 0, wait = 0, slices = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
 	f = fopen(path, "r");
-	if (f && fscanf(f, "%lld", &ns) != 1)
-		ns = 0;
+	if (f && fscanf(f, "%lld %lld %lld", &ns, &wait, &slices) != 3)
+		ns = slices = 0;
 	if (f)
 		fclose(f);
+	if (runs)
+		*runs = slices;
 	return ns;
 }
 
@@ -280,7 +288,7 @@ int main(void)
 	struct paced pc[4];
 	struct timing empty;
 	long rss0 = rss_kb(), rss1;
-	int64_t *ns, clock_ns, t0, t1, writer_ns;
+	int64_t *ns, clock_ns, t0, t1, writer_ns, runs0, runs1;
 	int writer;
 	int64_t before_drop, emitted = 4 * 1500000;
 
@@ -299,6 +307,14 @@ int main(void)
 	       "\"note\":\"resident growth from before porthole_start to "
 	       "after 100k events, default queue and ring, one client\"}\n",
 	       (double)(rss1 - rss0) / 1024.0);
+	/* What the agent costs an app that is doing nothing: a second idle. */
+	writer = thread_named("porthole-writer");
+	writer_ns = thread_cpu_ns(writer, &runs0);
+	sleep(1);
+	writer_ns = thread_cpu_ns(writer, &runs1) - writer_ns;
+	printf("{\"name\":\"writer_idle_cpu_ms_per_s\",\"value\":%.2f,"
+	       "\"unit\":\"ms\",\"wakeups_per_s\":%" PRId64 "}\n",
+	       (double)writer_ns / 1e6, runs1 - runs0);
 	ns = malloc(sizeof(int64_t) * SAMPLES);
 
 	empty = (struct timing){ ns, SAMPLES, TIME_NOTHING };
@@ -317,7 +333,7 @@ int main(void)
 	before_drop = atomic_load(&dropped_seen);
 	atomic_store(&delivered, 0);
 	writer = thread_named("porthole-writer");
-	writer_ns = thread_cpu_ns(writer);
+	writer_ns = thread_cpu_ns(writer, NULL);
 	t0 = ph_clock_mono_ns();
 	for (int i = 0; i < 4; i++) {
 		pc[i] = (struct paced){ (int)(emitted / 4), 262500 };
@@ -333,7 +349,7 @@ int main(void)
 	     i++)
 		usleep(10 * 1000);
 	t1 = ph_clock_mono_ns();
-	writer_ns = thread_cpu_ns(writer) - writer_ns;
+	writer_ns = thread_cpu_ns(writer, NULL) - writer_ns;
 	printf("{\"name\":\"events_per_s_t4\",\"value\":%.0f,\"unit\":"
 	       "\"events/s\",\"delivered\":%" PRId64 ",\"dropped\":%" PRId64
 	       ",\"emitted\":%" PRId64 ",\"writer_cpu_ns_per_event\":%.0f}\n",

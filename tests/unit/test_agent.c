@@ -453,24 +453,30 @@ void test_agent__refuses_a_release_build(void)
 		  "PORTHOLE_ENABLE=1)");
 }
 
-/* Whether a thread of this process is called `name` (its comm). */
-static bool have_thread(const char *name)
+/* The tid of this process's thread called `name` (its comm), or 0. */
+static int thread_tid(const char *name)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	bool found = false;
+	int tid = 0;
 
-	while (d && !found && (e = readdir(d))) {
+	while (d && !tid && (e = readdir(d))) {
 		char comm[32];
 
 		if (e->d_name[0] == '.')
 			continue;
 		ph_platform_thread_name(atoi(e->d_name), comm, sizeof(comm));
-		found = !strcmp(comm, name);
+		if (!strcmp(comm, name))
+			tid = atoi(e->d_name);
 	}
 	if (d)
 		closedir(d);
-	return found;
+	return tid;
+}
+
+static bool have_thread(const char *name)
+{
+	return thread_tid(name) != 0;
 }
 
 /* The agent's threads carry its name, apart from the app's own. */
@@ -488,6 +494,63 @@ void test_agent__mt_threads_are_named(void)
 	CHECK(have_thread("porthole-memdev"));
 	porthole_stop();
 	CHECK(!have_thread("porthole-writer"));
+}
+
+/* How many times a thread of this process has gone to sleep, or -1. */
+static long sleeps_of(int tid)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+			n = strtol(line + 24, NULL, 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * With nothing to send, the writer backs off: it sleeps 2 ms after an
+ * event, then twice as long each time up to 16 ms, where it used to wake
+ * every 2 ms for ever (about 500 times a second).  Counted over a second:
+ * a slow machine can only wake it less often, never more.
+ */
+void test_agent__mt_idle_writer_backs_off(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	int tid = 0;
+	long before, after;
+	bool seen = false;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	for (int i = 0; i < 200 && !(tid = thread_tid("porthole-writer")); i++)
+		usleep(10 * 1000);
+	CHECK(tid > 0);
+	usleep(200 * 1000); /* past the first, shorter, waits */
+	before = sleeps_of(tid);
+	usleep(1000 * 1000);
+	after = sleeps_of(tid);
+	CHECK(before >= 0 && after >= before);
+	CHECK(after - before < 150); /* 62 at the 16 ms cap */
+	/* and an event after the pause still arrives */
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	ph_client_send(&c, "{\"id\":1,\"method\":\"hello\"}\n");
+	porthole_mark("after-idle", NULL);
+	for (int i = 0; i < 100 && !seen; i++)
+		if (ph_client_line(&c, &line, 100) == 1)
+			seen = strstr(line.buf, "\"after-idle\"") != NULL;
+	CHECK(seen);
+	ph_client_close(&c);
+	ph_buf_release(&line);
+	porthole_stop();
 }
 
 void test_agent__mt_hello_events_timeline_errors(void)
