@@ -163,7 +163,7 @@ struct ph_iot_parsed {
  * The shape of a block line the fast path read whole: where its digits
  * are, its other bytes, and where each number is.  A later line of the
  * same shape differs only in its digits' values, so it is read by
- * converting its numbers at those places (block_parse.c, "Shapes").  The
+ * converting its numbers at those places (block_lines.c, "Shapes").  The
  * parser's own: nothing in it is for callers.
  */
 struct ph_iot_shape {
