@@ -1,7 +1,8 @@
 # libporthole inside porthole-sample, over the real abstract socket: every
 # event kind the C agent produces (docs/protocol.md section 5) arrives from
 # the `all` scenario; secrets never leave the process; a crash is recorded
-# and reported by the next start; the methods answer.
+# and reported by the next start; the methods answer; a second process of
+# the same app says plainly that it lost the socket's name.
 . tests/lib/e2e.sh
 
 T=$E2E_TMP
@@ -30,6 +31,20 @@ $REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
 	--request '{"id":10,"method":"no_such_method","params":{}}' \
 	--request 'this is not json' &
 RPID=$!
+
+# 3. Meanwhile a second process of the same app loses the race for the
+# socket's name: one stderr line that names it, the app and the fix.
+for i in $(seq 100); do test -s "$T/announce" && break; sleep 0.1; done
+"$BIN/porthole-sample" --scenario startup --seconds 1 --app-id "$APP" \
+	--data-dir "$T/data2" > /dev/null 2> "$T/stderr2"
+check "a second process of the app says the name is held, once" sh -c \
+	'test "$(grep -c "held by another process of this app" "$0")" = 1' \
+	"$T/stderr2"
+check "that line names the process, the app and the fix" sh -c \
+	'grep "held by another process" "$0" |
+	grep -q "pid [0-9]* ($1): socket @porthole.$1 .*porthole_config.socket_name"' \
+	"$T/stderr2" "$APP"
+
 check "the sample exits 0 after its scenario" wait $PID
 check "the recorder connected" wait $RPID
 check "the sample printed its socket name" grep -q "serving @porthole.$APP" "$T/stdout"
