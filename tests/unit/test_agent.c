@@ -634,6 +634,60 @@ void test_agent__mt_hello_events_timeline_errors(void)
 	ph_buf_release(&line);
 }
 
+/* A 2x1 frame; *ctx says whether the app marks it secure. */
+static int frame_provider(const uint8_t **pixels, int *width, int *height,
+			  bool *secure, void *ctx)
+{
+	static const uint8_t px[8] = { 255, 0, 0, 255, 0, 0, 255, 255 };
+
+	*pixels = px;
+	*width = 2;
+	*height = 1;
+	*secure = *(const bool *)ctx;
+	return 0;
+}
+
+/*
+ * The screenshot method refuses, and says why, rather than fake a frame:
+ * with no provider, and with a frame the app marked secure; a plain frame
+ * comes back as a PNG.
+ */
+void test_agent__mt_screenshot_refuses_secure_frames(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	bool secure = true;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	porthole_set_screenshot_provider(NULL, NULL);
+	CHECK_INT(ph_client_call(&c, 1, "screenshot", NULL, &line, NULL, 2000),
+		  1);
+	CHECK(strstr(line.buf, "\"ok\":false") &&
+	      strstr(line.buf, "no screenshot provider"));
+
+	porthole_set_screenshot_provider(frame_provider, &secure);
+	CHECK_INT(ph_client_call(&c, 2, "screenshot", NULL, &line, NULL, 2000),
+		  1);
+	CHECK(strstr(line.buf, "\"ok\":false") &&
+	      strstr(line.buf, "marked this frame secure"));
+	CHECK(!strstr(line.buf, "\"data\""));
+
+	secure = false;
+	CHECK_INT(ph_client_call(&c, 3, "screenshot", NULL, &line, NULL, 2000),
+		  1);
+	CHECK(strstr(line.buf, "\"ok\":true") &&
+	      strstr(line.buf, "\"width\":2,\"height\":1") &&
+	      strstr(line.buf, "\"data\":\"iVBORw0KGgo"));
+	porthole_set_screenshot_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
 struct reader {
 	struct ph_client_conn *c;
 	_Atomic int64_t got;
