@@ -13,6 +13,7 @@
 #include "../../src/agent/queue.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -436,13 +437,47 @@ static const struct ph_json *parse(const struct ph_buf *line)
 	return v;
 }
 
+static bool have_thread(const char *name);
+
+/* Lines of path that contain s. */
+static int lines_with(const char *path, const char *s)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, s) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 void test_agent__refuses_a_release_build(void)
 {
 	struct porthole_config cfg = { .app_id = "x" };
+	char path[512];
+	int saved, fd;
 
+	/* one stderr line naming why; no socket, no thread */
+	snprintf(path, sizeof(path), "%s/refused.err", ph_test_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
 	unsetenv("PORTHOLE_ENABLE");
 	CHECK_INT(porthole_start_build(&cfg, 0), PORTHOLE_ERR_NOT_DEBUG);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	CHECK_INT(lines_with(path, "not started: this is not a debug build"),
+		  1);
+	CHECK_INT(lines_with(path, ""), 1);
 	CHECK(porthole_socket_name() == NULL);
+	CHECK(!have_thread("porthole-writer") &&
+	      !have_thread("porthole-wdog") && !have_thread("porthole-memdev"));
 	setenv("PORTHOLE_ENABLE", "0", 1);
 	CHECK_INT(porthole_start_build(&cfg, 1), PORTHOLE_ERR_NOT_DEBUG);
 	unsetenv("PORTHOLE_ENABLE");
