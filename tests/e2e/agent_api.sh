@@ -1,7 +1,8 @@
 # The public API: porthole.h and porthole_noop.h declare the same surface
 # (names and signatures), one file calling every function compiles against
 # both, and the release build (PORTHOLE_DISABLED) references no agent
-# symbol at all.
+# symbol at all; an integration present but never attached is named on
+# stderr.
 . tests/lib/e2e.sh
 
 CC=${CC:-gcc}
@@ -45,6 +46,23 @@ check "the real build links against libporthole" \
 	-ldw -lz -ldl -lpthread -lm
 check "without a debug build or PORTHOLE_ENABLE it refuses, and says why" \
 	sh -c 'env -u PORTHOLE_ENABLE "$0/real" 2>&1 | grep -q "not started: this is not a debug build"' "$T"
+# An app with SQLite loaded that never attached it is told so, once, a
+# few seconds after start, with the call to add; no line for libcurl,
+# which it does not load.
+check "an app that never attached SQLite links" \
+	$CC -std=c11 -Wall -Wextra -Werror -Iinclude -o "$T/unwired" \
+	tests/agent/unwired.c build/lib/libporthole.a -lsqlite3 \
+	-ldw -lz -ldl -lpthread -lm
+PORTHOLE_ENABLE=1 "$T/unwired" "porthole.e2e-unwired.$$" "$T/unwired-data" \
+	> "$T/unwired.out" 2> "$T/unwired.err"
+check "the unwired app ran its course" grep -q "setup-thread=" "$T/unwired.out"
+check "the check ran on the agent's named thread" \
+	grep -q "setup-thread=1" "$T/unwired.out"
+check "one stderr line says SQLite is loaded but not attached, with the call" \
+	sh -c 'test "$(grep -c "sqlite is loaded but not instrumented.*add porthole_sqlite_attach(db)" "$0")" = 1' \
+	"$T/unwired.err"
+check "and none for libcurl, which is not loaded" \
+	sh -c '! grep -q "curl is loaded" "$0"' "$T/unwired.err"
 check "pkg-config describes the library" sh -c \
 	'PKG_CONFIG_PATH="$0" pkg-config --libs --cflags porthole | grep -q -- "-lporthole"' \
 	build/lib/pkgconfig

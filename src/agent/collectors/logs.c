@@ -148,9 +148,8 @@ static void *capture_main(void *arg)
 	struct pollfd pfd[3];
 	char buf[8192];
 
-	ph_platform_name_self("porthole-logs");
-
 	(void)arg;
+	ph_platform_name_self("porthole-logs");
 	pfd[0] = (struct pollfd){ .fd = streams[0].pipe_rd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = streams[1].pipe_rd, .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = capture_stop[0], .events = POLLIN };

@@ -73,6 +73,7 @@ void ph_collectors_setup(struct ph_jw *w)
 static void *check_main(void *arg)
 {
 	(void)arg;
+	ph_platform_name_self("porthole-setup");
 	/* Apps attach right after start; give them a few seconds. */
 	for (int i = 0; i < 30 && ph_agent_live(); i++)
 		usleep(100 * 1000);
@@ -80,8 +81,6 @@ static void *check_main(void *arg)
 		return NULL;
 	for (size_t i = 0; i < PH_ARRAY_SIZE(integrations); i++) {
 		const struct integration *in = &integrations[i];
-
-		ph_platform_name_self("porthole-setup");
 
 		if (present(in) && !atomic_load(&in->wired))
 			ph_warn("%s is loaded but not instrumented: its lane "

@@ -106,14 +106,13 @@ static void emit_blocked(int64_t posted, int64_t answered, int tid)
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
+	ph_platform_name_self("porthole-wdog");
 	while (!atomic_load(&stop)) {
 		int tid = atomic_load(&ph_agent.main_tid);
 		int64_t posted, now;
 		bool sampled = false;
 		uint32_t traced = 0;
 		static int stalls;
-
-		ph_platform_name_self("porthole-wdog");
 
 		usleep(PING_EVERY_MS * 1000);
 		if (!tid || atomic_load(&stop))

@@ -1,0 +1,65 @@
+/*
+ * unwired: an app that has SQLite loaded but never calls
+ * porthole_sqlite_attach.  The agent's integrations check, a few seconds
+ * after start, must say so on stderr, once, naming the call to add, so
+ * an empty database lane never passes for an app that ran no query.  Run
+ * by tests/e2e/agent_api.sh: `unwired SOCKET_NAME DATA_DIR`.  It prints
+ * "setup-thread=1" when the check ran on its own named thread.
+ */
+#include "porthole.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether a thread of this process is called `name`. */
+static int have_thread(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f))
+			found = !strncmp(comm, name, strlen(name));
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	struct porthole_config cfg = { .app_id = "e2e.unwired" };
+	sqlite3 *db = NULL;
+	int named;
+
+	if (argc != 3)
+		return 2;
+	cfg.socket_name = argv[1];
+	cfg.data_dir = argv[2];
+	/* SQLite in use, the way an app uses it, but never attached */
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+	    sqlite3_exec(db, "SELECT 1", NULL, NULL, NULL) != SQLITE_OK)
+		return 1;
+	if (porthole_start(&cfg) != PORTHOLE_OK)
+		return 1;
+	sleep(1);
+	named = have_thread("porthole-setup");
+	sleep(4); /* past the check, which waits about 3 s */
+	porthole_stop();
+	sqlite3_close(db);
+	printf("setup-thread=%d\n", named);
+	return 0;
+}
