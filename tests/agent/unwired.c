@@ -2,9 +2,12 @@
  * unwired: an app that has SQLite loaded but never calls
  * porthole_sqlite_attach.  The agent's integrations check, a few seconds
  * after start, must say so on stderr, once, naming the call to add, so
- * an empty database lane never passes for an app that ran no query.  Run
- * by tests/e2e/agent_api.sh: `unwired SOCKET_NAME DATA_DIR`.  It prints
- * "setup-thread=1" when the check ran on its own named thread.
+ * an empty database lane never passes for an app that ran no query.  It
+ * captures its stdio, and writes a line of its own to stderr: that line
+ * becomes a log event, the agent's warning must not (the agent's own
+ * output never loops back into capture).  Run by tests/e2e/agent_api.sh:
+ * `unwired SOCKET_NAME DATA_DIR`.  It prints "setup-thread=1" when the
+ * check ran on its own named thread.
  */
 #include "porthole.h"
 
@@ -41,7 +44,8 @@ static int have_thread(const char *name)
 
 int main(int argc, char **argv)
 {
-	struct porthole_config cfg = { .app_id = "e2e.unwired" };
+	struct porthole_config cfg = { .app_id = "e2e.unwired",
+				       .flags = PORTHOLE_CAPTURE_STDIO };
 	sqlite3 *db = NULL;
 	int named;
 
@@ -56,6 +60,7 @@ int main(int argc, char **argv)
 	if (porthole_start(&cfg) != PORTHOLE_OK)
 		return 1;
 	sleep(1);
+	fprintf(stderr, "unwired: a line of the app's own\n");
 	named = have_thread("porthole-setup");
 	sleep(4); /* past the check, which waits about 3 s */
 	porthole_stop();

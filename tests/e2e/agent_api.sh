@@ -53,9 +53,16 @@ check "an app that never attached SQLite links" \
 	$CC -std=c11 -Wall -Wextra -Werror -Iinclude -o "$T/unwired" \
 	tests/agent/unwired.c build/lib/libporthole.a -lsqlite3 \
 	-ldw -lz -ldl -lpthread -lm
-PORTHOLE_ENABLE=1 "$T/unwired" "porthole.e2e-unwired.$$" "$T/unwired-data" \
-	> "$T/unwired.out" 2> "$T/unwired.err"
-check "the unwired app ran its course" grep -q "setup-thread=" "$T/unwired.out"
+PORTHOLE_ENABLE=1 PORTHOLE_ANNOUNCE="$T/unwired.announce" "$T/unwired" \
+	"porthole.e2e-unwired.$$" "$T/unwired-data" \
+	> "$T/unwired.out" 2> "$T/unwired.err" &
+UPID=$!
+build/tests/ph-record --announce "$T/unwired.announce" \
+	--out "$T/unwired.ndjson" --seconds 7
+wait $UPID
+URC=$?
+check "the unwired app ran its course" sh -c \
+	'test "$0" = 0 && grep -q "setup-thread=" "$1"' $URC "$T/unwired.out"
 check "the check ran on the agent's named thread" \
 	grep -q "setup-thread=1" "$T/unwired.out"
 check "one stderr line says SQLite is loaded but not attached, with the call" \
@@ -63,6 +70,15 @@ check "one stderr line says SQLite is loaded but not attached, with the call" \
 	"$T/unwired.err"
 check "and none for libcurl, which is not loaded" \
 	sh -c '! grep -q "curl is loaded" "$0"' "$T/unwired.err"
+# Its stdio is captured: its own stderr line is a log event (and still
+# reaches stderr); the agent's warning, written beside it, is not one.
+check "the app's own stderr line still reaches stderr" \
+	grep -q "unwired: a line of the app's own" "$T/unwired.err"
+check "the app's own stderr line is a log event" \
+	grep -q '"event":"log".*"message":"unwired: a line of the app'"'"'s own"' \
+	"$T/unwired.ndjson"
+check "the agent's own warning never loops back into capture" \
+	sh -c '! grep -q "not instrumented" "$0"' "$T/unwired.ndjson"
 check "pkg-config describes the library" sh -c \
 	'PKG_CONFIG_PATH="$0" pkg-config --libs --cflags porthole | grep -q -- "-lporthole"' \
 	build/lib/pkgconfig
