@@ -24,7 +24,7 @@ PID=$!
 $REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
 	--request '{"id":3,"method":"db_tables","params":{}}' \
 	--request '{"id":4,"method":"db_query","params":{"sql":"DELETE FROM cart_items"}}' \
-	--request '{"id":5,"method":"db_query","params":{"sql":"SELECT sku, qty FROM cart_items ORDER BY id"}}' \
+	--request '{"id":5,"method":"db_query","params":{"sql":"SELECT sku AS inspected_sku, qty FROM cart_items ORDER BY id"}}' \
 	--request '{"id":6,"method":"semantics_tree","params":{}}' \
 	--request '{"id":7,"method":"screenshot","params":{}}' \
 	--request '{"id":8,"method":"setup","params":{}}' \
@@ -94,7 +94,10 @@ check "a stderr stack trace is one entry with appended lines" \
 check "db_tables lists the cart database" grep -q '{"id":3,"ok":true,"result":{"database":".*cart.db"' "$T/rec.ndjson"
 check "db_query refuses a write, with the reason" \
 	grep -q '{"id":4,"ok":false,"error":"refused: only SELECT, WITH and PRAGMA' "$T/rec.ndjson"
-check "db_query reads" grep -q '{"id":5,"ok":true,"result":{"columns":\[{"name":"sku"' "$T/rec.ndjson"
+check "db_query reads" grep -q '{"id":5,"ok":true,"result":{"columns":\[{"name":"inspected_sku"' "$T/rec.ndjson"
+check "looking at the database is not a query of the app's" sh -c \
+	'! grep "\"event\":\"db_" "$0" | grep -q -e inspected_sku -e sqlite_schema' \
+	"$T/rec.ndjson"
 check "the semantics tree has the unlabelled icon button" \
 	grep -q '"role":"Button","testTag":"share","bounds"' "$T/rec.ndjson"
 check "the screenshot is a PNG" grep -q '{"id":7,"ok":true,"result":{.*"mimeType":"image/png","data":"iVBORw0KGgo' "$T/rec.ndjson"
