@@ -23,6 +23,7 @@
  */
 #include "ph_common.h"
 #include "collectors.h"
+#include "../state.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -31,6 +32,13 @@
 #define CAP_URL	    512
 #define CAP_SNIPPET 512
 #define BODY_CAP    4096
+/*
+ * What the writer adds to the record after the emitter is done (state.c,
+ * add_thread): thread, a name of up to PH_NAME_MAX bytes, and mainThread,
+ * each after a 4-byte field head.  The body snippets, written last, leave
+ * this much room.
+ */
+#define WRITER_ROOM (4 + PH_NAME_MAX + 4 + 1)
 
 struct handle {
 	CURL *curl;
@@ -42,7 +50,8 @@ struct handle {
 	char method[16];
 	char url[CAP_URL + 1];
 	char req_type[64], resp_type[64];
-	char req_body[CAP_SNIPPET + 1], resp_body[CAP_SNIPPET + 1];
+	/* one byte past the snippet, so a longer body shows as cut */
+	char req_body[CAP_SNIPPET + 2], resp_body[CAP_SNIPPET + 2];
 	size_t req_len, resp_len;
 	size_t req_seen, resp_seen;
 };
@@ -206,8 +215,9 @@ static void keep_body(char *dst, size_t *len, size_t *seen, const char *src,
 		      size_t n)
 {
 	*seen += n;
-	if (*len < CAP_SNIPPET) {
-		size_t take = n < CAP_SNIPPET - *len ? n : CAP_SNIPPET - *len;
+	if (*len < CAP_SNIPPET + 1) {
+		size_t want = CAP_SNIPPET + 1 - *len;
+		size_t take = n < want ? n : want;
 
 		memcpy(dst + *len, src, take);
 		*len += take;
@@ -257,23 +267,80 @@ static int on_debug(CURL *curl, curl_infotype type, char *data, size_t n,
 	return 0;
 }
 
-/* A body as the v1 snippet: text, or "<reason, N bytes>". */
+/*
+ * A body as the v1 snippet: text, or "<reason, N bytes>", at most cap
+ * bytes.  A text longer than the snippet (text holds one byte more when it
+ * was) is cut at a character and marked "..." by ph_rec_strn.
+ */
 static void body_field(struct ph_rec *r, enum ph_key key, bool capture,
 		       const char *type, const char *text, size_t len,
-		       int64_t bytes)
+		       int64_t bytes, size_t cap)
 {
 	char why[96];
 
 	if (bytes <= 0)
 		return; /* no body: absent */
 	if (capture && textual(type)) {
-		ph_rec_strn(r, key, PH_F_STR, text, len, CAP_SNIPPET);
+		ph_rec_strn(r, key, PH_F_STR, text, len, cap);
 		return;
 	}
 	snprintf(why, sizeof(why), "<%s, %" PRId64 " bytes>",
 		 capture ? "content type not captured" : "bodies not captured",
 		 bytes);
-	ph_rec_str(r, key, why, sizeof(why));
+	ph_rec_strn(r, key, PH_F_STR, why, strlen(why), cap);
+}
+
+/* Bytes a string field of the record being filled may still take. */
+static size_t room(const struct ph_rec *r)
+{
+	size_t used = (size_t)r->used + WRITER_ROOM + 4;
+
+	return used < PH_REC_DATA ? PH_REC_DATA - used : 0;
+}
+
+/*
+ * http_end.phases: each phase's own duration from libcurl's cumulative
+ * timers, at[] = queue, namelookup, connect, appconnect, pretransfer,
+ * starttransfer, total (microseconds from the start; 0 for a timer the
+ * transfer never reached), phase i ending at at[i].  A phase runs from the
+ * last timer reached before it, so a phase that did not happen (connect on
+ * a reused connection) is left out without its time counted twice.  A
+ * transfer that failed part way stopped its timers there: the phase under
+ * way ran until the end and no later one began, so a timeout while
+ * waiting is waiting, never a response body that did not come.  Ends are
+ * rounded to ms before subtracting, so the phases add up to the total.
+ * queued is 0 before libcurl 8.6, secureConnect without TLS.
+ */
+static void phases_field(struct ph_rec *r, const curl_off_t at[7], bool tls)
+{
+	static const char *const name[7] = {
+		"queued",   "dns",     "connect",      "secureConnect",
+		"dispatch", "waiting", "responseBody",
+	};
+	curl_off_t from = 0;
+
+	for (int i = 0; i < 7; i++) {
+		curl_off_t to = at[i];
+		bool later = false, stopped = false;
+
+		if (to <= 0) {
+			if (i == 0 || (i == 3 && !tls))
+				continue;
+			for (int j = i + 1; j < 6; j++)
+				later |= at[j] > 0;
+			if (later)
+				continue; /* did not happen */
+			to = at[6]; /* under way when the transfer ended */
+			stopped = true;
+		}
+		if (to > from)
+			ph_rec_obj_int(r, PH_KEY_PHASES, name[i],
+				       (to + 500) / 1000 - (from + 500) / 1000);
+		if (stopped)
+			break;
+		if (to > from)
+			from = to;
+	}
 }
 
 static void emit_end(struct handle *h, CURL *curl, CURLcode res)
@@ -281,9 +348,11 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 	curl_off_t q = 0, dns = 0, con = 0, app = 0, pre = 0, start = 0,
 		   total = 0, up = 0, down = 0;
 	long status = 0, connects = 0, version = 0;
+	int64_t elapsed, req_bytes, resp_bytes;
+	const char *proto;
 	uint64_t pos;
 	struct ph_rec *r;
-	int64_t elapsed;
+	size_t cap;
 
 #if LIBCURL_VERSION_NUM >= 0x080600
 	/* libcurl 8.6 added the queue timer; older ones have no queue phase */
@@ -302,6 +371,14 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 	fn.getinfo(curl, CURLINFO_HTTP_VERSION, &version);
 	ph_trace_marker_end();
 	elapsed = ph_uptime_ms_fast() - h->t0;
+	req_bytes = up ? up : (int64_t)h->req_seen;
+	resp_bytes = down ? down : (int64_t)h->resp_seen;
+	/* 0 when no HTTP response came: then the field is absent */
+	proto = version == CURL_HTTP_VERSION_1_0 ? "http/1.0" :
+		version == CURL_HTTP_VERSION_1_1 ? "http/1.1" :
+		version == CURL_HTTP_VERSION_2_0 ? "h2" :
+		version == CURL_HTTP_VERSION_3	 ? "h3" :
+						   NULL;
 	r = ph_emit_begin(PH_KIND_HTTP_END, &pos);
 	if (!r)
 		return;
@@ -312,11 +389,6 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 	ph_rec_qint(r, PH_KEY_ELAPSED_MS, elapsed);
 	if (status > 0)
 		ph_rec_qint(r, PH_KEY_STATUS, status);
-	body_field(r, PH_KEY_REQUEST_BODY, h->bodies, h->req_type, h->req_body,
-		   h->req_len, up ? up : (int64_t)h->req_seen);
-	body_field(r, PH_KEY_RESPONSE_BODY, h->bodies, h->resp_type,
-		   h->resp_body, h->resp_len,
-		   down ? down : (int64_t)h->resp_seen);
 	if (res != CURLE_OK) {
 		char detail[256];
 
@@ -326,44 +398,33 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 	}
 	if (status > 0 && connects == 0)
 		ph_rec_str(r, PH_KEY_REUSED, "true", 8);
-	ph_rec_str(r, PH_KEY_PROTOCOL,
-		   version == CURL_HTTP_VERSION_1_0 ? "http/1.0" :
-		   version == CURL_HTTP_VERSION_2_0 ? "h2" :
-		   version == CURL_HTTP_VERSION_3   ? "h3" :
-		   version == CURL_HTTP_VERSION_1_1 ? "http/1.1" :
-						      "unknown",
-		   16);
+	if (proto)
+		ph_rec_str(r, PH_KEY_PROTOCOL, proto, 16);
 	/* Absent when there was no body: never a false zero. */
-	if (up > 0 || h->req_seen)
-		ph_rec_qint(r, PH_KEY_REQUEST_BYTES,
-			    up ? up : (int64_t)h->req_seen);
-	if (down > 0 || h->resp_seen)
-		ph_rec_qint(r, PH_KEY_RESPONSE_BYTES,
-			    down ? down : (int64_t)h->resp_seen);
+	if (req_bytes > 0)
+		ph_rec_qint(r, PH_KEY_REQUEST_BYTES, req_bytes);
+	if (resp_bytes > 0)
+		ph_rec_qint(r, PH_KEY_RESPONSE_BYTES, resp_bytes);
+	phases_field(
+		r, (const curl_off_t[7]){ q, dns, con, app, pre, start, total },
+		app > 0 || !strncasecmp(h->url, "https:", 6));
 	/*
-	 * Each phase's own duration, from libcurl's cumulative timers (in
-	 * microseconds); a phase that did not happen is left out.
+	 * The snippets go last, cut to what the record has left: with a long
+	 * URL both would not fit, and a field that does not fit is dropped
+	 * whole, so no count, phase or the writer's thread may come after
+	 * them (docs/protocol.md section 8).  The request's takes at most
+	 * half of what is left when the response has one too.
 	 */
-	{
-		curl_off_t after_con = app > con ? app : con;
-		struct {
-			const char *name;
-			curl_off_t us;
-		} ph[] = {
-			{ "queued", q },
-			{ "dns", dns - q },
-			{ "connect", con - dns },
-			{ "secureConnect", app > 0 ? app - con : 0 },
-			{ "waiting", start - pre },
-			{ "dispatch", pre - after_con },
-			{ "responseBody", total - start },
-		};
-
-		for (size_t i = 0; i < PH_ARRAY_SIZE(ph); i++)
-			if (ph[i].us > 0 && (i != 4 || start > 0))
-				ph_rec_obj_int(r, PH_KEY_PHASES, ph[i].name,
-					       (ph[i].us + 500) / 1000);
-	}
+	cap = room(r);
+	if (resp_bytes > 0)
+		cap /= 2;
+	body_field(r, PH_KEY_REQUEST_BODY, h->bodies, h->req_type, h->req_body,
+		   h->req_len, req_bytes,
+		   cap < CAP_SNIPPET ? cap : CAP_SNIPPET);
+	cap = room(r);
+	body_field(r, PH_KEY_RESPONSE_BODY, h->bodies, h->resp_type,
+		   h->resp_body, h->resp_len, resp_bytes,
+		   cap < CAP_SNIPPET ? cap : CAP_SNIPPET);
 	ph_emit_commit(pos);
 }
 
