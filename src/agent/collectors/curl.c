@@ -3,10 +3,11 @@
  *
  * libcurl has no "transfer done" callback, so the agent observes
  * curl_easy_perform() itself: libporthole exports its own
- * curl_easy_perform, which the dynamic linker resolves ahead of
- * libcurl's when the app links -lporthole before -lcurl (or links
- * libporthole.a); it calls the real one through dlsym(RTLD_NEXT).  For a
- * handle that was not attached it does nothing else.  For an attached one:
+ * curl_easy_perform (and curl_easy_cleanup, to forget a handle as it is
+ * freed), which the dynamic linker resolves ahead of libcurl's when the
+ * app links -lporthole before -lcurl (or links libporthole.a); it calls
+ * the real one through dlsym(RTLD_NEXT).  For a handle that was not
+ * attached it does nothing else.  For an attached one:
  *
  *  - a debug callback (CURLOPT_DEBUGFUNCTION, with CURLOPT_VERBOSE) sees
  *    the request go out: http_start is emitted then, stamped with the time
@@ -62,6 +63,7 @@ static unsigned next_slot;
 
 static struct {
 	CURLcode (*perform)(CURL *);
+	void (*cleanup)(CURL *);
 	CURLcode (*setopt)(CURL *, CURLoption, ...);
 	CURLcode (*getinfo)(CURL *, CURLINFO, ...);
 	const char *(*strerror)(CURLcode);
@@ -73,10 +75,12 @@ static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static void load_once(void)
 {
 	*(void **)&fn.perform = dlsym(RTLD_NEXT, "curl_easy_perform");
+	*(void **)&fn.cleanup = dlsym(RTLD_NEXT, "curl_easy_cleanup");
 	*(void **)&fn.setopt = dlsym(RTLD_DEFAULT, "curl_easy_setopt");
 	*(void **)&fn.getinfo = dlsym(RTLD_DEFAULT, "curl_easy_getinfo");
 	*(void **)&fn.strerror = dlsym(RTLD_DEFAULT, "curl_easy_strerror");
-	fn.ok = fn.perform && fn.setopt && fn.getinfo && fn.strerror;
+	fn.ok = fn.perform && fn.cleanup && fn.setopt && fn.getinfo &&
+		fn.strerror;
 }
 
 /* The library's entry points, looked up once, from any thread. */
@@ -450,6 +454,24 @@ PORTHOLE_API CURLcode curl_easy_perform(CURL *curl)
 	emit_start(h, curl); /* failed before the request went out */
 	emit_end(h, curl, res);
 	return res;
+}
+
+/*
+ * libporthole's curl_easy_cleanup, for the same reason as its perform: an
+ * attached handle is forgotten as the app frees it, so a handle libcurl
+ * later allocates at the same address is not taken for attached (and
+ * recorded), and the table holds only handles that exist.
+ */
+PORTHOLE_API void curl_easy_cleanup(CURL *curl)
+{
+	if (!load())
+		return; /* libcurl is not loaded: there is no handle to free */
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < MAX_HANDLES; i++)
+		if (curl && handles[i].curl == curl)
+			memset(&handles[i], 0, sizeof(handles[i]));
+	pthread_mutex_unlock(&mu);
+	fn.cleanup(curl);
 }
 
 PORTHOLE_API enum porthole_status porthole_curl_attach(void *curl,
