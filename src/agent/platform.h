@@ -36,8 +36,11 @@ static inline int64_t ph_mono_ns_fast(void)
 int ph_platform_listen_abstract(const char *name);
 /* Listens on 127.0.0.1:port (the legacy transport), or PH_E*. */
 int ph_platform_listen_tcp_loopback(int port);
-/* The name of a thread of this process (comm), into buf. */
-void ph_platform_thread_name(int tid, char *buf, size_t size);
+/*
+ * The name of a thread of this process (comm), into buf; false, with
+ * "tid-N" in buf, when there is no such thread (any more).
+ */
+bool ph_platform_thread_name(int tid, char *buf, size_t size);
 /*
  * Names the calling thread (at most 15 bytes show), so the agent's own
  * threads are told apart from the app's in top, a debugger and a system

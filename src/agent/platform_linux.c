@@ -60,7 +60,7 @@ int ph_platform_listen_tcp_loopback(int port)
 	return fd;
 }
 
-void ph_platform_thread_name(int tid, char *buf, size_t size)
+bool ph_platform_thread_name(int tid, char *buf, size_t size)
 {
 	char path[64];
 	int fd;
@@ -73,11 +73,12 @@ void ph_platform_thread_name(int tid, char *buf, size_t size)
 		close(fd);
 	if (n <= 0) {
 		snprintf(buf, size, "tid-%d", tid);
-		return;
+		return false;
 	}
 	if (buf[n - 1] == '\n')
 		n--;
 	buf[n] = '\0';
+	return true;
 }
 
 void ph_platform_name_self(const char *name)

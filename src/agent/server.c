@@ -46,28 +46,45 @@ static int idle_wait_cap(const struct ph_queue *q)
 }
 
 /*
- * Thread names by tid, the newest 64 threads seen (comm, read once).  The
- * tids apart from the names, so finding one, which the writer does for
+ * Thread names by tid, the newest 64 threads seen (comm), read again when
+ * an entry is a second old: a thread may name itself after its first
+ * event, and a tid is reused once the kernel's pid_max wraps (32768 on
+ * Android), so a name cached for ever would end up on the wrong thread.
+ * The tids apart from the names, so finding one, which the writer does for
  * every event, reads four lines at most.
  */
+#define NAME_FRESH_MS 1000
+
 static int name_tids[64];
+static int64_t name_read_at[64];
 static char names[64][PH_NAME_MAX];
 static unsigned names_next;
 
-/* "main" for the registered main thread, else its comm, cached. */
-static const char *thread_name(int tid, bool main)
+/* "main" for the registered main thread, else its comm as of about now. */
+static const char *thread_name(int tid, bool main, int64_t now)
 {
+	char fresh[PH_NAME_MAX];
 	unsigned i;
+	bool known;
 
 	if (main)
 		return "main";
 	for (i = 0; i < PH_ARRAY_SIZE(name_tids); i++)
 		if (name_tids[i] == tid)
-			return names[i];
-	i = names_next;
-	names_next = (names_next + 1) % PH_ARRAY_SIZE(name_tids);
-	name_tids[i] = tid;
-	ph_platform_thread_name(tid, names[i], PH_NAME_MAX);
+			break;
+	known = i < PH_ARRAY_SIZE(name_tids);
+	if (known && now >= name_read_at[i] &&
+	    now - name_read_at[i] < NAME_FRESH_MS)
+		return names[i];
+	if (!known) {
+		i = names_next;
+		names_next = (names_next + 1) % PH_ARRAY_SIZE(name_tids);
+		name_tids[i] = tid;
+	}
+	/* a thread that has ended since keeps the name it had */
+	if (ph_platform_thread_name(tid, fresh, sizeof(fresh)) || !known)
+		snprintf(names[i], sizeof(names[i]), "%s", fresh);
+	name_read_at[i] = now;
 	return names[i];
 }
 
@@ -222,7 +239,8 @@ static void note_queue_drops(struct ph_server *s, uint64_t n)
 static void handle_record(struct ph_server *s, struct ph_rec *r)
 {
 	uint64_t seq = s->next_seq++;
-	const char *thread = thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0);
+	const char *thread =
+		thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0, r->t_ms);
 
 	ph_state_apply(&s->state, r, seq, thread);
 	ph_buf_reset(&s->line);

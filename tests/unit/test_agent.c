@@ -13,6 +13,7 @@
 #include "../../src/agent/queue.h"
 
 #include <dirent.h>
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -529,6 +530,73 @@ void test_agent__mt_threads_are_named(void)
 	CHECK(have_thread("porthole-memdev"));
 	porthole_stop();
 	CHECK(!have_thread("porthole-writer"));
+}
+
+static _Atomic bool renamed_seen;
+
+/*
+ * A thread that runs a query, renames itself, and runs another; it lives
+ * on until the test has read the second (a thread that has ended keeps
+ * the name the writer last read).
+ */
+static void *renamed_worker(void *arg)
+{
+	sqlite3 *db = arg;
+
+	pthread_setname_np(pthread_self(), "worker-before");
+	sqlite3_exec(db, "SELECT 1 AS first_q", NULL, NULL, NULL);
+	usleep(1300 * 1000); /* past the writer's second-old cache entry */
+	pthread_setname_np(pthread_self(), "worker-after");
+	sqlite3_exec(db, "SELECT 1 AS second_q", NULL, NULL, NULL);
+	for (int i = 0; i < 1000 && !atomic_load(&renamed_seen); i++)
+		usleep(10 * 1000);
+	return NULL;
+}
+
+/*
+ * Events carry their thread's name as it is now, not as it was when the
+ * writer first saw the thread: a thread may name itself late, and a tid
+ * comes back once pid_max wraps.
+ */
+void test_agent__mt_a_renamed_thread_is_named_anew(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	char first[64] = "", second[64] = "";
+	sqlite3 *db = NULL;
+	pthread_t t;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+				      PORTHOLE_NO_MEMORY,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	CHECK_INT(ph_client_call(&c, 1, "hello", NULL, &line, NULL, 2000), 1);
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	atomic_store(&renamed_seen, false);
+	CHECK_INT(pthread_create(&t, NULL, renamed_worker, db), 0);
+	for (int i = 0; i < 100 && !second[0]; i++) {
+		const struct ph_json *v, *th;
+
+		if (ph_client_line(&c, &line, 100) != 1)
+			continue;
+		v = parse(&line);
+		th = ph_json_get(ph_json_get(v, "data"), "thread");
+		if (!ph_json_streq(ph_json_get(v, "event"), "db_end") ||
+		    !ph_json_is(th, PH_JSON_STRING))
+			continue;
+		snprintf(strstr(line.buf, "first_q") ? first : second, 64,
+			 "%.*s", (int)th->n, th->u.s);
+	}
+	atomic_store(&renamed_seen, true);
+	pthread_join(t, NULL);
+	CHECK_STR(first, "worker-before");
+	CHECK_STR(second, "worker-after");
+	sqlite3_close(db);
+	ph_client_close(&c);
+	ph_buf_release(&line);
+	porthole_stop();
 }
 
 /* How many times a thread of this process has gone to sleep, or -1. */
