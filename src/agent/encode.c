@@ -59,43 +59,25 @@ static int64_t get_i64(const uint8_t *p)
  * Every event goes through here, a million a second at full tilt, so the
  * line is written as raw text: the envelope and the keys are the bytes
  * they always are (ph_wire_key_json: quotes and colon included), commas
- * go where this code knows they go, and only values are formatted.  The
- * general writer (ph_jw), with its nesting bookkeeping and keys escaped
- * on every call, took most of an event's encoding time.  Strings still go
- * through ph_json_escape, the one escaper everything shares; stacks
- * through ph_jw, which symbolize.c writes with.
+ * go where this code knows they go, and only values are formatted, by
+ * ph_json's own formatters and escaper.  The general writer (ph_jw), with
+ * its nesting bookkeeping and keys escaped on every call, took most of an
+ * event's encoding time.  Stacks still go through ph_jw, which
+ * symbolize.c writes with.
  */
 
-/* "00" .. "99": two digits a division. */
-static const char digits2[201] = "0001020304050607080910111213141516171819"
-				 "2021222324252627282930313233343536373839"
-				 "4041424344454647484950515253545556575859"
-				 "6061626364656667686970717273747576777879"
-				 "8081828384858687888990919293949596979899";
-
-static int put_u64(struct ph_buf *out, uint64_t v, bool minus)
+static int put_u64(struct ph_buf *out, uint64_t v)
 {
-	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+	char tmp[24], *e = tmp + sizeof(tmp), *p = ph_json_format_u64(v, e);
 
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, digits2 + (v % 100) * 2, 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + v * 2, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	if (minus)
-		*--p = '-';
 	return ph_buf_add(out, p, (size_t)(e - p));
 }
 
 static int put_int(struct ph_buf *out, int64_t v)
 {
-	return put_u64(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+	char tmp[24], *e = tmp + sizeof(tmp), *p = ph_json_format_i64(v, e);
+
+	return ph_buf_add(out, p, (size_t)(e - p));
 }
 
 #define PUT_LIT(out, lit) ph_buf_add(out, lit, sizeof(lit) - 1)
@@ -183,7 +165,7 @@ int ph_encode_event(const struct ph_rec *r, uint64_t seq, struct ph_buf *out)
 	rc = rc ? rc : PUT_LIT(out, "\",\"t\":");
 	rc = rc ? rc : put_int(out, r->t_ms);
 	rc = rc ? rc : PUT_LIT(out, ",\"seq\":");
-	rc = rc ? rc : put_u64(out, seq, false);
+	rc = rc ? rc : put_u64(out, seq);
 	rc = rc ? rc : PUT_LIT(out, ",\"data\":{");
 	/* a device event says which: its sub-kind is the first member */
 	members = r->kind == PH_KIND_DEVICE &&

@@ -28,7 +28,7 @@ void ph_buf_reset(struct ph_buf *b)
 		ph_buf_setlen(b, 0);
 }
 
-int ph_buf_grow(struct ph_buf *b, size_t extra)
+int ph_buf_grow_slow(struct ph_buf *b, size_t extra)
 {
 	size_t need, n;
 	char *p;
@@ -52,14 +52,6 @@ int ph_buf_grow(struct ph_buf *b, size_t extra)
 	b->buf = p;
 	b->alloc = n;
 	return 0;
-}
-
-void ph_buf_setlen(struct ph_buf *b, size_t len)
-{
-	if (!b->alloc)
-		return; /* only 0 fits in the shared empty string */
-	b->len = len;
-	b->buf[len] = '\0';
 }
 
 void ph_buf_consume(struct ph_buf *b, size_t n)

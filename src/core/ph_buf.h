@@ -45,10 +45,29 @@ void ph_buf_init(struct ph_buf *b, size_t cap);
 void ph_buf_release(struct ph_buf *b);
 /* len = 0, memory kept. */
 void ph_buf_reset(struct ph_buf *b);
-/* Makes room for `extra` more bytes without changing len. */
-int ph_buf_grow(struct ph_buf *b, size_t extra) PH_WUR;
+int ph_buf_grow_slow(struct ph_buf *b, size_t extra) PH_WUR;
+
+/*
+ * Makes room for `extra` more bytes without changing len.  Inline when
+ * the room is there already, the common case for writers that reserve
+ * before each small write.
+ */
+static inline PH_WUR int ph_buf_grow(struct ph_buf *b, size_t extra)
+{
+	if (PH_LIKELY(extra <= b->cap - b->len && b->alloc &&
+		      extra < b->alloc - b->len))
+		return 0;
+	return ph_buf_grow_slow(b, extra);
+}
+
 /* Sets len (<= alloc room); writes the terminating NUL. */
-void ph_buf_setlen(struct ph_buf *b, size_t len);
+static inline void ph_buf_setlen(struct ph_buf *b, size_t len)
+{
+	if (!b->alloc)
+		return; /* only 0 fits in the shared empty string */
+	b->len = len;
+	b->buf[len] = '\0';
+}
 /* Removes the first n bytes (n <= len). */
 void ph_buf_consume(struct ph_buf *b, size_t n);
 

@@ -201,4 +201,12 @@ int ph_json_escape(struct ph_buf *out, const char *s, size_t n) PH_WUR;
 /* Shortest round-trip text for a finite double, C locale; returns length. */
 size_t ph_json_format_double(double v, char *buf, size_t size);
 
+/*
+ * v in decimal, written backwards so that it ends just before end (21
+ * bytes before end always suffice); returns where it starts.  Two digits
+ * a division: the agent's writer formats two integers for every event.
+ */
+char *ph_json_format_u64(uint64_t v, char *end);
+char *ph_json_format_i64(int64_t v, char *end);
+
 #endif

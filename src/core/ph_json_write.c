@@ -77,18 +77,13 @@ int ph_json_escape(struct ph_buf *out, const char *s, size_t n)
 	while (clean < n && !needs_escape[p[clean]])
 		clean++;
 	if (clean == n) {
-		if (!out->alloc || n + 2 >= out->alloc - out->len) {
-			rc = ph_buf_grow(out, n + 2);
-			if (rc)
-				return rc;
-		} else if (n + 2 > out->cap - out->len) {
-			return PH_ETOOBIG;
-		}
+		rc = ph_buf_grow(out, n + 2);
+		if (rc)
+			return rc;
 		out->buf[out->len] = '"';
 		memcpy(out->buf + out->len + 1, s, n);
 		out->buf[out->len + 1 + n] = '"';
-		out->len += n + 2;
-		out->buf[out->len] = '\0';
+		ph_buf_setlen(out, out->len + n + 2);
 		return 0;
 	}
 
@@ -324,13 +319,37 @@ void ph_jw_str(struct ph_jw *w, const char *s)
 }
 
 /* Decimal digits of v, written backwards from the end of tmp. */
-static char *fmt_u64(uint64_t v, char *end)
+/* "00" .. "99". */
+static const char digits2[201] = "0001020304050607080910111213141516171819"
+				 "2021222324252627282930313233343536373839"
+				 "4041424344454647484950515253545556575859"
+				 "6061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
+char *ph_json_format_u64(uint64_t v, char *end)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, digits2 + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digits2 + v * 2, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
+}
+
+char *ph_json_format_i64(int64_t v, char *end)
+{
+	char *p =
+		ph_json_format_u64(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
+
+	if (v < 0)
+		*--p = '-';
+	return p;
 }
 
 void ph_jw_int(struct ph_jw *w, int64_t v)
@@ -339,9 +358,7 @@ void ph_jw_int(struct ph_jw *w, int64_t v)
 
 	if (!before_value(w))
 		return;
-	p = fmt_u64(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, e);
-	if (v < 0)
-		*--p = '-';
+	p = ph_json_format_i64(v, e);
 	put(w, p, (size_t)(e - p));
 }
 
