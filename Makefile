@@ -144,7 +144,8 @@ $(O)/gen/unit-tests.c: $(UNIT_SRC) scripts/collect-tests.sh
 	@mkdir -p $(@D)
 	$(Q)scripts/collect-tests.sh $(UNIT_SRC) > $@
 
-TEST_LIB := $(call obj,tests/lib/harness.c tests/lib/ph_client.c)
+TEST_LIB := $(call obj,tests/lib/harness.c tests/lib/ph_client.c \
+	tests/lib/ph_threads.c)
 $(TEST_BIN): $(call obj,$(UNIT_SRC)) $(TEST_LIB) $(O)/gen/unit-tests.c \
 		$(LIBPH) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
@@ -243,7 +244,8 @@ bench: deps
 # The agent's bench links the agent's archive into the program, as an app
 # that links it statically does; docs/agent.md gives what the shared
 # library costs on top.
-$(O)/bin/bench-agent: bench/bench_agent.c $(call obj,tests/lib/ph_client.c) \
+$(O)/bin/bench-agent: bench/bench_agent.c \
+		$(call obj,tests/lib/ph_client.c tests/lib/ph_threads.c) \
 		$(LIBPH) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")

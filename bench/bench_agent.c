@@ -33,10 +33,10 @@
  */
 #include "ph_common.h"
 #include "ph_client.h"
+#include "ph_threads.h"
 #include "ph_clock.h"
 #include "porthole.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -215,54 +215,6 @@ static void *paced_emitter(void *arg)
 	return NULL;
 }
 
-/* The tid of this process's thread called `name`, or 0. */
-static int thread_named(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int tid = 0;
-
-	while (d && !tid && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(comm, sizeof(comm), f)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			if (!strcmp(comm, name))
-				tid = atoi(e->d_name);
-		}
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return tid;
-}
-
-/*
- * CPU time a thread of this process has had, in ns, and how many times it
- * was put on a CPU (schedstat), or zeros.
- */
-static int64_t thread_cpu_ns(int tid, int64_t *runs)
-{
-	char path[64];
-	long long ns = 0, wait = 0, slices = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%lld %lld %lld", &ns, &wait, &slices) != 3)
-		ns = slices = 0;
-	if (f)
-		fclose(f);
-	if (runs)
-		*runs = slices;
-	return ns;
-}
-
 static long rss_kb(void)
 {
 	char buf[4096];
@@ -308,10 +260,13 @@ int main(void)
 	       "after 100k events, default queue and ring, one client\"}\n",
 	       (double)(rss1 - rss0) / 1024.0);
 	/* What the agent costs an app that is doing nothing: a second idle. */
-	writer = thread_named("porthole-writer");
-	writer_ns = thread_cpu_ns(writer, &runs0);
+	/* schedstat: ns on a CPU, ns waiting, times put on a CPU */
+	writer = ph_thread_named("porthole-writer");
+	writer_ns = ph_thread_schedstat(writer, 0);
+	runs0 = ph_thread_schedstat(writer, 2);
 	sleep(1);
-	writer_ns = thread_cpu_ns(writer, &runs1) - writer_ns;
+	writer_ns = ph_thread_schedstat(writer, 0) - writer_ns;
+	runs1 = ph_thread_schedstat(writer, 2);
 	printf("{\"name\":\"writer_idle_cpu_ms_per_s\",\"value\":%.2f,"
 	       "\"unit\":\"ms\",\"wakeups_per_s\":%" PRId64 "}\n",
 	       (double)writer_ns / 1e6, runs1 - runs0);
@@ -332,8 +287,8 @@ int main(void)
 	usleep(300 * 1000);
 	before_drop = atomic_load(&dropped_seen);
 	atomic_store(&delivered, 0);
-	writer = thread_named("porthole-writer");
-	writer_ns = thread_cpu_ns(writer, NULL);
+	writer = ph_thread_named("porthole-writer");
+	writer_ns = ph_thread_schedstat(writer, 0);
 	t0 = ph_clock_mono_ns();
 	for (int i = 0; i < 4; i++) {
 		pc[i] = (struct paced){ (int)(emitted / 4), 262500 };
@@ -349,7 +304,7 @@ int main(void)
 	     i++)
 		usleep(10 * 1000);
 	t1 = ph_clock_mono_ns();
-	writer_ns = thread_cpu_ns(writer, NULL) - writer_ns;
+	writer_ns = ph_thread_schedstat(writer, 0) - writer_ns;
 	printf("{\"name\":\"events_per_s_t4\",\"value\":%.0f,\"unit\":"
 	       "\"events/s\",\"delivered\":%" PRId64 ",\"dropped\":%" PRId64
 	       ",\"emitted\":%" PRId64 ",\"writer_cpu_ns_per_event\":%.0f}\n",

@@ -9,38 +9,14 @@
  * `unwired SOCKET_NAME DATA_DIR`.  It prints "setup-thread=1" when the
  * check ran on its own named thread.
  */
+#include "ph_threads.h"
 #include "porthole.h"
 
-#include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Whether a thread of this process is called `name`. */
-static int have_thread(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int found = 0;
-
-	while (d && !found && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(comm, sizeof(comm), f))
-			found = !strncmp(comm, name, strlen(name));
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
 
 int main(int argc, char **argv)
 {
@@ -61,7 +37,7 @@ int main(int argc, char **argv)
 		return 1;
 	sleep(1);
 	fprintf(stderr, "unwired: a line of the app's own\n");
-	named = have_thread("porthole-setup");
+	named = ph_thread_named("porthole-setup") != 0;
 	sleep(4); /* past the check, which waits about 3 s */
 	porthole_stop();
 	sqlite3_close(db);

@@ -50,8 +50,9 @@ check "without a debug build or PORTHOLE_ENABLE it refuses, and says why" \
 # few seconds after start, with the call to add; no line for libcurl,
 # which it does not load.
 check "an app that never attached SQLite links" \
-	$CC -std=c11 -Wall -Wextra -Werror -Iinclude -o "$T/unwired" \
-	tests/agent/unwired.c build/lib/libporthole.a -lsqlite3 \
+	$CC -std=c11 -Wall -Wextra -Werror -Iinclude -Isrc/core -Itests/lib \
+	-o "$T/unwired" tests/agent/unwired.c tests/lib/ph_threads.c \
+	build/lib/libporthole.a -lsqlite3 \
 	-ldw -lz -ldl -lpthread -lm
 PORTHOLE_ENABLE=1 PORTHOLE_ANNOUNCE="$T/unwired.announce" "$T/unwired" \
 	"porthole.e2e-unwired.$$" "$T/unwired-data" \
