@@ -197,6 +197,7 @@ static void apply_nav(struct ph_state *st, const struct ph_rec *r)
 		st->deep_link_at = r->t_ms;
 }
 
+/* PH_STATE_THREAD_ROOM (state.h) is what this appends at most. */
 static void add_thread(struct ph_rec *r, const char *thread, bool db)
 {
 	bool main = r->flags & PH_REC_MAIN;

@@ -13,6 +13,13 @@
 
 #define PH_NAME_MAX 64
 #define PH_TEXT_MAX 512
+/*
+ * What the writer appends to an http or db record (add_thread in state.c:
+ * thread, mainThread, and onMainThread on a query), each after a 4-byte
+ * field head.  An emitter that fills such a record to the brim leaves
+ * this much, or those fields are dropped.
+ */
+#define PH_STATE_THREAD_ROOM (4 + PH_NAME_MAX + 4 + 1 + 4 + 4)
 
 struct ph_count {
 	char key[PH_NAME_MAX];

@@ -33,13 +33,6 @@
 #define CAP_URL	    512
 #define CAP_SNIPPET 512
 #define BODY_CAP    4096
-/*
- * What the writer adds to the record after the emitter is done (state.c,
- * add_thread): thread, a name of up to PH_NAME_MAX bytes, and mainThread,
- * each after a 4-byte field head.  The body snippets, written last, leave
- * this much room.
- */
-#define WRITER_ROOM (4 + PH_NAME_MAX + 4 + 1)
 
 struct handle {
 	CURL *curl;
@@ -297,7 +290,7 @@ static void body_field(struct ph_rec *r, enum ph_key key, bool capture,
 /* Bytes a string field of the record being filled may still take. */
 static size_t room(const struct ph_rec *r)
 {
-	size_t used = (size_t)r->used + WRITER_ROOM + 4;
+	size_t used = (size_t)r->used + PH_STATE_THREAD_ROOM + 4;
 
 	return used < PH_REC_DATA ? PH_REC_DATA - used : 0;
 }
