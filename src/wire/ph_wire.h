@@ -170,6 +170,7 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(RSS_MB, "rssMb")                             \
 	X(FDS, "fds")                                  \
 	X(TOTAL_RAM_MB, "totalRamMb")                  \
+	X(TRIGGER, "trigger")                          \
 	X(NATIVE_RAM_MB, "nativeRamMb")                \
 	X(MAJOR_FAULTS, "majorFaults")                 \
 	X(MINOR_FAULTS, "minorFaults")                 \

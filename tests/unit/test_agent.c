@@ -1016,6 +1016,63 @@ static int collect(struct ph_client_conn *c, const char *kind, int want,
 	return n;
 }
 
+/*
+ * Memory: the once-a-second sample carries PSS on its first (and every
+ * 5th) reading, and a sharp rise in RSS is sent at once, marked so.
+ */
+void test_agent__mt_memory_sample_and_a_sharp_rise(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 16), got = PH_BUF_INIT(1 << 16);
+	const struct ph_json *v, *d = NULL;
+	int64_t rss0 = -1, rss1 = -1, pss = -1, anon = -1;
+	size_t size = 96 << 20;
+	char *big;
+	bool rise = false;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE, 0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	/* the first interval sample (the sampler's first, so with PSS) */
+	for (int i = 0; i < 40 && !d; i++) {
+		CHECK_INT(ph_client_call(&c, 2, "timeline",
+					 "{\"sinceSeq\":0,\"kinds\":"
+					 "[\"memory\"],\"limit\":1}",
+					 &line, NULL, 2000),
+			  1);
+		v = ph_json_get(ph_json_get(parse(&line), "result"), "events");
+		d = ph_json_get(ph_json_at(v, 0), "data");
+		if (!d)
+			usleep(50 * 1000);
+	}
+	CHECK(ph_json_streq(ph_json_get(d, "trigger"), "interval"));
+	CHECK(ph_json_as_int(ph_json_get(d, "rssMb"), &rss0));
+	CHECK(ph_json_as_int(ph_json_get(d, "totalRamMb"), &pss));
+	CHECK(ph_json_as_int(ph_json_get(d, "nativeRamMb"), &anon));
+	CHECK(pss > 0 && anon > 0 && anon <= pss && pss <= rss0);
+	/* 96 MB written: RSS up by far more than a quarter and 8 MB */
+	big = malloc(size);
+	CHECK(big != NULL);
+	memset(big, 1, size);
+	for (int i = 0; i < 20 && !rise; i++) {
+		ph_buf_reset(&got);
+		if (collect(&c, "memory", 1, &got) != 1)
+			continue;
+		v = parse(&got);
+		d = ph_json_get(v, "data");
+		rise = ph_json_streq(ph_json_get(d, "trigger"), "rise");
+		if (rise)
+			CHECK(ph_json_as_int(ph_json_get(d, "rssMb"), &rss1));
+	}
+	CHECK(rise);
+	CHECK(rss1 >= rss0 + 80);
+	free(big);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+	ph_buf_release(&got);
+}
+
 static void frame(void)
 {
 	porthole_frame_begin();

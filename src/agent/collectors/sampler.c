@@ -119,7 +119,30 @@ static int count_dir(const char *path)
 }
 
 static int64_t last_rss_mb = -1;
+static unsigned memory_samples;
 
+/*
+ * The process's proportional share of the RAM it maps (totalRamMb) and of
+ * that its anonymous pages (nativeRamMb: malloc's heap, stacks), from
+ * smaps_rollup.  Every 5th sample, as the Kotlin runtime reads PSS: the
+ * kernel walks every mapping to sum it.
+ */
+static void pss_fields(struct ph_rec *r)
+{
+	char rollup[2048];
+	int64_t pss, anon;
+
+	if (!read_small("/proc/self/smaps_rollup", rollup, sizeof(rollup)))
+		return;
+	pss = field_kb(rollup, "\nPss:");
+	anon = field_kb(rollup, "\nPss_Anon:");
+	if (pss >= 0)
+		ph_rec_int(r, PH_KEY_TOTAL_RAM_MB, pss / 1024);
+	if (anon >= 0)
+		ph_rec_int(r, PH_KEY_NATIVE_RAM_MB, anon / 1024);
+}
+
+/* force: the once-a-second sample; else sent only on a sharp rise. */
 static void sample_memory(bool force)
 {
 	char status[4096], stat[1024];
@@ -171,6 +194,9 @@ static void sample_memory(bool force)
 	ph_rec_int(r, PH_KEY_FDS, count_dir("/proc/self/fd"));
 	ph_rec_int(r, PH_KEY_MINOR_FAULTS, minflt);
 	ph_rec_int(r, PH_KEY_MAJOR_FAULTS, majflt);
+	ph_rec_str(r, PH_KEY_TRIGGER, force ? "interval" : "rise", 16);
+	if (force && memory_samples++ % 5 == 0)
+		pss_fields(r);
 	ph_emit_commit(pos);
 }
 
@@ -411,6 +437,7 @@ int ph_sampler_start(struct ph_agent *a)
 {
 	atomic_store(&stop, false);
 	last_rss_mb = -1;
+	memory_samples = 0;
 	psi_level = 0;
 	last_oom = last_high = -1;
 	memset(thermal_state, 0, sizeof(thermal_state));
