@@ -174,6 +174,7 @@ static const char *m_client_stats(struct ph_server *s,
 	ph_jw_kv_int(w, "firstSeq", (int64_t)current->first_seq);
 	ph_jw_kv_int(w, "delivered", (int64_t)current->delivered);
 	ph_jw_kv_int(w, "droppedForClient", (int64_t)current->lagged);
+	ph_jw_kv_int(w, "droppedInQueue", (int64_t)current->queue_lost);
 	ph_jw_kv_bool(w, "lagging", current->lagging);
 	ph_jw_kv_int(w, "clients", s->nclients);
 	ph_jw_kv_int(w, "shareBytes", (int64_t)ph_server_client_share(s));

@@ -176,6 +176,20 @@ size_t ph_server_client_share(const struct ph_server *s)
 					     share;
 }
 
+/*
+ * The queue lost events just before this one: c lost them too.  A client
+ * that is lagging is told when it catches up, beside what it lost itself.
+ */
+static void note_client_queue_loss(const struct ph_server *s,
+				   struct ph_client *c)
+{
+	if (!c->queue_pending)
+		c->queue_first = s->queue_drop_first;
+	c->queue_pending += s->queue_drop_pending;
+	c->queue_last = s->queue_drop_last;
+	c->queue_lost += s->queue_drop_pending;
+}
+
 static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 {
 	size_t share = ph_server_client_share(s);
@@ -186,7 +200,10 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 		if (c->fd < 0)
 			continue;
 		if (!c->delivered && !c->lagged)
-			c->first_seq = seq;
+			c->first_seq = seq; /* a loss before it is not its own
+					     */
+		else if (s->queue_drop_pending)
+			note_client_queue_loss(s, c);
 		if (c->lagging && pending(c) < share / 4)
 			c->lagging = false;
 		if (c->lagging || pending(c) + s->line.len > share) {
@@ -208,12 +225,14 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 			}
 			c->lag_pending = 0;
 		}
-		if (s->queue_drop_pending &&
-		    dropped_frame(&c->out, s->queue_drop_pending,
-				  s->queue_drop_first, s->queue_drop_last,
-				  "queue", r->t_ms, seq)) {
-			close_client(s, c, "out of memory");
-			continue;
+		if (c->queue_pending) {
+			if (dropped_frame(&c->out, c->queue_pending,
+					  c->queue_first, c->queue_last,
+					  "queue", r->t_ms, seq)) {
+				close_client(s, c, "out of memory");
+				continue;
+			}
+			c->queue_pending = 0;
 		}
 		if (ph_buf_add(&c->out, s->line.buf, s->line.len)) {
 			close_client(s, c, "out of memory");

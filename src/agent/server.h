@@ -48,7 +48,12 @@ struct ph_client {
 	uint64_t lagged;    /* events skipped while its buffer was full */
 	uint64_t lag_first, lag_last; /* seq range of the current lag */
 	uint64_t lag_pending; /* skipped, not yet told in a dropped frame */
-	uint64_t first_seq;   /* the first event it was sent */
+	/*
+	 * Events lost in the queue (every client's loss) since its first
+	 * event, and those it has not been told of yet (it was lagging).
+	 */
+	uint64_t queue_lost, queue_pending, queue_first, queue_last;
+	uint64_t first_seq; /* the first event it was sent */
 	bool lagging;
 };
 

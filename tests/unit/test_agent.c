@@ -883,6 +883,144 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 	ph_buf_release(&line);
 }
 
+/* A screenshot provider that holds the writer until the test lets go. */
+static _Atomic int writer_held; /* 1: held, 2: let go */
+
+static int holding_provider(const uint8_t **pixels, int *width, int *height,
+			    bool *secure, void *ctx)
+{
+	(void)ctx;
+	atomic_store(&writer_held, 1);
+	for (int i = 0; i < 1000 && atomic_load(&writer_held) != 2; i++)
+		usleep(10 * 1000);
+	*secure = true; /* refused: its pixels do not matter */
+	*pixels = NULL;
+	*width = *height = 0;
+	return 0;
+}
+
+/* Marks and the dropped counts a client read, until the mark "last". */
+struct loss_reader {
+	struct ph_client_conn *c;
+	int64_t marks, queue_lost, client_lost, last_seq;
+};
+
+static void *read_losses(void *p)
+{
+	struct loss_reader *rd = p;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *v;
+	const struct ph_json *d;
+	int64_t n;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	while (ph_client_line(rd->c, &line, 10000) == 1) {
+		ph_arena_reset(&a);
+		if (ph_json_parse(&a, line.buf, line.len, &v, NULL))
+			continue;
+		d = ph_json_get(v, "data");
+		if (ph_json_streq(ph_json_get(v, "event"), "dropped") &&
+		    ph_json_as_int(ph_json_get(d, "count"), &n)) {
+			if (ph_json_streq(ph_json_get(d, "scope"), "queue"))
+				rd->queue_lost += n;
+			else
+				rd->client_lost += n;
+		}
+		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
+			continue;
+		rd->marks++;
+		if (ph_json_streq(ph_json_get(d, "label"), "last")) {
+			if (!ph_json_as_int(ph_json_get(v, "seq"),
+					    &rd->last_seq))
+				rd->last_seq = -1;
+			break;
+		}
+	}
+	ph_arena_release(&a);
+	ph_buf_release(&line);
+	return NULL;
+}
+
+/*
+ * Events the queue loses are every client's loss: each client is told
+ * (a lagging one when it catches up) and counts them, so for each client
+ * delivered + dropped = every seq from its first.
+ */
+void test_agent__mt_queue_loss_reaches_every_client(void)
+{
+	struct ph_client_conn fast, slow, asker;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct loss_reader rd = { .c = &fast };
+	const struct ph_json *v, *r;
+	int64_t n, delivered = -1, lagged = -1, in_queue = -1, first = -1;
+	bool told = false;
+	pthread_t t;
+	char filler[201];
+
+	memset(filler, 'x', 200);
+	filler[200] = '\0';
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&fast, &line), 0);
+	CHECK_INT(connect_hello(&slow, &line), 0);
+	CHECK_INT(connect_hello(&asker, &line), 0);
+	pthread_create(&t, NULL, read_losses, &rd);
+	porthole_mark("first", NULL); /* both have had an event before */
+	/* hold the writer, then fill the queue and the lane past full */
+	atomic_store(&writer_held, 0);
+	porthole_set_screenshot_provider(holding_provider, NULL);
+	CHECK_INT(ph_client_send(&asker,
+				 "{\"id\":5,\"method\":\"screenshot\"}\n"),
+		  0);
+	for (int i = 0; i < 500 && atomic_load(&writer_held) != 1; i++)
+		usleep(10 * 1000);
+	CHECK_INT(atomic_load(&writer_held), 1);
+	n = (int64_t)(ph_agent.queue.mask + 1) + 5000;
+	/* 200 bytes each: more than the silent client's share gets in */
+	for (int64_t i = 0; i < n; i++)
+		porthole_mark("f", filler);
+	atomic_store(&writer_held, 2);
+	/* "last" must get in: the writer frees the queue first */
+	for (int i = 0; i < 500 && atomic_load(&ph_agent.queue.released) !=
+					   atomic_load(&ph_agent.queue.enq);
+	     i++)
+		usleep(10 * 1000);
+	porthole_mark("last", NULL);
+	pthread_join(t, NULL);
+	porthole_set_screenshot_provider(NULL, NULL);
+	/* the reading client: all of it, or told what it lost */
+	CHECK(rd.queue_lost > 0);
+	CHECK_INT(rd.marks + rd.queue_lost + rd.client_lost, n + 2);
+	/* the client that read nothing counts the queue's loss as its own */
+	CHECK_INT(ph_client_send(&slow,
+				 "{\"id\":9,\"method\":\"client_stats\"}\n"),
+		  0);
+	while (ph_client_line(&slow, &line, 5000) == 1 &&
+	       strncmp(line.buf, "{\"id\":9,", 8))
+		CHECK(!strstr(line.buf, "\"scope\":\"queue\""));
+	v = parse(&line);
+	r = ph_json_get(v, "result");
+	CHECK(ph_json_as_int(ph_json_get(r, "delivered"), &delivered));
+	CHECK(ph_json_as_int(ph_json_get(r, "droppedForClient"), &lagged));
+	CHECK(ph_json_as_int(ph_json_get(r, "droppedInQueue"), &in_queue));
+	CHECK(ph_json_as_int(ph_json_get(r, "firstSeq"), &first));
+	CHECK(lagged > 0); /* it was lagging when the queue lost them */
+	CHECK_INT(in_queue, rd.queue_lost);
+	CHECK_INT(delivered + lagged + in_queue, rd.last_seq - first + 1);
+	/* caught up, it is told of the queue's loss before the next event */
+	porthole_mark("after", NULL);
+	while (ph_client_line(&slow, &line, 5000) == 1 &&
+	       !strstr(line.buf, "\"label\":\"after\""))
+		told |= strstr(line.buf, "\"scope\":\"queue\"") != NULL;
+	CHECK(told);
+	ph_client_close(&fast);
+	ph_client_close(&slow);
+	ph_client_close(&asker);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
 /* The C agent's shapes match the published runtime's for shared kinds. */
 static const char *json_type(const struct ph_json *v)
 {
