@@ -238,6 +238,15 @@ int ph_exits_start(struct ph_agent *a)
 	close(fd);
 	if (installed)
 		return 0;
+	/*
+	 * The first backtrace() loads libgcc (dlopen, malloc): here, not in
+	 * the handler, whether or not the watchdog has done it already.
+	 */
+	{
+		void *warm[4];
+
+		(void)backtrace(warm, 4);
+	}
 	/* A stack overflow must still be able to write its record. */
 	sigaltstack(&ss, NULL);
 	for (size_t i = 0; i < PH_ARRAY_SIZE(fatal_signals); i++) {

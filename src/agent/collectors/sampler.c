@@ -314,6 +314,12 @@ static void sample_thermal(void)
 				continue;
 			r->sub = PH_DEV_THERMAL;
 			str_field(r, PH_KEY_STATUS, status);
+			/* Android's THERMAL_STATUS_* for the same names */
+			str_field(r, PH_KEY_STATUS_CODE,
+				  !strcmp(status, "critical") ? "4" :
+				  !strcmp(status, "severe")   ? "3" :
+				  !strcmp(status, "moderate") ? "2" :
+								"0");
 			str_field(r, PH_KEY_ZONE, zone);
 			str_field(r, PH_KEY_TEMPERATURE_C, deg);
 			ph_emit_commit(pos);
