@@ -264,6 +264,14 @@ static const char *m_exit_trace(struct ph_server *s,
 	return ph_collectors_exit_trace(params, w);
 }
 
+static const char *m_exits(struct ph_server *s, const struct ph_json *params,
+			   struct ph_jw *w)
+{
+	(void)s;
+	(void)params;
+	return ph_collectors_exits(w);
+}
+
 static const char *m_db(struct ph_server *s, const struct ph_json *params,
 			struct ph_jw *w, int which)
 {
@@ -314,7 +322,7 @@ static const struct method methods[] = {
 	{ "db_page", m_db_rows },
 	{ "db_query", m_db_query },
 	{ "exit_trace", m_exit_trace },
-	{ "exits", m_exit_trace },
+	{ "exits", m_exits },
 	{ "setup", m_setup },
 	{ "inflight", m_inflight },
 	{ "logs", m_logs },

@@ -199,6 +199,7 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(VERSION_ASSUMED, "versionAssumed")           \
 	X(MAIN_STACK, "mainStack")                     \
 	X(OTHER_THREAD_COUNT, "otherThreadCount")      \
+	X(OTHER_THREAD_STATES, "otherThreadStates")    \
 	X(SIGNAL, "signal")                            \
 	X(EXIT_STATUS, "exitStatus")                   \
 	X(FAULT_ADDR, "faultAddr")                     \

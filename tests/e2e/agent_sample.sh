@@ -29,6 +29,7 @@ $REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
 	--request '{"id":7,"method":"screenshot","params":{}}' \
 	--request '{"id":8,"method":"setup","params":{}}' \
 	--request '{"id":10,"method":"no_such_method","params":{}}' \
+	--request '{"id":11,"method":"exits","params":{}}' \
 	--request 'this is not json' &
 RPID=$!
 
@@ -74,6 +75,10 @@ check "no secret left the process" sh -c '! grep -q "do-not-log" "$0/rec.ndjson"
 check "query values are redacted" grep -q 'token=\*' "$T/rec.ndjson"
 check "a crash is reported as an exit with its signal" \
 	grep -q '"reason":"REASON_CRASH_NATIVE"' "$T/rec.ndjson"
+check "the exit names the other threads' states and the crashed stack" \
+	grep -q '"event":"exit".*"mainStack":".*"otherThreadCount":[0-9]*,"otherThreadStates":{"[a-z-]*":[0-9]' "$T/rec.ndjson"
+check "exits lists the crash, already reported" \
+	grep -q '"id":11,"ok":true,"result":{"exits":\[.*"state":"crashed","reason":"REASON_CRASH_NATIVE","signal":11,.*"reported":true' "$T/rec.ndjson"
 check "the stall names the function that blocked" \
 	grep -q '"top":"apply_coupon_synchronously(main.c:' "$T/rec.ndjson"
 check "the main-thread query is marked" \

@@ -57,6 +57,7 @@ void ph_sampler_stop(void);
 int ph_exits_start(struct ph_agent *a) PH_WUR;
 void ph_exits_stop(void);
 void ph_exits_report_previous(struct ph_agent *a);
+const char *ph_collectors_exits(struct ph_jw *w);
 const char *ph_collectors_exit_trace(const struct ph_json *params,
 				     struct ph_jw *w);
 void ph_exits_note_rss(int64_t rss_kb);

@@ -316,6 +316,37 @@ static void stack_text(const char *text, struct ph_buf *out, int max)
 	}
 }
 
+/*
+ * "R:1 S:3 " (the record's thread_states, the kernel's state letters)
+ * into otherThreadStates {"running":0,"sleeping":3}: the thread that
+ * crashed was running, and is not an other thread.
+ */
+static void thread_states(struct ph_rec *r, const char *text)
+{
+	static const char *const names[26] = {
+		['D' - 'A'] = "disk-sleep", ['I' - 'A'] = "idle",
+		['R' - 'A'] = "running",    ['S' - 'A'] = "sleeping",
+		['T' - 'A'] = "stopped",    ['Z' - 'A'] = "zombie",
+	};
+	bool crashed_one = false;
+
+	for (const char *p = text; p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':';) {
+		char *end;
+		long long n = strtoll(p + 2, &end, 10);
+		const char *name = names[p[0] - 'A'];
+
+		if (p[0] == 'R' && !crashed_one && n > 0) {
+			crashed_one = true;
+			n--;
+		}
+		if (name && n > 0)
+			ph_rec_obj_int(r, PH_KEY_OTHER_THREAD_STATES, name, n);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 static void report_one(const char *path)
 {
 	struct ph_buf text = PH_BUF_INIT(256 * 1024);
@@ -366,6 +397,8 @@ static void report_one(const char *path)
 			   strtoll(value(text.buf, "threads", v, sizeof(v)),
 				   NULL, 10) -
 				   1);
+		thread_states(r, value(text.buf, "thread_states", seen,
+				       sizeof(seen)));
 	}
 	ph_emit_commit(pos);
 mark:
@@ -438,6 +471,67 @@ const char *ph_collectors_exit_trace(const struct ph_json *params,
 			     "timestamp (an exit's wall-clock ms) "
 			     "is required");
 	ph_jw_obj_end(w);
+	ph_buf_release(&text);
+	return NULL;
+}
+
+/* One line of the exits list: a record's fields, and whether reported. */
+static void list_one(struct ph_jw *w, const char *text, bool reported)
+{
+	char v[64];
+
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "timestamp",
+		     strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10));
+	ph_jw_kv_int(w, "pid",
+		     strtoll(value(text, "pid", v, sizeof(v)), NULL, 10));
+	/* running: the process never wrote its end, so it was killed */
+	ph_jw_kv_str(w, "state", value(text, "state", v, sizeof(v)));
+	ph_jw_kv_str(w, "reason", value(text, "reason", v, sizeof(v)));
+	if (value(text, "signal", v, sizeof(v))[0])
+		ph_jw_kv_int(w, "signal", strtoll(v, NULL, 10));
+	if (value(text, "status", v, sizeof(v))[0])
+		ph_jw_kv_int(w, "status", strtoll(v, NULL, 10));
+	ph_jw_kv_str(w, "versionName", value(text, "version", v, sizeof(v)));
+	ph_jw_kv_bool(w, "reported", reported);
+	ph_jw_obj_end(w);
+}
+
+/*
+ * exits: every exit recorded in the data dir but this process's own, the
+ * ones already reported as exit events included; exit_trace gives one's
+ * whole record by its timestamp.
+ */
+const char *ph_collectors_exits(struct ph_jw *w)
+{
+	DIR *d = opendir(ph_agent.data_dir);
+	struct dirent *e;
+	struct ph_buf text = PH_BUF_INIT(256 * 1024);
+	char mine[32];
+
+	snprintf(mine, sizeof(mine), "exit-%d.rec", ph_agent.pid);
+	ph_jw_obj_begin(w);
+	ph_jw_key(w, "exits");
+	ph_jw_arr_begin(w);
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		bool seen = n > 5 && !strcmp(e->d_name + n - 5, ".seen");
+		char path[700];
+
+		if (strncmp(e->d_name, "exit-", 5) ||
+		    !strcmp(e->d_name, mine) ||
+		    (!seen && (n < 4 || strcmp(e->d_name + n - 4, ".rec"))))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
+			 e->d_name);
+		ph_buf_reset(&text);
+		if (!ph_buf_read_file(&text, path))
+			list_one(w, text.buf, seen);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_obj_end(w);
+	if (d)
+		closedir(d);
 	ph_buf_release(&text);
 	return NULL;
 }
