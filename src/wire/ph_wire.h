@@ -200,6 +200,7 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(MAIN_STACK, "mainStack")                     \
 	X(OTHER_THREAD_COUNT, "otherThreadCount")      \
 	X(OTHER_THREAD_STATES, "otherThreadStates")    \
+	X(ELAPSED_NS, "elapsedNs")                     \
 	X(SIGNAL, "signal")                            \
 	X(EXIT_STATUS, "exitStatus")                   \
 	X(FAULT_ADDR, "faultAddr")                     \

@@ -85,6 +85,14 @@ check "the main-thread query is marked" \
 	grep -q '"sql":"SELECT sum(qty \* price_cents) FROM cart_items WHERE cart_id = ?".*"onMainThread":"true"' "$T/rec.ndjson"
 check "bound values are recorded, blobs only sized" \
 	grep -q '"args":"sync, <blob 48 bytes>"' "$T/rec.ndjson"
+check "every query's ns time agrees with its ms, and some took under 1 ms" \
+	python3 -c '
+import json, sys
+ends = [json.loads(l)["data"] for l in open(sys.argv[1])
+        if l.startswith("{\"event\":\"db_end\"")]
+assert ends and all(int(d["elapsedMs"]) == d["elapsedNs"] // 1000000 for d in ends)
+assert any(0 < d["elapsedNs"] < 1000000 for d in ends)
+' "$T/rec.ndjson"
 check "the failed insert carries SQLite's error" \
 	grep -q '"error":"constraint failed: UNIQUE constraint failed: cart_items.id (code 1555)"' "$T/rec.ndjson"
 check "the 402 arrives with the published runtime's string status" \
