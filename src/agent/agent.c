@@ -18,16 +18,98 @@ struct ph_agent ph_agent = { .wake_fd = -1 };
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 _Thread_local struct ph_emitter ph_emitter_tls;
 
+/*
+ * Gives a thread's lane back when it ends.  Events it emits after this
+ * (another key's destructor may still emit) go to the shared queue.
+ */
+static pthread_key_t lane_key;
+static bool have_lane_key;
+
+static void lane_key_done(void *p)
+{
+	struct ph_emitter *e = p;
+	struct ph_lane *lane = e->lane;
+
+	e->cells = NULL;
+	e->lane = NULL;
+	/* a signal handler's event goes to the shared queue from here on */
+	atomic_signal_fence(memory_order_seq_cst);
+	ph_lane_end(lane, e->enq);
+}
+
+static void make_lane_key(void)
+{
+	have_lane_key = !pthread_key_create(&lane_key, lane_key_done);
+}
+
+/*
+ * A lane's cells: PH_LANE_CELLS, or fewer with a shared queue smaller than
+ * the lanes together (a test's, to see it fill).
+ */
+static size_t lane_cells(size_t shared)
+{
+	return shared / PH_LANES < PH_LANE_CELLS ? shared / PH_LANES :
+						   PH_LANE_CELLS;
+}
+
 struct ph_emitter *ph_emitter_first(void)
 {
+	struct ph_emitter *e = &ph_emitter_tls;
+	struct ph_lane *lane;
+
 	/* One system call per thread, on its first event; cached after. */
-	ph_emitter_tls.tid = (int)syscall(SYS_gettid);
-	return &ph_emitter_tls;
+	if (!e->tid)
+		e->tid = (int)syscall(SYS_gettid);
+	e->ready = true;
+	lane = have_lane_key ? ph_lane_take(&ph_agent.lanes, e->tid) : NULL;
+	if (!lane)
+		return e; /* every lane taken: the shared queue */
+	if (pthread_setspecific(lane_key, e)) {
+		ph_lane_end(lane, atomic_load(&lane->q.enq)); /* untouched */
+		return e;
+	}
+	e->lane = lane;
+	e->mask = lane->q.mask;
+	/* where its last thread left it, all taken by the writer */
+	e->enq = atomic_load_explicit(&lane->q.enq, memory_order_relaxed);
+	e->limit = e->enq + e->mask + 1;
+	e->cells = lane->q.cells;
+	return e;
 }
 
 int ph_tid(void)
 {
-	return ph_emitter()->tid;
+	if (PH_UNLIKELY(!ph_emitter_tls.tid))
+		ph_emitter_tls.tid = (int)syscall(SYS_gettid);
+	return ph_emitter_tls.tid;
+}
+
+/*
+ * An event that does not go into the thread's lane: the thread has none
+ * (all taken, or given back), or its lane is full, or it overflowed and
+ * the writer has not yet taken what it put in the shared queue (so none of
+ * its events can pass another), or it comes from a signal handler.  What
+ * the shared queue cannot take is dropped and counted there.
+ */
+void ph_emit_shared(struct ph_emitter *e, struct ph_rec *r, bool nested)
+{
+	struct ph_queue *shared = &ph_agent.queue;
+
+	if (nested || !e->lane) {
+		(void)ph_queue_push(shared, r);
+		return;
+	}
+	if (!e->cells && (int64_t)(atomic_load_explicit(&shared->released,
+							memory_order_acquire) -
+				   e->back_at) >= 0) {
+		e->cells = e->lane->q.cells; /* all it overflowed is taken */
+		if (ph_lane_put(e, r))
+			return;
+	}
+	if (!ph_queue_push(shared, r))
+		return; /* dropped: if on its lane, nothing of it is shared */
+	e->cells = NULL;
+	e->back_at = atomic_load_explicit(&shared->enq, memory_order_relaxed);
 }
 
 PORTHOLE_API const char *porthole_strerror(enum porthole_status status)
@@ -174,6 +256,15 @@ porthole_start_build(const struct porthole_config *config, int debug_build)
 			  a->cfg.queue_size ? a->cfg.queue_size : 32768)) {
 		st = PORTHOLE_ERR_NOMEM;
 		goto out;
+	}
+	if (!a->lanes.lane) {
+		static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+		pthread_once(&once, make_lane_key);
+		/* Lanes are a speed-up: without them, events go shared. */
+		if (ph_lanes_init(&a->lanes, &a->queue,
+				  lane_cells(a->queue.mask + 1)))
+			ph_warn("no lanes: every thread uses the shared queue");
 	}
 	ph_tclock_init(&a->clock, &a->tuner);
 	ph_tclock_tune(&a->clock, &a->tuner); /* its first reading */

@@ -13,6 +13,7 @@
 #include "ph_common.h"
 #include "porthole.h"
 #include "platform.h"
+#include "lanes.h"
 #include "queue.h"
 #include "record.h"
 #include "tclock.h"
@@ -34,6 +35,7 @@ struct ph_agent {
 	_Atomic int main_tid;	/* the registered main thread, or 0 */
 	struct ph_tclock clock; /* what an event's t is read from */
 	struct ph_queue queue;	/* kept across stop/start: emitters may race */
+	struct ph_lanes lanes; /* the threads' own queues (lanes.h); kept too */
 	struct ph_tclock_tuner tuner; /* the writer's, for clock */
 	struct porthole_config cfg;
 	char app_id[128];
@@ -62,30 +64,79 @@ extern struct ph_agent ph_agent;
  * and the queue takes just the cells it needs.  Two scratch records, so an
  * event call from a signal handler that interrupts one on the same thread
  * builds its own (a third level is dropped and counted).
+ *
+ * A thread with a lane (lanes.h) is its only producer, so it keeps the
+ * lane's producer side here, in its own line: an event call after a pause
+ * finds where its cell is without first reading the lane's lines, one
+ * cache miss after another.
  */
 struct ph_emitter {
 	/*
-	 * Line-aligned, so these words, the first scratch's head and one
-	 * short field (16 + 24 + 20 bytes) are one cache line.
+	 * On a 128-byte pair of lines, so these words, the first scratch's
+	 * head and its first fields (40 + 24 + the rest) come in together.
 	 */
-	_Alignas(64) int tid; /* kernel tid, 0 until the first event */
-	int depth;	      /* scratch records in use */
-	uint64_t seen;	      /* this thread's last look at queue.released */
+	_Alignas(128) int tid; /* kernel tid, 0 until the first event */
+	uint16_t depth;	       /* scratch records in use */
+	bool ready;	       /* a lane taken, or none to take */
+	/*
+	 * Its lane's cells, where the next event goes; NULL with no lane, or
+	 * while it overflowed into the shared queue.
+	 */
+	uint8_t *cells;
+	uint64_t mask;
+	uint64_t enq;	/* its lane's next position */
+	uint64_t limit; /* room up to here: its last look at released */
 	struct ph_rec rec[2];
+	struct ph_lane *lane; /* its own, or NULL */
+	/* overflowed: back to the lane once the writer freed this (shared) */
+	uint64_t back_at;
 };
 /* ph_emit_begin keeps the scratch index in the low bit of its pointer. */
 _Static_assert(_Alignof(struct ph_emitter) >= 2, "emitter alignment");
 
-/* This thread's emitter (ph_emitter_tls), its tid looked up once. */
+/*
+ * This thread's emitter (ph_emitter_tls), its tid looked up and a lane
+ * taken at its first event.
+ */
 extern _Thread_local struct ph_emitter ph_emitter_tls;
 struct ph_emitter *ph_emitter_first(void);
 
 static inline struct ph_emitter *ph_emitter(void)
 {
-	if (PH_UNLIKELY(!ph_emitter_tls.tid))
+	if (PH_UNLIKELY(!ph_emitter_tls.ready))
 		return ph_emitter_first();
 	return &ph_emitter_tls;
 }
+
+/*
+ * Into the thread's lane (it is the only producer, so no atomic claim): r
+ * at the next position, or false when the lane is full.
+ */
+static inline bool ph_lane_put(struct ph_emitter *e, struct ph_rec *r)
+{
+	size_t bytes = PH_REC_HEAD + r->used;
+	uint64_t k = ph_queue_cells_for(bytes);
+	uint64_t p = e->enq;
+
+	if (PH_UNLIKELY(p + k > e->limit)) {
+		e->limit = atomic_load_explicit(&e->lane->q.released,
+						memory_order_acquire) +
+			   e->mask + 1;
+		if (p + k > e->limit)
+			return false;
+	}
+	r->cells = (uint8_t)k;
+	ph_cells_write(e->cells, e->mask, p, r, bytes);
+	e->enq = p + k;
+	return true;
+}
+
+/*
+ * ph_emit_commit's way for an event that does not go into the thread's
+ * lane (agent.c); `nested`: from a signal handler that interrupted an
+ * event call on this thread.
+ */
+void ph_emit_shared(struct ph_emitter *e, struct ph_rec *r, bool nested);
 
 /* The calling thread's kernel tid, cached per thread. */
 int ph_tid(void);
@@ -117,7 +168,8 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 	/* The emitter and the scratch, so commit needs no second TLS look-up.
 	 */
 	*pos = (uint64_t)(uintptr_t)e | (uint64_t)e->depth;
-	r = &e->rec[e->depth++];
+	r = &e->rec[e->depth];
+	e->depth++;
 	/* a handler on this thread sees the scratch taken before it is used */
 	atomic_signal_fence(memory_order_seq_cst);
 	ph_rec_head(r, kind,
@@ -126,16 +178,23 @@ static inline struct ph_rec *ph_emit_begin(enum ph_kind kind, uint64_t *pos)
 			    PH_REC_MAIN :
 			    0);
 	r->tid = e->tid;
-	r->t_ms = ph_tclock_ms(&ph_agent.clock);
+	r->at = ph_tclock_ns(&ph_agent.clock);
 	return r;
 }
 
-/* Pushes the record begun with ph_emit_begin into the queue. */
+/*
+ * Puts the record begun with ph_emit_begin into the thread's lane.  An
+ * event call from a signal handler (the second scratch) may have cut into
+ * one putting into the lane, so it goes to the shared queue.
+ */
 static inline void ph_emit_commit(uint64_t pos)
 {
 	struct ph_emitter *e = (struct ph_emitter *)(uintptr_t)(pos & ~7ull);
+	struct ph_rec *r = &e->rec[pos & 1];
 
-	(void)ph_queue_push(&ph_agent.queue, &e->rec[pos & 1], &e->seen);
+	if (PH_UNLIKELY(!e->cells || (pos & 1)) ||
+	    PH_UNLIKELY(!ph_lane_put(e, r)))
+		ph_emit_shared(e, r, pos & 1);
 	e->depth--;
 }
 

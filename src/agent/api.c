@@ -233,8 +233,9 @@ PORTHOLE_API void porthole_input(enum porthole_input_action action, float x,
 		ph_frames_note_input(action, event_uptime_ms, x, y);
 		return;
 	}
-	handled = r->t_ms;
-	r->t_ms = event_uptime_ms; /* the event's own time (protocol 4.2) */
+	handled = ph_rec_t(r);
+	/* the event's own time (protocol 4.2) */
+	ph_rec_set_t(r, event_uptime_ms);
 	ph_rec_str(r, PH_KEY_ACTION,
 		   (unsigned)action < PH_ARRAY_SIZE(actions) ? actions[action] :
 							       "cancel",

@@ -163,7 +163,7 @@ int ph_encode_event(const struct ph_rec *r, uint64_t seq, struct ph_buf *out)
 	rc = PUT_LIT(out, "{\"event\":\"");
 	rc = rc ? rc : ph_buf_add(out, kind, strlen(kind));
 	rc = rc ? rc : PUT_LIT(out, "\",\"t\":");
-	rc = rc ? rc : put_int(out, r->t_ms);
+	rc = rc ? rc : put_int(out, ph_rec_t(r));
 	rc = rc ? rc : PUT_LIT(out, ",\"seq\":");
 	rc = rc ? rc : put_u64(out, seq);
 	rc = rc ? rc : PUT_LIT(out, ",\"data\":{");

@@ -142,6 +142,17 @@ static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 	return NULL;
 }
 
+/* Lanes a thread holds now (lanes.h): the rest are free or being drained. */
+static int64_t lanes_taken(const struct ph_lanes *l)
+{
+	int64_t n = 0;
+
+	for (int i = 0; l->lane && i < PH_LANES; i++)
+		n += atomic_load_explicit(&l->lane[i].owner,
+					  memory_order_relaxed) > 0;
+	return n;
+}
+
 static const char *m_stats(struct ph_server *s, const struct ph_json *params,
 			   struct ph_jw *w)
 {
@@ -158,6 +169,11 @@ static const char *m_stats(struct ph_server *s, const struct ph_json *params,
 	ph_jw_kv_int(w, "oldestSeq",
 		     (int64_t)ph_ring_oldest_seq(&s->ring, s->next_seq));
 	ph_jw_kv_int(w, "queueCapacity", (int64_t)s->agent->queue.mask + 1);
+	ph_jw_kv_int(w, "lanes", lanes_taken(&s->agent->lanes));
+	ph_jw_kv_int(w, "laneCapacity",
+		     s->agent->lanes.lane ?
+			     (int64_t)s->agent->lanes.lane[0].q.mask + 1 :
+			     0);
 	ph_jw_kv_int(w, "clients", clients);
 	ph_jw_obj_end(w);
 	return NULL;

@@ -23,15 +23,21 @@
  * that would run past the last cell runs on into a spill area after it
  * (PH_QUEUE_SPILL cells), so every record is contiguous in memory.
  * Producers see free room through `released`, which the consumer
- * advances; each producer keeps the last value it read, so an emitter
- * touches that shared line about once per lap, not once per event.
+ * advances; the last value a producer read is kept in `seen`, in the line
+ * of `enq` that every push writes anyway, so an emitter touches the
+ * consumer's line about once per lap, not once per event, and keeps no
+ * state of its own.
  *
  * When the queue is full the event is dropped and counted, exactly, after
  * the last event that did get in (drops_after[] at that event's last
- * cell).  The writer numbers events as it takes them, in queue order, and
- * skips one seq per drop right where it happened: so seq order is delivery
- * order, every client and the ring see the same seq for the same event,
- * and a drop is a visible gap (docs/protocol.md section 1.6).
+ * cell).  The writer numbers events as it takes them (merged from the
+ * threads' own queues and the shared one, lanes.h), and skips one seq per
+ * drop right where it happened: so seq order is delivery order, every
+ * client and the ring see the same seq for the same event, and a drop is
+ * a visible gap (docs/protocol.md section 1.6).
+ *
+ * The same queue serves as a thread's own (a lane: one producer) and as
+ * the shared one (any number).
  */
 #ifndef PH_AGENT_QUEUE_H
 #define PH_AGENT_QUEUE_H
@@ -52,6 +58,7 @@ struct ph_queue {
 	_Atomic uint64_t *drops_after; /* drops right after the event at pos */
 	uint64_t mask;		       /* cells - 1 */
 	_Alignas(64) _Atomic uint64_t enq;
+	_Atomic uint64_t seen; /* a producer's last look at released */
 	_Alignas(64) _Atomic uint64_t released; /* cells before it are free */
 	_Alignas(64) _Atomic uint64_t dropped;	/* every drop, for stats */
 	_Alignas(64) uint64_t deq;		/* the consumer's alone */
@@ -86,51 +93,80 @@ static inline void ph_queue_drop(struct ph_queue *q, uint64_t enq)
 }
 
 /*
- * Producer: copies r (its header and r->used bytes) into the queue, or
- * drops it when the queue is full (counted).  *seen is the caller's last
- * look at q->released (start it at 0).  Returns whether it got in.
+ * Producer: r's `bytes` (its header and r->used bytes, r->cells set) into
+ * the cells claimed at p of a queue's cells and mask, then published.
  */
-static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r,
-				 uint64_t *seen)
+static inline void ph_cells_write(uint8_t *cells, uint64_t mask, uint64_t p,
+				  const struct ph_rec *r, size_t bytes)
 {
-	size_t bytes = PH_REC_HEAD + r->used;
-	uint64_t k =
-		(PH_QUEUE_TURN + bytes + PH_QUEUE_CELL - 1) / PH_QUEUE_CELL;
-	uint64_t p = atomic_load_explicit(&q->enq, memory_order_relaxed);
+	uint8_t *cell = cells + (p & mask) * PH_QUEUE_CELL;
 
-	r->cells = (uint16_t)k;
-	for (;;) {
-		/*
-		 * Signed: p may be stale (another producer moved enq on) and
-		 * then behind a fresh *seen; that is room, not a full queue,
-		 * and the compare-and-swap below fails and reloads p.
-		 */
-		if (PH_UNLIKELY((int64_t)(p + k - *seen) >
-				(int64_t)q->mask + 1)) {
-			*seen = atomic_load_explicit(&q->released,
-						     memory_order_acquire);
-			if ((int64_t)(p + k - *seen) > (int64_t)q->mask + 1) {
-				/* Full: the consumer has not freed enough. */
-				ph_queue_drop(q, p);
-				return false;
-			}
-		}
-		if (atomic_compare_exchange_weak_explicit(&q->enq, &p, p + k,
-							  memory_order_relaxed,
-							  memory_order_relaxed))
-			break;
-	}
 	/*
 	 * A record that fits in the rest of its cell's first line (a mark, a
 	 * span, a short log) goes as one fixed-size copy, a few moves the
 	 * compiler writes in place, rather than a call into libc's memcpy.
 	 */
 	if (bytes <= 64 - PH_QUEUE_TURN)
-		memcpy(ph_queue_rec(q, p), r, 64 - PH_QUEUE_TURN);
+		memcpy(cell + PH_QUEUE_TURN, r, 64 - PH_QUEUE_TURN);
 	else
-		memcpy(ph_queue_rec(q, p), r, bytes);
-	atomic_store_explicit(ph_queue_turn(q, p), p + 1, memory_order_release);
+		memcpy(cell + PH_QUEUE_TURN, r, bytes);
+	atomic_store_explicit((_Atomic uint64_t *)(void *)cell, p + 1,
+			      memory_order_release);
+}
+
+/* The cells a record of `bytes` takes, its turn word included. */
+static inline uint64_t ph_queue_cells_for(size_t bytes)
+{
+	return (PH_QUEUE_TURN + bytes + PH_QUEUE_CELL - 1) / PH_QUEUE_CELL;
+}
+
+/*
+ * Producer: copies r (its header and r->used bytes) into the queue, or
+ * returns false when the queue is full (nothing counted: see
+ * ph_queue_push).
+ */
+static inline bool ph_queue_put(struct ph_queue *q, struct ph_rec *r)
+{
+	size_t bytes = PH_REC_HEAD + r->used;
+	uint64_t k = ph_queue_cells_for(bytes);
+	uint64_t p = atomic_load_explicit(&q->enq, memory_order_relaxed);
+	uint64_t seen = atomic_load_explicit(&q->seen, memory_order_relaxed);
+
+	r->cells = (uint8_t)k;
+	for (;;) {
+		/*
+		 * Signed: p may be stale (another producer moved enq on) and
+		 * then behind a fresh seen; that is room, not a full queue,
+		 * and the compare-and-swap below fails and reloads p.  Another
+		 * producer may store an older seen over a newer one: that
+		 * only makes the next push look at released again.
+		 */
+		if (PH_UNLIKELY((int64_t)(p + k - seen) >
+				(int64_t)q->mask + 1)) {
+			seen = atomic_load_explicit(&q->released,
+						    memory_order_acquire);
+			atomic_store_explicit(&q->seen, seen,
+					      memory_order_relaxed);
+			if ((int64_t)(p + k - seen) > (int64_t)q->mask + 1)
+				return false; /* the consumer has not freed
+						 enough */
+		}
+		if (atomic_compare_exchange_weak_explicit(&q->enq, &p, p + k,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			break;
+	}
+	ph_cells_write(q->cells, q->mask, p, r, bytes);
 	return true;
+}
+
+/* Producer: ph_queue_put, or the event dropped and counted when full. */
+static inline bool ph_queue_push(struct ph_queue *q, struct ph_rec *r)
+{
+	if (PH_LIKELY(ph_queue_put(q, r)))
+		return true;
+	ph_queue_drop(q, atomic_load_explicit(&q->enq, memory_order_relaxed));
+	return false;
 }
 
 /*

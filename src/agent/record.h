@@ -47,16 +47,45 @@ enum ph_field_type {
 };
 
 struct ph_rec {
-	uint16_t kind;	/* enum ph_kind */
-	uint16_t used;	/* bytes of data[] in use */
-	uint16_t flags; /* PH_REC_* */
-	uint16_t sub;	/* kind-specific small value (device sub-kind) */
-	int32_t tid;	/* emitting thread */
-	uint16_t cells; /* queue cells it takes; set by ph_queue_push */
-	uint16_t pad;
-	int64_t t_ms; /* the event's t, uptime ms */
+	uint8_t kind;  /* enum ph_kind */
+	uint8_t flags; /* PH_REC_* */
+	uint16_t used; /* bytes of data[] in use */
+	uint16_t sub;  /* kind-specific small value (device sub-kind) */
+	uint8_t cells; /* queue cells it takes; set by ph_queue_put */
+	uint8_t pad;
+	int32_t tid; /* emitting thread */
+	/*
+	 * ms the event's t lies before `at` (ph_rec_set_t): 0 but for events
+	 * whose t is another moment (a stall's start, an input's own time).
+	 */
+	int32_t t_back;
+	/*
+	 * When it was emitted, CLOCK_MONOTONIC ns.  Each thread's events go
+	 * out in the order they were emitted, and the writer merges the
+	 * threads' queues by it (lanes.h), so it is the emitting moment and
+	 * never an event's other t.
+	 */
+	int64_t at;
 	uint8_t data[PH_REC_DATA];
 };
+
+_Static_assert(PH_KIND_COUNT <= 256, "a kind fits struct ph_rec.kind");
+
+/* The event's t, uptime ms: the emitting moment but for ph_rec_set_t. */
+static inline int64_t ph_rec_t(const struct ph_rec *r)
+{
+	return r->at / 1000000 - r->t_back;
+}
+
+/* Gives the event a t other than the moment it is emitted (uptime ms). */
+static inline void ph_rec_set_t(struct ph_rec *r, int64_t t_ms)
+{
+	int64_t back = r->at / 1000000 - t_ms;
+
+	r->t_back = back > INT32_MAX ? INT32_MAX :
+		    back < INT32_MIN ? INT32_MIN :
+				       (int32_t)back;
+}
 
 /* struct ph_rec.sub of a device event: data.kind on the wire. */
 enum ph_device_kind {
@@ -92,18 +121,21 @@ static inline void ph_rec_head(struct ph_rec *r, enum ph_kind kind,
 			       unsigned flags)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t head = (uint64_t)kind | (uint64_t)flags << 32;
+	uint64_t head = (uint64_t)kind | (uint64_t)flags << 8;
 
-	_Static_assert(offsetof(struct ph_rec, used) == 2 &&
-			       offsetof(struct ph_rec, flags) == 4 &&
-			       offsetof(struct ph_rec, sub) == 6,
+	_Static_assert(offsetof(struct ph_rec, flags) == 1 &&
+			       offsetof(struct ph_rec, used) == 2 &&
+			       offsetof(struct ph_rec, sub) == 4 &&
+			       offsetof(struct ph_rec, cells) == 6,
 		       "record head layout");
 	memcpy(r, &head, sizeof(head));
+	r->t_back = 0;
 #else
-	r->kind = (uint16_t)kind;
+	r->kind = (uint8_t)kind;
+	r->flags = (uint8_t)flags;
 	r->used = 0;
-	r->flags = (uint16_t)flags;
 	r->sub = 0;
+	r->t_back = 0;
 #endif
 }
 

@@ -218,7 +218,7 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 		ph_server_compact(c);
 		if (c->lag_pending) {
 			if (dropped_frame(&c->out, c->lag_pending, c->lag_first,
-					  c->lag_last, "client", r->t_ms,
+					  c->lag_last, "client", ph_rec_t(r),
 					  seq)) {
 				close_client(s, c, "out of memory");
 				continue;
@@ -228,7 +228,7 @@ static void fan_out(struct ph_server *s, const struct ph_rec *r, uint64_t seq)
 		if (c->queue_pending) {
 			if (dropped_frame(&c->out, c->queue_pending,
 					  c->queue_first, c->queue_last,
-					  "queue", r->t_ms, seq)) {
+					  "queue", ph_rec_t(r), seq)) {
 				close_client(s, c, "out of memory");
 				continue;
 			}
@@ -259,7 +259,7 @@ static void handle_record(struct ph_server *s, struct ph_rec *r)
 {
 	uint64_t seq = s->next_seq++;
 	const char *thread =
-		thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0, r->t_ms);
+		thread_name(r->tid, (r->flags & PH_REC_MAIN) != 0, ph_rec_t(r));
 
 	ph_state_apply(&s->state, r, seq, thread);
 	ph_buf_reset(&s->line);
@@ -271,7 +271,7 @@ static void handle_record(struct ph_server *s, struct ph_rec *r)
 		return;
 	}
 	s->emitted++;
-	ph_ring_add(&s->ring, seq, r->t_ms, r->kind, s->line.buf,
+	ph_ring_add(&s->ring, seq, ph_rec_t(r), r->kind, s->line.buf,
 		    s->line.len - 1);
 	if (r->kind == PH_KIND_BLOCKED) {
 		const char *top = strstr(s->line.buf, "\"top\":\"");
@@ -289,12 +289,11 @@ static void handle_record(struct ph_server *s, struct ph_rec *r)
 /* Drains up to `max` events; returns how many it took. */
 static size_t drain(struct ph_server *s, size_t max)
 {
-	struct ph_queue *q = &s->agent->queue;
 	size_t n = 0;
-	uint64_t late;
-	struct ph_rec *r;
+	uint64_t late = 0;
+	struct ph_rec *r = NULL;
 
-	while (n < max && (r = ph_queue_next(q, &late))) {
+	while (n < max && (r = ph_merge_next(&s->merge, &late))) {
 		/*
 		 * Work on a copy: the state adds fields to the record (thread
 		 * names, passes) that its cells have no room for, and the cells
@@ -302,8 +301,9 @@ static size_t drain(struct ph_server *s, size_t max)
 		 */
 		uint64_t after;
 
+		note_queue_drops(s, late);
 		memcpy(&s->rec, r, PH_REC_HEAD + r->used);
-		after = ph_queue_done(q);
+		after = ph_merge_done(&s->merge);
 		handle_record(s, &s->rec);
 		note_queue_drops(s, after);
 		n++;
@@ -506,6 +506,7 @@ int ph_server_start(struct ph_agent *a)
 	if (!s)
 		return PH_ENOMEM;
 	s->agent = a;
+	ph_merge_init(&s->merge, &a->lanes);
 	s->epfd = -1;
 	s->listen_fd = -1;
 	s->tcp_fd = -1;

@@ -67,9 +67,10 @@ struct ph_server {
 	int nclients; /* slots in use */
 	uint64_t connections;
 	struct ph_ring ring;
-	struct ph_buf line; /* the event being encoded */
-	struct ph_rec rec;  /* the record being handled, out of the queue */
-	struct ph_buf resp; /* the response being built */
+	struct ph_buf line;    /* the event being encoded */
+	struct ph_merge merge; /* the queues, merged (lanes.h) */
+	struct ph_rec rec;     /* the record being handled, out of the queue */
+	struct ph_buf resp;    /* the response being built */
 	struct ph_json_reader reader;
 	struct ph_arena arena;
 	uint64_t next_seq; /* seq of the next event */

@@ -89,9 +89,9 @@ static void apply_recompose(struct ph_state *st, struct ph_rec *r)
 	n = find_node(st, ph_rec_get_str(r, PH_KEY_ID, id, sizeof(id)));
 	if (n) {
 		if (!n->count)
-			n->first_at = r->t_ms;
+			n->first_at = ph_rec_t(r);
 		n->count++;
-		n->last_at = r->t_ms;
+		n->last_at = ph_rec_t(r);
 		copy(n->name, sizeof(n->name),
 		     ph_rec_get_str(r, PH_KEY_NAME, buf, sizeof(buf)));
 		copy(n->screen, sizeof(n->screen),
@@ -121,8 +121,8 @@ static void apply_recompose(struct ph_state *st, struct ph_rec *r)
 
 		if (!st->writes[k].key[0])
 			continue;
-		if (st->writes[k].t > r->t_ms ||
-		    r->t_ms - st->writes[k].t > ATTRIBUTION_MS)
+		if (st->writes[k].t > ph_rec_t(r) ||
+		    ph_rec_t(r) - st->writes[k].t > ATTRIBUTION_MS)
 			continue;
 		/* a key written twice in the window is one trigger */
 		{
@@ -131,8 +131,8 @@ static void apply_recompose(struct ph_state *st, struct ph_rec *r)
 			for (unsigned j = 0; j < i && !dup; j++) {
 				unsigned q = (st->w_next + 63 - j) % 64;
 
-				dup = st->writes[q].t <= r->t_ms &&
-				      r->t_ms - st->writes[q].t <=
+				dup = st->writes[q].t <= ph_rec_t(r) &&
+				      ph_rec_t(r) - st->writes[q].t <=
 					      ATTRIBUTION_MS &&
 				      !strcmp(st->writes[q].key,
 					      st->writes[k].key);
@@ -162,7 +162,7 @@ static void apply_state_write(struct ph_state *st, struct ph_rec *r)
 		ph_rec_arr_str(r, PH_KEY_NAMED, key, PH_NAME_MAX);
 	ph_rec_int(r, PH_KEY_UNNAMED, named ? 0 : 1);
 	copy(st->writes[st->w_next].key, PH_NAME_MAX, key);
-	st->writes[st->w_next].t = r->t_ms;
+	st->writes[st->w_next].t = ph_rec_t(r);
 	st->w_next = (st->w_next + 1) % 64;
 	if (named)
 		count_key(st->keys, &st->n_keys, 64, key);
@@ -190,11 +190,11 @@ static void apply_nav(struct ph_state *st, const struct ph_rec *r)
 			       PH_NAME_MAX);
 		ph_rec_get_str(r, PH_KEY_ARGS, st->nav[d - 1].args,
 			       PH_TEXT_MAX);
-		st->nav[d - 1].entered_at = r->t_ms;
+		st->nav[d - 1].entered_at = ph_rec_t(r);
 	}
 	if (ph_rec_get_str(r, PH_KEY_DEEP_LINK, st->deep_link,
 			   sizeof(st->deep_link))[0])
-		st->deep_link_at = r->t_ms;
+		st->deep_link_at = ph_rec_t(r);
 }
 
 /* PH_STATE_THREAD_ROOM (state.h) is what this appends at most. */
@@ -236,7 +236,7 @@ static void apply_http(struct ph_state *st, struct ph_rec *r,
 		ph_rec_get_str(r, PH_KEY_URL, c->url, sizeof(c->url));
 		copy(c->thread, sizeof(c->thread), thread);
 		copy(c->phase, sizeof(c->phase), "waiting");
-		c->started_at = r->t_ms;
+		c->started_at = ph_rec_t(r);
 		c->main = r->flags & PH_REC_MAIN;
 		add_thread(r, thread, false);
 		return;
@@ -251,7 +251,7 @@ static void apply_http(struct ph_state *st, struct ph_rec *r,
 			ph_rec_str(r, PH_KEY_URL, c->url, PH_TEXT_MAX);
 		if (c && !ph_rec_find(r, PH_KEY_ELAPSED_MS, &len))
 			ph_rec_qint(r, PH_KEY_ELAPSED_MS,
-				    r->t_ms - c->started_at);
+				    ph_rec_t(r) - c->started_at);
 	}
 	{
 		struct ph_call *done = &st->recent_http[st->recent_next];
@@ -304,7 +304,7 @@ static void apply_db(struct ph_state *st, struct ph_rec *r, const char *thread)
 		ph_rec_get_str(r, PH_KEY_ARGS, q->args, sizeof(q->args));
 		ph_rec_get_str(r, PH_KEY_KIND, q->kind, sizeof(q->kind));
 		copy(q->thread, sizeof(q->thread), thread);
-		q->started_at = r->t_ms;
+		q->started_at = ph_rec_t(r);
 		q->main = r->flags & PH_REC_MAIN;
 		return;
 	}
@@ -317,7 +317,7 @@ static void apply_db(struct ph_state *st, struct ph_rec *r, const char *thread)
 			ph_rec_str(r, PH_KEY_KIND, q->kind, 8);
 		if (!ph_rec_find(r, PH_KEY_ELAPSED_MS, &len))
 			ph_rec_qint(r, PH_KEY_ELAPSED_MS,
-				    r->t_ms - q->started_at);
+				    ph_rec_t(r) - q->started_at);
 		q->done = true;
 		q->elapsed_ms = ph_rec_get_int(r, PH_KEY_ELAPSED_MS, 0);
 		if (q->main) {
@@ -350,10 +350,10 @@ static void apply_work(struct ph_state *st, struct ph_rec *r)
 	}
 	if (r->kind == PH_KIND_WORK_START) {
 		ph_rec_get_str(r, PH_KEY_NAME, j->name, sizeof(j->name));
-		j->started_at = r->t_ms;
+		j->started_at = ph_rec_t(r);
 	} else {
 		ph_rec_qint(r, PH_KEY_ELAPSED_MS,
-			    j->started_at ? r->t_ms - j->started_at : 0);
+			    j->started_at ? ph_rec_t(r) - j->started_at : 0);
 	}
 	ph_rec_get_str(r, PH_KEY_STATE, j->state, sizeof(j->state));
 	j->attempt = (int)ph_rec_get_int(r, PH_KEY_ATTEMPT, 1);
@@ -361,7 +361,7 @@ static void apply_work(struct ph_state *st, struct ph_rec *r)
 
 static void apply_frame(struct ph_state *st, const struct ph_rec *r)
 {
-	struct ph_jank j = { .at = r->t_ms };
+	struct ph_jank j = { .at = ph_rec_t(r) };
 	size_t slot;
 
 	st->janky++;
@@ -387,7 +387,7 @@ static void apply_blocked(struct ph_state *st, const struct ph_rec *r)
 {
 	struct ph_stall *s = &st->stalls[st->stall_next];
 
-	s->at = r->t_ms;
+	s->at = ph_rec_t(r);
 	s->duration_ms = ph_rec_get_int(r, PH_KEY_DURATION_MS, 0);
 	s->top[0] = '\0'; /* ph_state_stall_top() fills it after encoding */
 	st->stall_next = (st->stall_next + 1) % 20;
@@ -408,7 +408,7 @@ static void apply_span(struct ph_state *st, struct ph_rec *r)
 		else
 			st->n_spans++;
 		st->spans[st->n_spans - 1].id = id;
-		st->spans[st->n_spans - 1].t = r->t_ms;
+		st->spans[st->n_spans - 1].t = ph_rec_t(r);
 		ph_rec_get_str(r, PH_KEY_NAME, st->spans[st->n_spans - 1].name,
 			       PH_NAME_MAX);
 		return;
@@ -418,7 +418,7 @@ static void apply_span(struct ph_state *st, struct ph_rec *r)
 			continue;
 		ph_rec_str(r, PH_KEY_NAME, st->spans[i].name, PH_NAME_MAX);
 		ph_rec_int(r, PH_KEY_START_T, st->spans[i].t);
-		ph_rec_int(r, PH_KEY_DURATION_MS, r->t_ms - st->spans[i].t);
+		ph_rec_int(r, PH_KEY_DURATION_MS, ph_rec_t(r) - st->spans[i].t);
 		memmove(&st->spans[i], &st->spans[i + 1],
 			(st->n_spans - i - 1) * sizeof(st->spans[0]));
 		st->n_spans--;
@@ -429,7 +429,7 @@ static void apply_span(struct ph_state *st, struct ph_rec *r)
 /* logcat's "MM-DD HH:MM:SS.mmm", local time; and the seq per tag. */
 static void apply_log(struct ph_state *st, struct ph_rec *r, uint64_t seq)
 {
-	int64_t wall = r->t_ms + st->wall_offset_ms;
+	int64_t wall = ph_rec_t(r) + st->wall_offset_ms;
 	time_t secs = (time_t)(wall / 1000);
 	struct tm tm;
 	char buf[32];

@@ -85,8 +85,12 @@ static inline int64_t ph_tclock_at(uint64_t base_tick, int64_t base_ns,
 	       (int64_t)(((unsigned __int128)(uint64_t)d * mult) >> 32);
 }
 
-/* An event's t: CLOCK_MONOTONIC ms from the counter, else clock_gettime. */
-static inline int64_t ph_tclock_ms(const struct ph_tclock *c)
+/*
+ * When an event was emitted: CLOCK_MONOTONIC ns from the counter, else
+ * clock_gettime.  ns, not ms, as the writer orders the threads' queues by
+ * it (lanes.h); the ms of an event's t are the writer's division.
+ */
+static inline int64_t ph_tclock_ns(const struct ph_tclock *c)
 {
 #if PH_HAVE_TICKS
 	/*
@@ -106,10 +110,10 @@ static inline int64_t ph_tclock_ms(const struct ph_tclock *c)
 
 		if (PH_LIKELY(atomic_load_explicit(&c->seq,
 						   memory_order_relaxed) == s))
-			return ph_tclock_at(bt, bn, m, tick) / 1000000;
+			return ph_tclock_at(bt, bn, m, tick);
 	}
 #endif
-	return ph_uptime_ms_fast();
+	return ph_mono_ns_fast();
 }
 
 /*

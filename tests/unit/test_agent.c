@@ -89,7 +89,8 @@ void test_encode__every_field_type(void)
 
 	ph_rec_head(&r, PH_KIND_DEVICE, 0);
 	r.sub = PH_DEV_THERMAL;
-	r.t_ms = -5;
+	r.at = 0;
+	ph_rec_set_t(&r, -5);
 	ph_rec_str(&r, PH_KEY_NAME, "a\"b\\c\n\x01 caf\xc3\xa9 \xff", 64);
 	ph_rec_qint(&r, PH_KEY_ELAPSED_MS, 12);
 	ph_rec_int(&r, PH_KEY_COUNT, INT64_MIN);
@@ -146,7 +147,7 @@ void test_encode__stack_among_members(void)
 static void fill(struct ph_rec *r, int64_t id, uint16_t used)
 {
 	memset(r, 0, PH_REC_HEAD);
-	r->t_ms = id;
+	r->at = id;
 	r->used = used;
 	for (uint16_t i = 0; i < used; i++)
 		r->data[i] = (uint8_t)(id * 31 + i);
@@ -157,25 +158,25 @@ static bool intact(const struct ph_rec *r, int64_t id)
 	for (uint16_t i = 0; i < r->used; i++)
 		if (r->data[i] != (uint8_t)(id * 31 + i))
 			return false;
-	return r->t_ms == id;
+	return r->at == id;
 }
 
 void test_queue__fifo_and_exact_drops(void)
 {
 	static struct ph_rec r;
 	struct ph_queue q;
-	uint64_t late, after = 0, seen = 0;
+	uint64_t late, after = 0;
 	struct ph_rec *got;
 	int n = 0;
 
 	CHECK_INT(ph_queue_init(&q, 64), 0);
 	for (int i = 0; i < 70; i++) {
 		fill(&r, i, 16); /* one cell each */
-		ph_queue_push(&q, &r, &seen);
+		ph_queue_push(&q, &r);
 	}
 	CHECK_INT(atomic_load(&q.dropped), 6);
 	while ((got = ph_queue_next(&q, &late))) {
-		CHECK_INT(got->t_ms, n);
+		CHECK_INT(got->at, n);
 		CHECK(intact(got, n));
 		n++;
 		after += ph_queue_done(&q);
@@ -214,11 +215,11 @@ void test_queue__done_leaves_a_one_cell_record_unwritten(void)
 	static struct ph_rec r;
 	struct ph_queue q;
 	uint8_t before[PH_QUEUE_CELL];
-	uint64_t late, seen = 0;
+	uint64_t late;
 
 	CHECK_INT(ph_queue_init(&q, 64), 0);
 	fill(&r, 7, 16);
-	CHECK(ph_queue_push(&q, &r, &seen));
+	CHECK(ph_queue_push(&q, &r));
 	memcpy(before, q.cells, sizeof(before));
 	CHECK(ph_queue_next(&q, &late) != NULL);
 	CHECK_INT(ph_queue_done(&q), 0);
@@ -227,7 +228,7 @@ void test_queue__done_leaves_a_one_cell_record_unwritten(void)
 	/* a lap on, the same cell is not mistaken for published */
 	for (int i = 0; i < 64; i++) {
 		fill(&r, 100 + i, 16);
-		CHECK(ph_queue_push(&q, &r, &seen));
+		CHECK(ph_queue_push(&q, &r));
 		CHECK(ph_queue_next(&q, &late) != NULL);
 		CHECK(intact(ph_queue_rec(&q, q.deq), 100 + i));
 		ph_queue_done(&q);
@@ -246,7 +247,7 @@ void test_queue__cells_wrap_and_spill(void)
 {
 	static struct ph_rec r;
 	struct ph_queue q;
-	uint64_t late, seen = 0, drops = 0;
+	uint64_t late, drops = 0;
 	int64_t next_in = 0, next_out = 0, pushed = 0, spilled = 0;
 	uint32_t rnd = 12345;
 
@@ -264,7 +265,7 @@ void test_queue__cells_wrap_and_spill(void)
 				used = (uint16_t)(used % 200); /* mostly small
 								*/
 			fill(&r, next_in, used);
-			if (ph_queue_push(&q, &r, &seen)) {
+			if (ph_queue_push(&q, &r)) {
 				uint64_t at = atomic_load(&q.enq) - r.cells;
 
 				if ((at & q.mask) + r.cells > q.mask + 1)
@@ -283,14 +284,14 @@ void test_queue__cells_wrap_and_spill(void)
 				break;
 			/* skip ids that were dropped: they left a counted gap
 			 */
-			CHECK(got->t_ms >= next_out);
-			CHECK(intact(got, got->t_ms));
-			next_out = got->t_ms + 1;
+			CHECK(got->at >= next_out);
+			CHECK(intact(got, got->at));
+			next_out = got->at + 1;
 			drops += ph_queue_done(&q);
 		}
 	}
 	for (struct ph_rec *got; (got = ph_queue_next(&q, &late));) {
-		CHECK(intact(got, got->t_ms));
+		CHECK(intact(got, got->at));
 		drops += ph_queue_done(&q);
 	}
 	drops += late;
@@ -311,14 +312,14 @@ void test_queue__stale_position_is_room_not_full(void)
 {
 	static struct ph_rec r;
 	struct ph_queue q;
-	uint64_t late, seen;
+	uint64_t late;
 
 	CHECK_INT(ph_queue_init(&q, 64), 0);
 	fill(&r, 1, 16);
 	/* what the producer would see after a stale load of enq */
-	seen = atomic_load(&q.enq) + 40;
-	atomic_store(&q.released, seen);
-	CHECK(ph_queue_push(&q, &r, &seen));
+	atomic_store(&q.seen, atomic_load(&q.enq) + 40);
+	atomic_store(&q.released, atomic_load(&q.seen));
+	CHECK(ph_queue_push(&q, &r));
 	CHECK_INT(atomic_load(&q.dropped), 0);
 	CHECK(ph_queue_next(&q, &late) != NULL);
 	ph_queue_release(&q);
@@ -337,13 +338,12 @@ static void *producer(void *p)
 {
 	struct producer_arg *a = p;
 	static _Thread_local struct ph_rec r;
-	uint64_t seen = 0;
 
 	for (int i = 0; i < a->count; i++) {
 		/* small mostly, now and then a long one across many cells */
 		fill(&r, (int64_t)a->id << 32 | i,
 		     (uint16_t)(i % 97 == 0 ? 1200 : i % 150));
-		if (ph_queue_push(a->q, &r, &seen))
+		if (ph_queue_push(a->q, &r))
 			a->ok++;
 	}
 	atomic_fetch_add(&producers_done, 1);
@@ -372,12 +372,12 @@ void test_queue__mt_producers_count_exactly(void)
 
 		drops += late;
 		if (r) {
-			int who = (int)(r->t_ms >> 32);
-			int64_t i = r->t_ms & 0xffffffff;
+			int who = (int)(r->at >> 32);
+			int64_t i = r->at & 0xffffffff;
 
 			/* each producer's events arrive whole and in order */
 			whole = whole && who >= 0 && who < 4 &&
-				intact(r, r->t_ms);
+				intact(r, r->at);
 			if (who >= 0 && who < 4) {
 				order = order && i > last[who];
 				last[who] = i;
@@ -401,6 +401,309 @@ void test_queue__mt_producers_count_exactly(void)
 	CHECK_INT(drops, 200000 - ok);
 	CHECK_INT(atomic_load(&q.dropped), 200000 - ok);
 	ph_queue_release(&q);
+}
+
+/* --- lanes: a queue for each thread, merged (lanes.h) -----------------------
+ */
+
+/*
+ * A baton passed around four threads: each puts the ids that are its turn
+ * (id % 4), each after the one before it was published, so every event
+ * happened before the next.  Three put into lanes of their own (the third
+ * takes its lane only at its first turn, while the writer is merging),
+ * the fourth into the shared queue.
+ */
+struct baton {
+	struct ph_lanes *lanes;
+	_Atomic int64_t turn; /* the next id */
+	int64_t count;
+};
+
+struct passer {
+	struct baton *b;
+	int who;
+};
+
+/* The id rides in tid: at is the emitting moment the merge orders by. */
+static void put_id(struct ph_queue *q, struct ph_rec *r, int64_t id)
+{
+	fill(r, id, (uint16_t)(id % 7 ? 16 : 300));
+	r->tid = (int32_t)id;
+	r->at = ph_clock_mono_ns();
+	while (!ph_queue_put(q, r))
+		sched_yield(); /* the merge frees room */
+}
+
+static void *pass_baton(void *p)
+{
+	struct passer *ps = p;
+	struct baton *b = ps->b;
+	static _Thread_local struct ph_rec r;
+	struct ph_lane *lane = NULL;
+
+	if (ps->who < 2)
+		lane = ph_lane_take(b->lanes, 1000 + ps->who);
+	for (;;) {
+		int64_t id =
+			atomic_load_explicit(&b->turn, memory_order_acquire);
+
+		if (id >= b->count)
+			break;
+		if (id % 4 != ps->who) {
+			sched_yield();
+			continue;
+		}
+		if (ps->who == 2 && !lane)
+			lane = ph_lane_take(b->lanes, 1000 + ps->who);
+		put_id(lane ? &lane->q : b->lanes->shared, &r, id);
+		atomic_store_explicit(&b->turn, id + 1, memory_order_release);
+	}
+	if (lane)
+		ph_lane_end(lane, atomic_load(&lane->q.enq));
+	return NULL;
+}
+
+/* Each record's bytes as fill() wrote them for the id in its tid. */
+static bool intact_id(const struct ph_rec *r)
+{
+	for (uint16_t i = 0; i < r->used; i++)
+		if (r->data[i] != (uint8_t)(r->tid * 31 + i))
+			return false;
+	return true;
+}
+
+/*
+ * The merge sends an event that happened before another first, though the
+ * two are in different queues and the writer looks at one after the
+ * other; and a lane whose thread ended is free once drained, not before.
+ */
+void test_lanes__mt_merge_keeps_happened_before(void)
+{
+	static struct ph_queue shared;
+	static struct ph_lanes lanes;
+	struct ph_merge m;
+	struct baton b = { .lanes = &lanes, .count = 20000 };
+	struct passer ps[4];
+	pthread_t t[4];
+	int64_t next = 0;
+	uint64_t late;
+	bool order = true, whole = true, all_free = true;
+
+	CHECK_INT(ph_queue_init(&shared, 64), 0);
+	CHECK_INT(ph_lanes_init(&lanes, &shared, 64), 0);
+	ph_merge_init(&m, &lanes);
+	for (int i = 0; i < 4; i++) {
+		ps[i] = (struct passer){ &b, i };
+		pthread_create(&t[i], NULL, pass_baton, &ps[i]);
+	}
+	while (next < b.count) {
+		struct ph_rec *r = ph_merge_next(&m, &late);
+
+		if (!r) {
+			sched_yield();
+			continue;
+		}
+		order = order && r->tid == next;
+		whole = whole && intact_id(r);
+		next = r->tid + 1;
+		ph_merge_done(&m);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK(order);
+	CHECK(whole);
+	CHECK_INT(atomic_load(&lanes.used), 3);
+	/* drained and ended: the next look frees them */
+	CHECK(ph_merge_next(&m, &late) == NULL);
+	for (int i = 0; i < 3; i++)
+		all_free &= atomic_load(&lanes.lane[i].owner) == PH_LANE_FREE;
+	CHECK(all_free);
+	ph_lanes_release(&lanes);
+	ph_queue_release(&shared);
+}
+
+/*
+ * ph_queue_next with a test's hook run first (the unit tests link with
+ * --wrap=ph_queue_next): what other threads would do between two of the
+ * writer's looks at two queues.
+ */
+struct ph_rec *__real_ph_queue_next(struct ph_queue *q, uint64_t *late);
+struct ph_rec *__wrap_ph_queue_next(struct ph_queue *q, uint64_t *late);
+static void (*before_next)(struct ph_queue *q);
+
+struct ph_rec *__wrap_ph_queue_next(struct ph_queue *q, uint64_t *late)
+{
+	if (before_next)
+		before_next(q);
+	return __real_ph_queue_next(q, late);
+}
+
+static struct ph_lanes race_lanes;
+static struct ph_queue race_shared;
+
+/*
+ * Just before the writer looks at the shared queue (last), having found
+ * the lane empty: the lane's thread emits X, then another thread emits Y
+ * into the shared queue.
+ */
+static void emit_x_then_y(struct ph_queue *q)
+{
+	static struct ph_rec r;
+
+	if (q != &race_shared)
+		return;
+	before_next = NULL;
+	put_id(&race_lanes.lane[0].q, &r, 1);
+	put_id(&race_shared, &r, 2);
+}
+
+/*
+ * The race the merge is built around, made to happen: X happened before
+ * Y, the writer found X's lane empty and then sees Y.  X must go first.
+ */
+void test_lanes__an_earlier_event_in_a_queue_looked_at_first_goes_first(void)
+{
+	struct ph_merge m;
+	struct ph_rec *r;
+	uint64_t late;
+
+	CHECK_INT(ph_queue_init(&race_shared, 64), 0);
+	CHECK_INT(ph_lanes_init(&race_lanes, &race_shared, 64), 0);
+	ph_merge_init(&m, &race_lanes);
+	CHECK(ph_lane_take(&race_lanes, 1) == &race_lanes.lane[0]);
+	before_next = emit_x_then_y;
+	r = ph_merge_next(&m, &late);
+	CHECK(before_next == NULL); /* it ran */
+	CHECK(r && r->tid == 1);
+	ph_merge_done(&m);
+	r = ph_merge_next(&m, &late);
+	CHECK(r && r->tid == 2);
+	ph_merge_done(&m);
+	CHECK(ph_merge_next(&m, &late) == NULL);
+	ph_lanes_release(&race_lanes);
+	ph_queue_release(&race_shared);
+}
+
+/*
+ * Just before the writer looks at the shared queue, past the lanes: a new
+ * thread takes a lane and emits X, then another emits Y into the shared
+ * queue.
+ */
+static void take_then_emit(struct ph_queue *q)
+{
+	static struct ph_rec r;
+
+	if (q != &race_shared)
+		return;
+	before_next = NULL;
+	if (ph_lane_take(&race_lanes, 2) == &race_lanes.lane[1])
+		put_id(&race_lanes.lane[1].q, &r, 1);
+	put_id(&race_shared, &r, 2);
+}
+
+/* A lane taken while the writer looks is looked at before it sends. */
+void test_lanes__a_lane_taken_during_a_look_is_seen(void)
+{
+	static struct ph_rec last;
+	struct ph_merge m;
+	struct ph_rec *r;
+	uint64_t late;
+
+	CHECK_INT(ph_queue_init(&race_shared, 64), 0);
+	CHECK_INT(ph_lanes_init(&race_lanes, &race_shared, 64), 0);
+	ph_merge_init(&m, &race_lanes);
+	/*
+	 * The first lane not empty (its head emitted last of all, so it
+	 * goes last): the look finds no queue empty before Y's.
+	 */
+	CHECK(ph_lane_take(&race_lanes, 1) == &race_lanes.lane[0]);
+	fill(&last, 3, 16);
+	last.tid = 3;
+	last.at = INT64_MAX;
+	CHECK(ph_queue_put(&race_lanes.lane[0].q, &last));
+	before_next = take_then_emit;
+	for (int want = 1; want <= 3; want++) {
+		r = ph_merge_next(&m, &late);
+		CHECK(r && r->tid == want);
+		ph_merge_done(&m);
+	}
+	CHECK(before_next == NULL);
+	ph_lanes_release(&race_lanes);
+	ph_queue_release(&race_shared);
+}
+
+/*
+ * A look walks at most PH_MERGE_RUN records of a queue; one stopped there
+ * has not been seen to end, so a later event elsewhere waits until the
+ * rest of it has been looked at.
+ */
+void test_lanes__a_walk_cut_short_is_looked_at_again(void)
+{
+	static struct ph_queue shared;
+	static struct ph_lanes lanes;
+	static struct ph_rec r;
+	struct ph_merge m;
+	struct ph_lane *y, *x;
+	uint64_t late;
+	int64_t next = 1;
+	bool order = true;
+
+	CHECK_INT(ph_queue_init(&shared, 64), 0);
+	CHECK_INT(ph_lanes_init(&lanes, &shared, 256), 0);
+	ph_merge_init(&m, &lanes);
+	y = ph_lane_take(&lanes, 1); /* looked at first */
+	x = ph_lane_take(&lanes, 2);
+	for (int i = 1; i <= PH_MERGE_RUN + 6; i++)
+		put_id(&x->q, &r, i);
+	put_id(&y->q, &r, PH_MERGE_RUN + 7);
+	for (struct ph_rec *got; (got = ph_merge_next(&m, &late));) {
+		order = order && got->tid == next;
+		next = got->tid + 1;
+		ph_merge_done(&m);
+	}
+	CHECK(order);
+	CHECK_INT(next, PH_MERGE_RUN + 8);
+	ph_lanes_release(&lanes);
+	ph_queue_release(&shared);
+}
+
+/* An ended lane with events still in it stays its thread's until drained. */
+void test_lanes__an_ended_lane_is_freed_once_drained(void)
+{
+	static struct ph_queue shared;
+	static struct ph_lanes lanes;
+	static struct ph_rec r;
+	struct ph_merge m;
+	struct ph_lane *lane, *again;
+	struct ph_rec *got;
+	uint64_t late;
+
+	CHECK_INT(ph_queue_init(&shared, 64), 0);
+	CHECK_INT(ph_lanes_init(&lanes, &shared, 64), 0);
+	ph_merge_init(&m, &lanes);
+	lane = ph_lane_take(&lanes, 7);
+	CHECK(lane == &lanes.lane[0]);
+	put_id(&lane->q, &r, 1);
+	put_id(&lane->q, &r, 2);
+	ph_lane_end(lane, atomic_load(&lane->q.enq));
+	CHECK(ph_merge_next(&m, &late) != NULL);
+	/* one event left in it: not free, so a new thread takes another */
+	CHECK_INT(atomic_load(&lane->owner), PH_LANE_ENDED);
+	again = ph_lane_take(&lanes, 8);
+	CHECK(again == &lanes.lane[1]);
+	ph_merge_done(&m);
+	CHECK(ph_merge_next(&m, &late) != NULL);
+	ph_merge_done(&m);
+	CHECK(ph_merge_next(&m, &late) == NULL);
+	CHECK_INT(atomic_load(&lane->owner), PH_LANE_FREE);
+	/* taken again, it goes on where it was */
+	CHECK(ph_lane_take(&lanes, 9) == lane);
+	put_id(&lane->q, &r, 3);
+	got = ph_merge_next(&m, &late);
+	CHECK(got && got->tid == 3);
+	ph_merge_done(&m);
+	ph_lanes_release(&lanes);
+	ph_queue_release(&shared);
 }
 
 /* --- the agent, over its socket ---------------------------------------------
@@ -883,6 +1186,145 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 	ph_buf_release(&line);
 }
 
+/*
+ * Marks "t<thread>" with detail "<index>", read until "last": each
+ * thread's come in order, and delivered + dropped is all of them.
+ */
+struct lane_reader {
+	struct ph_client_conn *c;
+	int64_t got, dropped;
+	int64_t next[32]; /* each thread's next index */
+	bool in_order;
+};
+
+static void *read_lane_marks(void *p)
+{
+	struct lane_reader *rd = p;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *v;
+	const struct ph_json *d;
+	const char *label;
+	int64_t n;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	rd->in_order = true;
+	while (ph_client_line(rd->c, &line, 10000) == 1) {
+		ph_arena_reset(&a);
+		if (ph_json_parse(&a, line.buf, line.len, &v, NULL))
+			continue;
+		d = ph_json_get(v, "data");
+		if (ph_json_streq(ph_json_get(v, "event"), "dropped") &&
+		    ph_json_as_int(ph_json_get(d, "count"), &n))
+			rd->dropped += n;
+		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
+			continue;
+		rd->got++;
+		label = ph_json_strdup(&a, ph_json_get(d, "label"));
+		if (label && !strcmp(label, "last"))
+			break;
+		if (label && label[0] == 't') {
+			int who = atoi(label + 1);
+			int64_t i = -1;
+
+			/* a decimal string reads as an int (the v1 quirk) */
+			if (!ph_json_as_int(ph_json_get(d, "detail"), &i))
+				i = -1;
+			if (who < 0 || who >= 32 || i < rd->next[who])
+				rd->in_order = false;
+			else
+				rd->next[who] = i + 1;
+		}
+	}
+	ph_arena_release(&a);
+	ph_buf_release(&line);
+	return NULL;
+}
+
+static pthread_barrier_t flood_start;
+
+struct flooder {
+	int who, count;
+	bool had_lane, overflowed;
+};
+
+static void *flood_marks(void *p)
+{
+	struct flooder *f = p;
+	char label[16], detail[24];
+
+	snprintf(label, sizeof(label), "t%d", f->who);
+	for (int i = 0; i < f->count; i++) {
+		snprintf(detail, sizeof(detail), "%d", i);
+		porthole_mark(label, detail);
+		/* all have taken a lane or found none before any ends */
+		if (i == 0)
+			pthread_barrier_wait(&flood_start);
+		f->had_lane |= ph_emitter_tls.lane != NULL;
+		f->overflowed |= ph_emitter_tls.lane && !ph_emitter_tls.cells;
+	}
+	return NULL;
+}
+
+static void *one_mark(void *p)
+{
+	porthole_mark("once", NULL);
+	*(bool *)p = ph_emitter_tls.lane != NULL;
+	return NULL;
+}
+
+/*
+ * More threads than lanes, flooding faster than the writer drains: a full
+ * lane overflows into the shared queue and each thread's events still
+ * come in the order it emitted them, delivered + dropped = emitted; and
+ * the lanes of threads that ended are taken again by new ones.
+ */
+void test_agent__mt_lanes_overflow_in_order_and_come_back(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 16);
+	struct lane_reader rd = { .c = &c };
+	struct flooder f[20];
+	pthread_t t[20], rt;
+	int laned = 0, overflowed = 0, again = 0;
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	pthread_create(&rt, NULL, read_lane_marks, &rd);
+	pthread_barrier_init(&flood_start, NULL, 20);
+	for (int i = 0; i < 20; i++) {
+		f[i] = (struct flooder){ .who = i, .count = 4000 };
+		pthread_create(&t[i], NULL, flood_marks, &f[i]);
+	}
+	for (int i = 0; i < 20; i++) {
+		pthread_join(t[i], NULL);
+		laned += f[i].had_lane;
+		overflowed += f[i].overflowed;
+	}
+	pthread_barrier_destroy(&flood_start);
+	porthole_mark("last", NULL);
+	pthread_join(rt, NULL);
+	CHECK(rd.in_order);
+	CHECK_INT(rd.got + rd.dropped, 20 * 4000 + 1);
+	/* this thread and the reader's have none of their own here */
+	CHECK(laned > 0 && laned < 20);
+	CHECK(overflowed > 0);
+	/* one at a time, each after the last ended: all find a lane */
+	for (int i = 0; i < 3 * PH_LANES; i++) {
+		bool had = false;
+		pthread_t one;
+
+		usleep(20 * 1000); /* the writer frees a drained lane */
+		pthread_create(&one, NULL, one_mark, &had);
+		pthread_join(one, NULL);
+		again += had;
+	}
+	CHECK_INT(again, 3 * PH_LANES);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
 /* A screenshot provider that holds the writer until the test lets go. */
 static _Atomic int writer_held; /* 1: held, 2: let go */
 
@@ -899,10 +1341,15 @@ static int holding_provider(const uint8_t **pixels, int *width, int *height,
 	return 0;
 }
 
-/* Marks and the dropped counts a client read, until the mark "last". */
+/*
+ * Marks and the dropped counts a client read, until a mark "last-<i>"
+ * (the test sends them until one arrives: one it was lagging for would
+ * be told of only by the event after it).
+ */
 struct loss_reader {
 	struct ph_client_conn *c;
-	int64_t marks, queue_lost, client_lost, last_seq;
+	int64_t marks, queue_lost, client_lost, last_seq, last_i;
+	_Atomic bool done;
 };
 
 static void *read_losses(void *p)
@@ -930,13 +1377,14 @@ static void *read_losses(void *p)
 		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
 			continue;
 		rd->marks++;
-		if (ph_json_streq(ph_json_get(d, "label"), "last")) {
+		if (ph_json_as_int(ph_json_get(d, "detail"), &rd->last_i)) {
 			if (!ph_json_as_int(ph_json_get(v, "seq"),
 					    &rd->last_seq))
 				rd->last_seq = -1;
 			break;
 		}
 	}
+	atomic_store(&rd->done, true);
 	ph_arena_release(&a);
 	ph_buf_release(&line);
 	return NULL;
@@ -957,6 +1405,7 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 	bool told = false;
 	pthread_t t;
 	char filler[201];
+	int lasts;
 
 	memset(filler, 'x', 200);
 	filler[200] = '\0';
@@ -976,22 +1425,30 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 	for (int i = 0; i < 500 && atomic_load(&writer_held) != 1; i++)
 		usleep(10 * 1000);
 	CHECK_INT(atomic_load(&writer_held), 1);
-	n = (int64_t)(ph_agent.queue.mask + 1) + 5000;
+	n = (int64_t)(ph_agent.queue.mask + 1 + PH_LANE_CELLS) + 5000;
 	/* 200 bytes each: more than the silent client's share gets in */
 	for (int64_t i = 0; i < n; i++)
 		porthole_mark("f", filler);
 	atomic_store(&writer_held, 2);
-	/* "last" must get in: the writer frees the queue first */
+	/* the "last"s must get in: the writer frees the queue first */
 	for (int i = 0; i < 500 && atomic_load(&ph_agent.queue.released) !=
 					   atomic_load(&ph_agent.queue.enq);
 	     i++)
 		usleep(10 * 1000);
-	porthole_mark("last", NULL);
+	for (lasts = 1; lasts <= 200; lasts++) {
+		char i[16];
+
+		snprintf(i, sizeof(i), "%d", lasts);
+		porthole_mark("last", i);
+		usleep(20 * 1000);
+		if (atomic_load(&rd.done))
+			break;
+	}
 	pthread_join(t, NULL);
 	porthole_set_screenshot_provider(NULL, NULL);
 	/* the reading client: all of it, or told what it lost */
 	CHECK(rd.queue_lost > 0);
-	CHECK_INT(rd.marks + rd.queue_lost + rd.client_lost, n + 2);
+	CHECK_INT(rd.marks + rd.queue_lost + rd.client_lost, n + 1 + rd.last_i);
 	/* the client that read nothing counts the queue's loss as its own */
 	CHECK_INT(ph_client_send(&slow,
 				 "{\"id\":9,\"method\":\"client_stats\"}\n"),
@@ -1007,7 +1464,9 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 	CHECK(ph_json_as_int(ph_json_get(r, "firstSeq"), &first));
 	CHECK(lagged > 0); /* it was lagging when the queue lost them */
 	CHECK_INT(in_queue, rd.queue_lost);
-	CHECK_INT(delivered + lagged + in_queue, rd.last_seq - first + 1);
+	/* up to the last "last" sent, one seq each after the one it read */
+	CHECK_INT(delivered + lagged + in_queue,
+		  rd.last_seq + (lasts - rd.last_i) - first + 1);
 	/* caught up, it is told of the queue's loss before the next event */
 	porthole_mark("after", NULL);
 	while (ph_client_line(&slow, &line, 5000) == 1 &&

@@ -200,7 +200,7 @@ static void emit_start(struct handle *h, CURL *curl)
 	r = ph_emit_begin(PH_KIND_HTTP_START, &pos);
 	if (!r)
 		return;
-	r->t_ms = h->t0;
+	ph_rec_set_t(r, h->t0);
 	ph_rec_str(r, PH_KEY_ID, h->id, sizeof(h->id));
 	ph_rec_str(r, PH_KEY_METHOD, h->method[0] ? h->method : "GET", 16);
 	ph_rec_str(r, PH_KEY_URL, h->url, CAP_URL);

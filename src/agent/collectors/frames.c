@@ -78,7 +78,7 @@ static void emit_tap(int64_t up_t, int64_t down_t, int64_t presented_ms,
 
 	if (!r)
 		return;
-	r->t_ms = up_t;
+	ph_rec_set_t(r, up_t);
 	ph_rec_str(r, PH_KEY_ACTION, "tap", 8);
 	ph_rec_double(r, PH_KEY_X, atomic_load(&pending_x));
 	ph_rec_double(r, PH_KEY_Y, atomic_load(&pending_y));
@@ -118,7 +118,7 @@ PORTHOLE_API void porthole_frame_end(void)
 			 total_us / 1000,
 			 worst >= 0 ? phase_names[worst] : "unknown");
 	if (total_us > budget_us && (r = ph_emit_begin(PH_KIND_FRAME, &pos))) {
-		r->t_ms = frame_start_ns / 1000000;
+		ph_rec_set_t(r, frame_start_ns / 1000000);
 		ph_rec_int(r, PH_KEY_TOTAL_MS, total_us / 1000);
 		ph_rec_int(r, PH_KEY_MISSED_FRAMES,
 			   budget_us ? total_us / budget_us : 0);

@@ -91,7 +91,7 @@ static void emit_blocked(int64_t posted, int64_t answered, int tid)
 
 	if (!r)
 		return;
-	r->t_ms = posted; /* the start of the stall */
+	ph_rec_set_t(r, posted); /* the start of the stall */
 	r->tid = tid;
 	r->flags |= PH_REC_MAIN;
 	ph_rec_int(r, PH_KEY_DURATION_MS, answered - posted);
