@@ -130,7 +130,12 @@ static inline bool ph_queue_put(struct ph_queue *q, struct ph_rec *r)
 	size_t bytes = PH_REC_HEAD + r->used;
 	uint64_t k = ph_queue_cells_for(bytes);
 	uint64_t p = atomic_load_explicit(&q->enq, memory_order_relaxed);
-	uint64_t seen = atomic_load_explicit(&q->seen, memory_order_relaxed);
+	/*
+	 * Acquire, as seen stands for the acquire load of released some
+	 * producer made: the consumer's reads of the cells it freed come
+	 * before this producer's writes into them.
+	 */
+	uint64_t seen = atomic_load_explicit(&q->seen, memory_order_acquire);
 
 	r->cells = (uint8_t)k;
 	for (;;) {
@@ -146,7 +151,7 @@ static inline bool ph_queue_put(struct ph_queue *q, struct ph_rec *r)
 			seen = atomic_load_explicit(&q->released,
 						    memory_order_acquire);
 			atomic_store_explicit(&q->seen, seen,
-					      memory_order_relaxed);
+					      memory_order_release);
 			if ((int64_t)(p + k - seen) > (int64_t)q->mask + 1)
 				return false; /* the consumer has not freed
 						 enough */
