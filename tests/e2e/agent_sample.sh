@@ -30,6 +30,10 @@ $REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
 	--request '{"id":8,"method":"setup","params":{}}' \
 	--request '{"id":10,"method":"no_such_method","params":{}}' \
 	--request '{"id":11,"method":"exits","params":{}}' \
+	--request '{"id":12,"method":"db_query","params":{"sql":"WITH x AS (SELECT 1) INSERT INTO cart_items(sku, qty) SELECT '"'"'planted'"'"', 1 FROM x"}}' \
+	--request '{"id":13,"method":"db_query","params":{"sql":"SELECT 1; DELETE FROM cart_items"}}' \
+	--request '{"id":14,"method":"db_query","params":{"sql":"PRAGMA user_version = 7"}}' \
+	--request '{"id":15,"method":"db_query","params":{"sql":"SELECT count(*) AS planted FROM cart_items WHERE sku = '"'"'planted'"'"'"}}' \
 	--request 'this is not json' &
 RPID=$!
 
@@ -107,6 +111,14 @@ check "a stderr stack trace is one entry with appended lines" \
 check "db_tables lists the cart database" grep -q '{"id":3,"ok":true,"result":{"database":".*cart.db"' "$T/rec.ndjson"
 check "db_query refuses a write, with the reason" \
 	grep -q '{"id":4,"ok":false,"error":"refused: only SELECT, WITH and PRAGMA' "$T/rec.ndjson"
+check "a write behind WITH passes the first word, not the authorizer" \
+	grep -q '{"id":12,"ok":false,"error":"refused: not authorized"' "$T/rec.ndjson"
+check "db_query runs exactly one statement" \
+	grep -q '{"id":13,"ok":false,"error":"refused: ' "$T/rec.ndjson"
+check "a PRAGMA that assigns is refused" \
+	grep -q '{"id":14,"ok":false,"error":"refused: a PRAGMA that assigns a value writes"' "$T/rec.ndjson"
+check "and nothing was written" \
+	grep -q '{"id":15,"ok":true,"result":{"columns":\[{"name":"planted".*"rows":\[\["0"\]\]' "$T/rec.ndjson"
 check "db_query reads" grep -q '{"id":5,"ok":true,"result":{"columns":\[{"name":"inspected_sku"' "$T/rec.ndjson"
 check "looking at the database is not a query of the app's" sh -c \
 	'! grep "\"event\":\"db_" "$0" | grep -q -e inspected_sku -e sqlite_schema' \
