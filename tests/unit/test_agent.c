@@ -16,7 +16,10 @@
 #include <sqlite3.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* --- records ---------------------------------------------------------------
@@ -1476,6 +1479,167 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 	ph_client_close(&fast);
 	ph_client_close(&slow);
 	ph_client_close(&asker);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/* A client on the legacy TCP port, as ph_client_connect makes one. */
+static int connect_tcp(struct ph_client_conn *c, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c->off = 0;
+	ph_buf_init(&c->in, 64 << 20);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -1;
+	return 0;
+}
+
+/* A port nothing listens on now: the kernel's pick for port 0. */
+static int free_tcp_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &len))
+		port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* Whether /proc/net/tcp has a listener on port, and on what address. */
+static bool listening_on(int port, const char *hex_addr)
+{
+	char line[256], want[32];
+	FILE *f = fopen("/proc/net/tcp", "r");
+	bool found = false;
+
+	snprintf(want, sizeof(want), "%s:%04X 00000000:0000 0A", hex_addr,
+		 port);
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Eight clients at once, and one on the legacy TCP port (bound to
+ * 127.0.0.1 only): each says hello before any answer is read, and each
+ * gets the next event live.
+ */
+void test_agent__mt_eight_clients_and_the_legacy_port(void)
+{
+	struct porthole_config cfg = {
+		.app_id = "com.example.unit",
+		.data_dir = ph_test_tmpdir(),
+		.flags = QUIET | PORTHOLE_NO_INTEGRATION_CHECK,
+	};
+	struct ph_client_conn c[9];
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	int port = free_tcp_port(), hellos = 0, live = 0;
+
+	porthole_stop();
+	snprintf(sock_name, sizeof(sock_name), "porthole.unit8-%d",
+		 (int)getpid());
+	cfg.socket_name = sock_name;
+	cfg.legacy_tcp_port = port;
+	CHECK_INT(porthole_start_build(&cfg, 1), PORTHOLE_OK);
+	CHECK(listening_on(port, "0100007F"));
+	CHECK(!listening_on(port, "00000000"));
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(ph_client_connect(&c[i], sock_name, 2000), 0);
+	CHECK_INT(connect_tcp(&c[8], port), 0);
+	for (int i = 0; i < 9; i++)
+		CHECK_INT(ph_client_send(&c[i], "{\"id\":1,\"method\":"
+						"\"hello\"}\n"),
+			  0);
+	for (int i = 0; i < 9; i++)
+		hellos += ph_client_line(&c[i], &line, 3000) == 1 &&
+			  !strncmp(line.buf, "{\"id\":1,\"ok\":true", 16);
+	CHECK_INT(hellos, 9);
+	porthole_mark("to-all", NULL);
+	for (int i = 0; i < 9; i++) {
+		while (ph_client_line(&c[i], &line, 3000) == 1 &&
+		       !strstr(line.buf, "\"label\":\"to-all\""))
+			;
+		live += strstr(line.buf, "\"label\":\"to-all\"") != NULL;
+		ph_client_close(&c[i]);
+	}
+	CHECK_INT(live, 9);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/* The labels of the marks in a timeline answer, in order, joined by ' '. */
+static void timeline_marks(struct ph_client_conn *c, const char *params,
+			   char *out, size_t cap)
+{
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	const struct ph_json *ev;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (ph_client_call(c, 7, "timeline", params, &line, NULL, 2000) == 1) {
+		ev = ph_json_get(ph_json_get(parse(&line), "result"), "events");
+		for (size_t i = 0; ph_json_at(ev, i); i++) {
+			const struct ph_json *l = ph_json_get(
+				ph_json_get(ph_json_at(ev, i), "data"),
+				"label");
+
+			if (ph_json_is(l, PH_JSON_STRING) && n + l->n + 2 < cap)
+				n += (size_t)snprintf(out + n, cap - n,
+						      "%s%.*s", n ? " " : "",
+						      (int)l->n, l->u.s);
+		}
+	}
+	ph_buf_release(&line);
+}
+
+/* timeline by time: a window (from, to) and the last sinceMs. */
+void test_agent__mt_timeline_by_time(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 16);
+	char params[160], got[256];
+	int64_t t[3];
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	for (int i = 0; i < 3; i++) {
+		char label[8];
+
+		snprintf(label, sizeof(label), "w%d", i);
+		t[i] = ph_clock_uptime_ms();
+		porthole_mark(label, NULL);
+		usleep(300 * 1000);
+	}
+	/* the middle one alone (300 ms apart: margins for a slow build) */
+	snprintf(params, sizeof(params),
+		 "{\"kinds\":[\"mark\"],\"from\":%lld,\"to\":%lld}",
+		 (long long)t[1] - 100, (long long)t[2] - 100);
+	timeline_marks(&c, params, got, sizeof(got));
+	CHECK_STR(got, "w1");
+	/* from 100 ms before the newest on: the newest alone */
+	snprintf(params, sizeof(params),
+		 "{\"kinds\":[\"mark\"],\"sinceMs\":%lld}",
+		 (long long)(ph_clock_uptime_ms() - t[2] + 100));
+	timeline_marks(&c, params, got, sizeof(got));
+	CHECK_STR(got, "w2");
+	/* the newest `limit` inside the window */
+	snprintf(params, sizeof(params),
+		 "{\"kinds\":[\"mark\"],\"from\":%lld,\"limit\":2}",
+		 (long long)t[0] - 100);
+	timeline_marks(&c, params, got, sizeof(got));
+	CHECK_STR(got, "w1 w2");
+	ph_client_close(&c);
 	porthole_stop();
 	ph_buf_release(&line);
 }
