@@ -5,7 +5,9 @@
  * an empty database lane never passes for an app that ran no query.  It
  * captures its stdio, and writes a line of its own to stderr: that line
  * becomes a log event, the agent's warning must not (the agent's own
- * output never loops back into capture).  Run by tests/e2e/agent_api.sh:
+ * output never loops back into capture), and a stack trace whose lines are
+ * glued only when close in time and on the same stream.  Run by
+ * tests/e2e/agent_api.sh:
  * `unwired SOCKET_NAME DATA_DIR`.  It prints "setup-thread=1" when the
  * check ran on its own named thread.
  */
@@ -37,6 +39,16 @@ int main(int argc, char **argv)
 		return 1;
 	sleep(1);
 	fprintf(stderr, "unwired: a line of the app's own\n");
+	/*
+	 * A trace: its next line is glued to it; one 300 ms later is not
+	 * (past the 150 ms), nor is one on the other stream.
+	 */
+	fprintf(stderr, "Error: a trace\n    at glued (t.c:1)\n");
+	usleep(300 * 1000);
+	fprintf(stderr, "    at late (t.c:2)\n");
+	fflush(stderr);
+	printf("    at other_stream (t.c:3)\n");
+	fflush(stdout);
 	named = ph_thread_named("porthole-setup") != 0;
 	sleep(4); /* past the check, which waits about 3 s */
 	porthole_stop();

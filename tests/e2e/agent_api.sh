@@ -78,6 +78,12 @@ check "the app's own stderr line still reaches stderr" \
 check "the app's own stderr line is a log event" \
 	grep -q '"event":"log".*"message":"unwired: a line of the app'"'"'s own"' \
 	"$T/unwired.ndjson"
+check "a trace's next line is glued to it" \
+	grep -q '"event":"log_append".*"text":"    at glued (t.c:1)"' "$T/unwired.ndjson"
+check "a line 300 ms later is an entry of its own" \
+	grep -q '"event":"log".*"message":"    at late (t.c:2)"' "$T/unwired.ndjson"
+check "a line on the other stream is an entry of its own" \
+	grep -q '"event":"log".*"message":"    at other_stream (t.c:3)"' "$T/unwired.ndjson"
 check "the agent's own warning never loops back into capture" \
 	sh -c '! grep -q "not instrumented" "$0"' "$T/unwired.ndjson"
 check "pkg-config describes the library" sh -c \
