@@ -17,11 +17,12 @@ check "the sample crashes on demand" sh -c \
 	--app-id "$1" --data-dir "$2" > /dev/null 2>&1' "$BIN" "$APP" "$DATA"
 check "the crash left an exit record" sh -c 'grep -q "state=crashed" "$0"/exit-*.rec' "$DATA"
 
-# 2. The `all` scenario, recorded from its first event, methods included.
+# 2. The `all` scenario for 20 s (the acceptance run), recorded from its
+# first event, methods included.
 PORTHOLE_ANNOUNCE=$T/announce "$BIN/porthole-sample" --scenario all \
-	--seconds 11 --app-id "$APP" --data-dir "$DATA" > "$T/stdout" 2> "$T/stderr" &
+	--seconds 20 --app-id "$APP" --data-dir "$DATA" > "$T/stdout" 2> "$T/stderr" &
 PID=$!
-$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 14 --after 2000 \
+$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 23 --after 2000 \
 	--request '{"id":3,"method":"db_tables","params":{}}' \
 	--request '{"id":4,"method":"db_query","params":{"sql":"DELETE FROM cart_items"}}' \
 	--request '{"id":5,"method":"db_query","params":{"sql":"SELECT sku AS inspected_sku, qty FROM cart_items ORDER BY id"}}' \
