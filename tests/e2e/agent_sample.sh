@@ -98,6 +98,10 @@ ends = [json.loads(l)["data"] for l in open(sys.argv[1])
 assert ends and all(int(d["elapsedMs"]) == d["elapsedNs"] // 1000000 for d in ends)
 assert any(0 < d["elapsedNs"] < 1000000 for d in ends)
 ' "$T/rec.ndjson"
+check "a read says so and counts its rows" \
+	grep -q '"event":"db_end".*"kind":"read".*"rows":[1-9]' "$T/rec.ndjson"
+check "an insert says it writes and gives the new row id" \
+	grep -q '"event":"db_end".*"sql":"INSERT[^"]*","kind":"write".*"insertId":[1-9]' "$T/rec.ndjson"
 check "the failed insert carries SQLite's error" \
 	grep -q '"error":"constraint failed: UNIQUE constraint failed: cart_items.id (code 1555)"' "$T/rec.ndjson"
 check "the 402 arrives with the published runtime's string status" \
