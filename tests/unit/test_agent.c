@@ -895,6 +895,78 @@ void test_agent__mt_a_renamed_thread_is_named_anew(void)
 }
 
 /*
+ * The args of the next db_start on c, or "" (none sent); false when no
+ * db_start came.
+ */
+static bool next_args(struct ph_client_conn *c, char *out, size_t cap)
+{
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	bool found = false;
+
+	out[0] = '\0';
+	while (!found && ph_client_line(c, &line, 2000) == 1) {
+		const struct ph_json *v = parse(&line), *a;
+
+		if (!ph_json_streq(ph_json_get(v, "event"), "db_start"))
+			continue;
+		a = ph_json_get(ph_json_get(v, "data"), "args");
+		if (ph_json_is(a, PH_JSON_STRING))
+			snprintf(out, cap, "%.*s", (int)a->n, a->u.s);
+		found = true;
+	}
+	ph_buf_release(&line);
+	return found;
+}
+
+/* Runs "SELECT ?, ?" with a 100-char text and an int bound. */
+static void bound_query(sqlite3 *db)
+{
+	char text[101];
+	sqlite3_stmt *st = NULL;
+
+	memset(text, 'a', 100);
+	text[100] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT ?, ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, 42);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		;
+	sqlite3_finalize(st);
+}
+
+/*
+ * Bound values: each cut to 64 chars and "..."; none at all with
+ * PORTHOLE_NO_BIND_ARGS.
+ */
+void test_agent__mt_bound_values_cut_and_opt_out(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 16);
+	char args[512], want[128];
+	sqlite3 *db = NULL;
+
+	memset(want, 'a', 64);
+	snprintf(want + 64, sizeof(want) - 64, "..., 42");
+	for (int pass = 0; pass < 2; pass++) {
+		CHECK_INT(
+			start_agent(QUIET | (pass ? PORTHOLE_NO_BIND_ARGS : 0),
+				    0),
+			PORTHOLE_OK);
+		CHECK_INT(connect_hello(&c, &line), 0);
+		CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+		CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+		bound_query(db);
+		CHECK(next_args(&c, args, sizeof(args)));
+		CHECK_STR(args, pass ? "" : want);
+		sqlite3_close(db);
+		ph_client_close(&c);
+		porthole_stop();
+	}
+	ph_buf_release(&line);
+}
+
+/*
  * With nothing to send, the writer backs off: it sleeps 2 ms after an
  * event, then twice as long each time up to 16 ms, where it used to wake
  * every 2 ms for ever (about 500 times a second).  Counted over a second:
