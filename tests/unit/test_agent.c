@@ -918,36 +918,46 @@ static bool next_args(struct ph_client_conn *c, char *out, size_t cap)
 	return found;
 }
 
-/* Runs "SELECT ?, ?" with a 100-char text and an int bound. */
+/*
+ * Runs "SELECT ?, ?, ?" with a 100-char text, an int, and a text whose
+ * 64th byte is the first of a two-byte character.
+ */
 static void bound_query(sqlite3 *db)
 {
-	char text[101];
+	char text[101], split[80];
 	sqlite3_stmt *st = NULL;
 
 	memset(text, 'a', 100);
 	text[100] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT ?, ?", -1, &st, NULL) != SQLITE_OK)
+	memset(split, 'b', 63);
+	snprintf(split + 63, sizeof(split) - 63, "\xc3\xa9zzz");
+	if (sqlite3_prepare_v2(db, "SELECT ?, ?, ?", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return;
 	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, 42);
+	sqlite3_bind_text(st, 3, split, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		;
 	sqlite3_finalize(st);
 }
 
 /*
- * Bound values: each cut to 64 chars and "..."; none at all with
- * PORTHOLE_NO_BIND_ARGS.
+ * Bound values: each cut to 64 chars and "...", never inside a character;
+ * none at all with PORTHOLE_NO_BIND_ARGS.
  */
 void test_agent__mt_bound_values_cut_and_opt_out(void)
 {
 	struct ph_client_conn c;
 	struct ph_buf line = PH_BUF_INIT(1 << 16);
-	char args[512], want[128];
+	char args[512], want[160];
 	sqlite3 *db = NULL;
 
+	/* 64 chars and "..."; the split character left out whole */
 	memset(want, 'a', 64);
-	snprintf(want + 64, sizeof(want) - 64, "..., 42");
+	memcpy(want + 64, "..., 42, ", 9);
+	memset(want + 73, 'b', 63);
+	snprintf(want + 136, sizeof(want) - 136, "...");
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK_INT(
 			start_agent(QUIET | (pass ? PORTHOLE_NO_BIND_ARGS : 0),

@@ -166,11 +166,15 @@ static const char *take_literal(const char *e, char *out, size_t *n, size_t cap)
 				e++;
 				break;
 			}
-			if (v < CAP_ARG)
+			/* one past the cap, to see whether the cut splits a
+			 * character */
+			if (v <= CAP_ARG)
 				val[v++] = *e;
 			full++;
 		}
 		if (full > CAP_ARG) {
+			v = CAP_ARG; /* val[v], the first byte left out, is read
+				      */
 			while (v > 0 && ((unsigned char)val[v] & 0xc0) == 0x80)
 				v--;
 			memcpy(val + v, "...", 3);
