@@ -819,8 +819,9 @@ void ph_state_inflight(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_end(w);
 	ph_jw_key(w, "notes");
 	ph_jw_arr_begin(w);
-	ph_jw_str(w, "Bodies and headers are kept on the events (http_end); "
-		     "the C agent redacts headers before anything is queued.");
+	ph_jw_str(w, "The C agent reads no headers: requestHeaders and "
+		     "responseHeaders are empty. Body snippets are on the "
+		     "http_end events.");
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
 }

@@ -12,10 +12,11 @@
  *  - a debug callback (CURLOPT_DEBUGFUNCTION, with CURLOPT_VERBOSE) sees
  *    the request go out: http_start is emitted then, stamped with the time
  *    perform was called, with the method and the redacted URL;
- *  - the same callback sees headers and, when asked, the first 4 KB of
- *    text bodies; header values that carry secrets and every query-string
- *    value are replaced by "*" here, in the process, before anything is
- *    queued (docs/protocol.md section 7);
+ *  - the same callback sees the content types (no other header is read,
+ *    so none can leak) and, when asked, the start of text bodies, kept
+ *    for the 512-char snippet; every query-string value is replaced by
+ *    "*" here, in the process, before anything is queued (docs/protocol.md
+ *    section 7);
  *  - when perform returns, http_end carries the status, the elapsed time,
  *    each phase's own duration from libcurl's timers, reuse, protocol,
  *    byte counts (absent, never 0, when there was no body) and the error.
@@ -32,7 +33,6 @@
 #define MAX_HANDLES 64
 #define CAP_URL	    512
 #define CAP_SNIPPET 512
-#define BODY_CAP    4096
 
 struct handle {
 	CURL *curl;
