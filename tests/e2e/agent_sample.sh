@@ -1,8 +1,9 @@
 # libporthole inside porthole-sample, over the real abstract socket: every
 # event kind the C agent produces (docs/protocol.md section 5) arrives from
-# the `all` scenario; secrets never leave the process; a crash is recorded
-# and reported by the next start; the methods answer; a second process of
-# the same app says plainly that it lost the socket's name.
+# the `all` scenario; secrets never leave the process; a crash, a clean
+# exit and a kill are recorded and reported by the next start; the methods
+# answer; a second process of the same app says plainly that it lost the
+# socket's name.
 . tests/lib/e2e.sh
 
 T=$E2E_TMP
@@ -16,6 +17,24 @@ check "the sample crashes on demand" sh -c \
 	'! ASAN_OPTIONS=handle_segv=0 "$0/porthole-sample" --scenario startup --seconds 5 --crash-at 700 \
 	--app-id "$1" --data-dir "$2" > /dev/null 2>&1' "$BIN" "$APP" "$DATA"
 check "the crash left an exit record" sh -c 'grep -q "state=crashed" "$0"/exit-*.rec' "$DATA"
+# A run that ends cleanly, and one killed outright: the first leaves a
+# record saying so; the second's still says running, so it was killed.
+# Each in a data dir of its own (a start reports what is in its dir), the
+# records then put beside the crash's for the next start to find.
+check "a clean run records its exit" sh -c \
+	'"$0/porthole-sample" --scenario clean --seconds 1 --app-id "$1" \
+	--data-dir "$2" > /dev/null 2>&1 && grep -q "state=exited" "$2"/exit-*.rec' \
+	"$BIN" "$APP" "$T/clean"
+"$BIN/porthole-sample" --scenario startup --seconds 30 --app-id "$APP" \
+	--data-dir "$T/killed" > /dev/null 2>&1 &
+KPID=$!
+for i in $(seq 100); do test -s "$T/killed/exit-$KPID.rec" && break; sleep 0.1; done
+sleep 0.5
+kill -9 $KPID
+wait $KPID 2>/dev/null
+check "a killed run's record still says running" \
+	grep -q "state=running" "$T/killed/exit-$KPID.rec"
+mv "$T"/clean/exit-*.rec "$T/killed/exit-$KPID.rec" "$DATA"/
 
 # 2. The `all` scenario for 20 s (the acceptance run), recorded from its
 # first event, methods included.
@@ -79,9 +98,13 @@ done
 check "no secret left the process" sh -c '! grep -q "do-not-log" "$0/rec.ndjson"' "$T"
 check "query values are redacted" grep -q 'token=\*' "$T/rec.ndjson"
 check "a crash is reported as an exit with its signal" \
-	grep -q '"reason":"REASON_CRASH_NATIVE"' "$T/rec.ndjson"
+	grep -q '"event":"exit","t":[0-9]*,"seq":[0-9]*,"data":{"reason":"REASON_CRASH_NATIVE"[^}]*"signal":11' "$T/rec.ndjson"
 check "the exit names the other threads' states and the crashed stack" \
 	grep -q '"event":"exit".*"mainStack":".*"otherThreadCount":[0-9]*,"otherThreadStates":{"[a-z-]*":[0-9]' "$T/rec.ndjson"
+check "the killed run is reported as killed" \
+	grep -q '"event":"exit".*"pid":'"$KPID"',.*"description":"killed: no exit or crash was recorded"' "$T/rec.ndjson"
+check "exits lists the clean exit, with its status" \
+	grep -q '"id":11,"ok":true,"result":{"exits":\[.*"state":"exited","reason":"REASON_EXIT_SELF","status":0' "$T/rec.ndjson"
 check "exits lists the crash, already reported" \
 	grep -q '"id":11,"ok":true,"result":{"exits":\[.*"state":"crashed","reason":"REASON_CRASH_NATIVE","signal":11,.*"reported":true' "$T/rec.ndjson"
 check "the stall names the function that blocked" \
