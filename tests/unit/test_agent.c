@@ -1995,6 +1995,22 @@ void test_agent__mt_late_frames_and_taps(void)
 		  1);
 	CHECK(strstr(line.buf, "\"action\":\"tap\""));
 	CHECK(strstr(line.buf, "\"worstPhase\":\"layoutMeasure\""));
+	/* from the finger's up to the frame that shows it: the 60 ms frame */
+	{
+		const struct ph_json *evs = ph_json_get(
+			ph_json_get(parse(&line), "result"), "events");
+		int64_t tap = -1;
+
+		for (size_t i = 0; ph_json_at(evs, i); i++) {
+			const struct ph_json *d =
+				ph_json_get(ph_json_at(evs, i), "data");
+
+			if (ph_json_streq(ph_json_get(d, "action"), "tap") &&
+			    !ph_json_as_int(ph_json_get(d, "tapMs"), &tap))
+				tap = -1;
+		}
+		CHECK(tap >= 60 && tap < 1000);
+	}
 	ph_client_close(&c);
 	porthole_stop();
 	ph_buf_release(&ev);
