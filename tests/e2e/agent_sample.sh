@@ -134,6 +134,20 @@ check "the job failed once and succeeded on retry" sh -c \
 check "the burst was dropped and counted, not waited for" \
 	grep -q '"event":"dropped".*"scope":"queue"' "$T/rec.ndjson"
 check "a cold start" grep -q '"classification":"cold"' "$T/rec.ndjson"
+check "its origin is the process's fork, read from /proc/self/stat" \
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    for e in o.get("result", {}).get("events", []) if "result" in o else [o]:
+        d = e.get("data", {})
+        if e.get("event") == "startup" and d.get("classification") == "cold":
+            assert d["originAssumed"] is False and d["originKind"] == "fork"
+            # forked before the agent started, and not long before
+            assert 0 <= d["onCreateEntryMs"] - d["originMs"] < 5000
+            sys.exit(0)
+sys.exit(1)
+' "$T/rec.ndjson"
 check "a stderr stack trace is one entry with appended lines" \
 	grep -q '"event":"log_append".*"text":"    at apply_coupon (coupon.c:88)"' "$T/rec.ndjson"
 check "db_tables lists the cart database" grep -q '{"id":3,"ok":true,"result":{"database":".*cart.db"' "$T/rec.ndjson"
