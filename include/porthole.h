@@ -65,6 +65,7 @@ enum {
 	PORTHOLE_NO_EXITS = 1u << 6,
 	PORTHOLE_NO_TRACE_MARKERS = 1u << 7,
 	PORTHOLE_NO_INTEGRATION_CHECK = 1u << 8,
+	PORTHOLE_NO_STARTUP = 1u << 9, /* no `startup` events */
 };
 
 struct porthole_config {

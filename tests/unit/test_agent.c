@@ -1924,6 +1924,35 @@ static void frame(void)
 }
 
 /* docs/protocol.md section 6, launch by launch. */
+/* Turned off, the startup collector sends no startup event. */
+void test_agent__mt_startup_can_be_turned_off(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	bool startup = false, done = false;
+
+	CHECK_INT(start_agent(QUIET | PORTHOLE_NO_STARTUP, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	porthole_main_loop_ping();
+	frame();
+	porthole_report_fully_drawn();
+	/* past the 1.2 s a cold launch waits for reportFullyDrawn */
+	usleep(1500 * 1000);
+	porthole_mark("done", NULL);
+	while (!done && ph_client_line(&c, &line, 3000) == 1) {
+		startup |= !strncmp(line.buf, "{\"event\":\"startup\"", 18);
+		done = strstr(line.buf, "\"label\":\"done\"") != NULL;
+	}
+	CHECK(done);
+	CHECK(!startup);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
 void test_agent__mt_startup_classification(void)
 {
 	struct ph_client_conn c;

@@ -121,8 +121,10 @@ static void emit_startup(void)
 	if (from >= 0)
 		snprintf(dominant, sizeof(dominant), "%s->%s", names[from],
 			 names[to]);
-	r = ph_emit_begin(PH_KIND_STARTUP, &pos);
 	st.pending = false;
+	if (ph_agent.cfg.flags & PORTHOLE_NO_STARTUP)
+		return; /* still tracked: foreground and background are sent */
+	r = ph_emit_begin(PH_KIND_STARTUP, &pos);
 	if (!r)
 		return;
 	ph_rec_str(r, PH_KEY_CLASSIFICATION, st.classification, 12);
