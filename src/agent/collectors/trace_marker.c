@@ -8,7 +8,7 @@
  * thread.  That write is the one system call an event call may make, and
  * only then.  Whether a trace is recording is checked by the sampler
  * thread once a second (ph_trace_marker_poll), never per event: when off,
- * an event pays one relaxed load.
+ * an event pays one load (acquire, which x86-64 does as a plain load).
  *
  * An "E" must close a "B" this thread wrote into this same recording,
  * or trace viewers pair the wrong slices: a span that began before the
@@ -81,9 +81,13 @@ void ph_trace_marker_poll(void)
 	retired = old;
 }
 
+/*
+ * Each emitter's look at the fd is an acquire load (a plain load on
+ * x86-64): the poll that opened the fd comes before any write to it.
+ */
 void ph_trace_marker_begin(const char *name)
 {
-	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_acquire);
 	int fd = marker_fd(m);
 	char buf[160];
 	int n;
@@ -105,7 +109,7 @@ void ph_trace_marker_begin(const char *name)
 
 void ph_trace_marker_end(void)
 {
-	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_acquire);
 	int fd = marker_fd(m);
 	char buf[32];
 	int n;
@@ -126,7 +130,7 @@ void ph_trace_marker_end(void)
  */
 uint32_t ph_trace_marker_async_begin(const char *name, int cookie)
 {
-	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_acquire);
 	int fd = marker_fd(m);
 	char buf[160];
 	int n;
@@ -142,7 +146,7 @@ uint32_t ph_trace_marker_async_begin(const char *name, int cookie)
 
 void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie)
 {
-	uint64_t m = atomic_load_explicit(&marker, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&marker, memory_order_acquire);
 	int fd = marker_fd(m);
 	char buf[160];
 	int n;
