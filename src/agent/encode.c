@@ -137,6 +137,30 @@ static int write_obj_ints(struct ph_buf *out, const struct ph_rec *r,
 	return rc ? rc : ph_buf_addch(out, '}');
 }
 
+/* "Name: value\n" lines as {"Name":"value",...} (curl.c redacted them). */
+static int write_headers(struct ph_buf *out, const struct field *f)
+{
+	const char *p = (const char *)f->p, *end = p + f->len;
+	int rc = ph_buf_addch(out, '{');
+
+	for (bool first = true; !rc && p < end; first = false) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *v;
+		const char *eol = nl ? nl : end;
+
+		v = memchr(p, ':', (size_t)(eol - p));
+		if (!v)
+			v = eol;
+		rc = first ? 0 : ph_buf_addch(out, ',');
+		rc = rc ? rc : ph_json_escape(out, p, (size_t)(v - p));
+		rc = rc ? rc : ph_buf_addch(out, ':');
+		if (v < eol)
+			v += v + 1 < eol && v[1] == ' ' ? 2 : 1;
+		rc = rc ? rc : ph_json_escape(out, v, (size_t)(eol - v));
+		p = eol + 1;
+	}
+	return rc ? rc : ph_buf_addch(out, '}');
+}
+
 /* Raw return addresses: symbolize.c writes "top", "stack" and "frames". */
 static int write_stack(struct ph_buf *out, const struct field *f,
 		       bool has_members)
@@ -213,6 +237,9 @@ int ph_encode_event(const struct ph_rec *r, uint64_t seq, struct ph_buf *out)
 			have = next_field(r, &off, &f);
 		} else if (f.type == PH_F_OBJ_INT) {
 			rc = write_obj_ints(out, r, &off, &f, &have);
+		} else if (f.type == PH_F_HEADERS) {
+			rc = write_headers(out, &f);
+			have = next_field(r, &off, &f);
 		} else {
 			rc = write_scalar(out, &f);
 			have = next_field(r, &off, &f);

@@ -44,6 +44,7 @@ enum ph_field_type {
 	PH_F_OBJ_INT, /* "name\0" then int64: one member of an object of ints */
 	PH_F_PCS,     /* raw return addresses, symbolized by the writer */
 	PH_F_ARR_EMPTY, /* an empty array (no payload) */
+	PH_F_HEADERS,	/* "Name: value\n" lines, an object of strings */
 };
 
 struct ph_rec {

@@ -45,6 +45,9 @@ struct ph_call {
 	int status; /* 0: none */
 	bool main;
 	bool done;
+	/* as curl.c sent them, redacted: "Name: value\n" lines */
+	char req_h[384], resp_h[384];
+	uint16_t req_h_len, resp_h_len;
 };
 
 struct ph_query {

@@ -201,6 +201,8 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(OTHER_THREAD_COUNT, "otherThreadCount")      \
 	X(OTHER_THREAD_STATES, "otherThreadStates")    \
 	X(ELAPSED_NS, "elapsedNs")                     \
+	X(REQUEST_HEADERS, "requestHeaders")           \
+	X(RESPONSE_HEADERS, "responseHeaders")         \
 	X(SIGNAL, "signal")                            \
 	X(EXIT_STATUS, "exitStatus")                   \
 	X(FAULT_ADDR, "faultAddr")                     \

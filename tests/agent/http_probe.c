@@ -423,6 +423,10 @@ int main(int argc, char **argv)
 	snprintf(big_body, sizeof(big_body), "{\"note\":\"%0700d\"}", 7);
 	secret = curl_slist_append(secret, "Authorization: " SECRET_AUTH);
 	secret = curl_slist_append(secret, "Cookie: " SECRET_COOKIE);
+	/* a secret by a word in its name; a header sent twice */
+	secret = curl_slist_append(secret, "X-Refresh-Token: do-not-log-456");
+	secret = curl_slist_append(secret, "X-Tag: a");
+	secret = curl_slist_append(secret, "X-Tag: b");
 	json = curl_slist_append(json, "Content-Type: application/json");
 
 	call(bodies, port, "/text", NULL, NULL, 200);

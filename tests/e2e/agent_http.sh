@@ -262,6 +262,17 @@ def query():
     ok(e['url'].endswith('/secret?token=*&page=*'), e['url'])
 
 
+def headers():
+    s, e = pairs['secret']
+    h = s['requestHeaders']
+    ok(h.get('Authorization') == h.get('Cookie') == '*', h)
+    ok(h.get('X-Refresh-Token') == '*', 'a name with token in it', h)
+    ok(h.get('X-Tag') == 'a, b', 'a repeated header joined', h)
+    ok(h.get('Host', '').startswith('127.0.0.1:'), 'an ordinary one kept', h)
+    ok('Content-Type' in e['responseHeaders'], e['responseHeaders'])
+    ok('responseHeaders' not in pairs['refused'][1], 'no response, none')
+
+
 def secrets_sent():
     s = log['secret']
     ok(s['auth'] == s['cookie'] == s['query'] == 1, s)
@@ -277,7 +288,7 @@ def unattached():
  'reused': reused, 'text_snippet': text_snippet, 'whole_text': whole_text,
  'binary': binary, 'no_capture': no_capture, 'no_body': no_body,
  'big': big, 'protocol': protocol, 'failed': failed, 'stalled': stalled,
- 'query': query, 'secrets_sent': secrets_sent,
+ 'query': query, 'secrets_sent': secrets_sent, 'headers': headers,
  'unattached': unattached}[which]()
 PY
 ck() { # ck NAME: one function of checks.py over this run
@@ -310,6 +321,8 @@ check "protocol is http/1.1 when a response came, absent when none did" \
 check "a failed call says CURLE and libcurl's reason" ck failed
 check "a timeout while waiting is waiting, never a response body" ck stalled
 check "query values are * with their names kept" ck query
+check "headers are sent, secrets \"*\" (by name, or a word in it), repeats joined" \
+	ck headers
 check "the planted secrets did reach the server" ck secrets_sent
 check "no secret left the process" sh -c \
 	'! grep -q "do-not-log" "$0"' "$T/rec.ndjson"

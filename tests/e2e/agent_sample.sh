@@ -53,6 +53,7 @@ $REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 23 --after 2000 \
 	--request '{"id":12,"method":"db_query","params":{"sql":"WITH x AS (SELECT 1) INSERT INTO cart_items(sku, qty) SELECT '"'"'planted'"'"', 1 FROM x"}}' \
 	--request '{"id":13,"method":"db_query","params":{"sql":"SELECT 1; DELETE FROM cart_items"}}' \
 	--request '{"id":14,"method":"db_query","params":{"sql":"PRAGMA user_version = 7"}}' \
+	--request '{"id":16,"method":"inflight","params":{}}' \
 	--request '{"id":15,"method":"db_query","params":{"sql":"SELECT count(*) AS planted FROM cart_items WHERE sku = '"'"'planted'"'"'"}}' \
 	--request 'this is not json' &
 RPID=$!
@@ -97,6 +98,14 @@ done
 
 check "no secret left the process" sh -c '! grep -q "do-not-log" "$0/rec.ndjson"' "$T"
 check "query values are redacted" grep -q 'token=\*' "$T/rec.ndjson"
+check "request headers are sent, the bearer token redacted in the app" \
+	grep -q '"event":"http_start".*"requestHeaders":{[^}]*"Authorization":"\*"' "$T/rec.ndjson"
+check "response headers are sent, the cookie redacted in the app" \
+	grep -q '"event":"http_end".*"responseHeaders":{[^}]*"Set-Cookie":"\*"' "$T/rec.ndjson"
+check "inflight's finished calls carry the redacted headers" \
+	grep -q '{"id":16,"ok":true,"result":{.*"recentHttp":\[.*"requestHeaders":{[^}]*"Authorization":"\*"[^}]*},"responseHeaders":{[^}]*"Content-Type":"application/json"' "$T/rec.ndjson"
+check "an ordinary header keeps its value" \
+	grep -q '"responseHeaders":{[^}]*"Content-Type":"application/json' "$T/rec.ndjson"
 check "a crash is reported as an exit with its signal" \
 	grep -q '"event":"exit","t":[0-9]*,"seq":[0-9]*,"data":{"reason":"REASON_CRASH_NATIVE"[^}]*"signal":11' "$T/rec.ndjson"
 check "the exit names the other threads' states and the crashed stack" \

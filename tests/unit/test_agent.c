@@ -106,16 +106,20 @@ void test_encode__every_field_type(void)
 	ph_rec_obj_int(&r, PH_KEY_PHASES, "layout", 3);
 	ph_rec_obj_int(&r, PH_KEY_PHASES, "draw", -4);
 	ph_rec_bool(&r, PH_KEY_RETRYING, false);
+	/* header lines: a value with a colon, one without a space, one empty */
+	ph_rec_strn(&r, PH_KEY_REQUEST_HEADERS, PH_F_HEADERS,
+		    "Host: h:80\nX-A:b\"\nX-E: \n", 24, 64);
 	CHECK_INT(ph_encode_event(&r, 18446744073709551615ull, &out), 0);
-	CHECK_STR(
-		out.buf,
-		"{\"event\":\"device\",\"t\":-5,\"seq\":18446744073709551615,"
-		"\"data\":{\"kind\":\"thermal\","
-		"\"name\":\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \xef\xbf\xbd\","
-		"\"elapsedMs\":\"12\",\"count\":-9223372036854775808,"
-		"\"budgetMs\":16.5,\"totalMs\":null,\"reused\":true,"
-		"\"tags\":[\"x\",\"y\"],\"keys\":[],"
-		"\"phases\":{\"layout\":3,\"draw\":-4},\"retrying\":false}}\n");
+	CHECK_STR(out.buf,
+		  "{\"event\":\"device\",\"t\":-5,\"seq\":18446744073709551615,"
+		  "\"data\":{\"kind\":\"thermal\","
+		  "\"name\":\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \xef\xbf\xbd\","
+		  "\"elapsedMs\":\"12\",\"count\":-9223372036854775808,"
+		  "\"budgetMs\":16.5,\"totalMs\":null,\"reused\":true,"
+		  "\"tags\":[\"x\",\"y\"],\"keys\":[],"
+		  "\"phases\":{\"layout\":3,\"draw\":-4},\"retrying\":false,"
+		  "\"requestHeaders\":{\"Host\":\"h:80\",\"X-A\":\"b\\\"\","
+		  "\"X-E\":\"\"}}}\n");
 	ph_buf_release(&out);
 }
 

@@ -28,11 +28,14 @@
 #include "../state.h"
 
 #include <curl/curl.h>
+#include <ctype.h>
 #include <dlfcn.h>
 
 #define MAX_HANDLES 64
 #define CAP_URL	    512
 #define CAP_SNIPPET 512
+#define CAP_HEADERS 384 /* each way: "Name: value\n" lines, whole ones */
+#define CAP_HEADER  128 /* one value */
 
 struct handle {
 	CURL *curl;
@@ -48,6 +51,9 @@ struct handle {
 	char req_body[CAP_SNIPPET + 2], resp_body[CAP_SNIPPET + 2];
 	size_t req_len, resp_len;
 	size_t req_seen, resp_seen;
+	/* headers, redacted as they are read: "Name: value\n" lines */
+	char req_h[CAP_HEADERS], resp_h[CAP_HEADERS];
+	size_t req_h_len, resp_h_len;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -186,6 +192,91 @@ static void header_value(const char *line, size_t n, const char *name,
 	}
 }
 
+/*
+ * Whether a header's value is a secret (docs/protocol.md section 7): the
+ * published set, ours, and any name with one of the words in it.
+ */
+static bool secret_header(const char *name, size_t n)
+{
+	static const char *const exact[] = {
+		"authorization",	"proxy-authorization", "cookie",
+		"set-cookie",		"x-api-key",	       "x-auth-token",
+		"x-access-token",	"x-csrf-token",	       "x-xsrf-token",
+		"x-amz-security-token", "x-goog-api-key",
+	};
+	static const char *const words[] = { "token",  "secret",  "password",
+					     "passwd", "api-key", "apikey",
+					     "session" };
+	char low[64];
+
+	if (n >= sizeof(low))
+		return true; /* a name this long is not worth the risk */
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[n] = '\0';
+	for (size_t i = 0; i < PH_ARRAY_SIZE(exact); i++)
+		if (!strcmp(low, exact[i]))
+			return true;
+	for (size_t i = 0; i < PH_ARRAY_SIZE(words); i++)
+		if (strstr(low, words[i]))
+			return true;
+	return false;
+}
+
+/*
+ * One "Name: value" header line (CR/LF and all) into the handle's lines,
+ * its value "*" when it is a secret, so a secret never leaves this
+ * function; a name already there gets ", value" (repeated headers are
+ * joined).  What does not fit is left out whole.
+ */
+static void keep_header(char *buf, size_t *len, const char *line, size_t n)
+{
+	const char *colon = memchr(line, ':', n), *v;
+	size_t name_n, v_n;
+	char add[CAP_HEADER + 72];
+	int k;
+
+	while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+		n--;
+	if (!colon || colon == line || colon >= line + n)
+		return; /* a status line, or the blank line that ends them */
+	name_n = (size_t)(colon - line);
+	for (v = colon + 1; v < line + n && (*v == ' ' || *v == '\t'); v++)
+		;
+	v_n = (size_t)(line + n - v);
+	if (secret_header(line, name_n)) {
+		v = "*";
+		v_n = 1;
+	}
+	v_n = ph_utf8_cut(v, v_n, CAP_HEADER);
+	for (char *p = buf; p < buf + *len;) {
+		char *nl = memchr(p, '\n', (size_t)(buf + *len - p));
+
+		if (!nl)
+			break;
+		if ((size_t)(nl - p) > name_n && p[name_n] == ':' &&
+		    !strncasecmp(p, line, name_n)) {
+			/* joined: ", value" before this line's newline */
+			if (*len + 2 + v_n > CAP_HEADERS)
+				return;
+			memmove(nl + 2 + v_n, nl, (size_t)(buf + *len - nl));
+			memcpy(nl, ", ", 2);
+			memcpy(nl + 2, v, v_n);
+			*len += 2 + v_n;
+			return;
+		}
+		p = nl + 1;
+	}
+	if (name_n > 64)
+		return;
+	k = snprintf(add, sizeof(add), "%.*s: %.*s\n", (int)name_n, line,
+		     (int)v_n, v);
+	if (k > 0 && *len + (size_t)k <= CAP_HEADERS) {
+		memcpy(buf + *len, add, (size_t)k);
+		*len += (size_t)k;
+	}
+}
+
 static void emit_start(struct handle *h, CURL *curl)
 {
 	char *eff = NULL;
@@ -204,6 +295,8 @@ static void emit_start(struct handle *h, CURL *curl)
 	ph_rec_str(r, PH_KEY_ID, h->id, sizeof(h->id));
 	ph_rec_str(r, PH_KEY_METHOD, h->method[0] ? h->method : "GET", 16);
 	ph_rec_str(r, PH_KEY_URL, h->url, CAP_URL);
+	ph_rec_strn(r, PH_KEY_REQUEST_HEADERS, PH_F_HEADERS, h->req_h,
+		    h->req_h_len, CAP_HEADERS);
 	ph_emit_commit(pos);
 	ph_trace_marker_begin(h->url);
 }
@@ -244,14 +337,21 @@ static int on_debug(CURL *curl, curl_infotype type, char *data, size_t n,
 
 				header_value(p, len, "content-type",
 					     h->req_type, sizeof(h->req_type));
+				if (p != data) /* not the request line */
+					keep_header(h->req_h, &h->req_h_len, p,
+						    len);
 				p += len + 1;
 			}
 			emit_start(h, curl);
 		}
 		break;
 	case CURLINFO_HEADER_IN:
+		/* a new response (after a 100 or a redirect) starts afresh */
+		if (n > 5 && !strncmp(data, "HTTP/", 5))
+			h->resp_h_len = 0;
 		header_value(data, n, "content-type", h->resp_type,
 			     sizeof(h->resp_type));
+		keep_header(h->resp_h, &h->resp_h_len, data, n);
 		break;
 	case CURLINFO_DATA_OUT:
 		keep_body(h->req_body, &h->req_len, &h->req_seen, data, n);
@@ -412,6 +512,9 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 	 * them (docs/protocol.md section 8).  The request's takes at most
 	 * half of what is left when the response has one too.
 	 */
+	if (h->resp_h_len)
+		ph_rec_strn(r, PH_KEY_RESPONSE_HEADERS, PH_F_HEADERS, h->resp_h,
+			    h->resp_h_len, CAP_HEADERS);
 	cap = room(r);
 	if (resp_bytes > 0)
 		cap /= 2;
@@ -439,6 +542,7 @@ PORTHOLE_API CURLcode curl_easy_perform(CURL *curl)
 	h->method[0] = h->url[0] = '\0';
 	h->req_type[0] = h->resp_type[0] = '\0';
 	h->req_len = h->resp_len = h->req_seen = h->resp_seen = 0;
+	h->req_h_len = h->resp_h_len = 0;
 	h->req_body[0] = h->resp_body[0] = '\0';
 	snprintf(h->id, sizeof(h->id), "http-%" PRIu64,
 		 atomic_fetch_add(&ph_agent.next_id, 1));
