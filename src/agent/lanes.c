@@ -43,9 +43,9 @@ struct ph_lane *ph_lane_take(struct ph_lanes *l, int tid)
 			    memory_order_relaxed))
 			continue;
 		/*
-		 * Raised before this thread's first event goes in, so a writer
-		 * that has seen any event this one happened before looks at
-		 * the lane (ph_merge_next).
+		 * Raised before this thread's first event goes in: a writer
+		 * that has seen an event which one of this thread's happened
+		 * before then looks at the lane too (ph_merge_next).
 		 */
 		used = atomic_load_explicit(&l->used, memory_order_relaxed);
 		while (used < i + 1 &&

@@ -238,7 +238,8 @@ static void keep_header(char *buf, size_t *len, const char *line, size_t n)
 
 	while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
 		n--;
-	if (!colon || colon == line || colon >= line + n)
+	if (!colon || colon == line || colon >= line + n ||
+	    (n >= 5 && !strncmp(line, "HTTP/", 5)))
 		return; /* a status line, or the blank line that ends them */
 	name_n = (size_t)(colon - line);
 	for (v = colon + 1; v < line + n && (*v == ' ' || *v == '\t'); v++)
