@@ -141,22 +141,15 @@ static int write_obj_ints(struct ph_buf *out, const struct ph_rec *r,
 static int write_headers(struct ph_buf *out, const struct field *f)
 {
 	const char *p = (const char *)f->p, *end = p + f->len;
+	struct ph_header h;
 	int rc = ph_buf_addch(out, '{');
 
 	for (bool first = true; !rc && p < end; first = false) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *v;
-		const char *eol = nl ? nl : end;
-
-		v = memchr(p, ':', (size_t)(eol - p));
-		if (!v)
-			v = eol;
+		p = ph_header_next(p, end, &h);
 		rc = first ? 0 : ph_buf_addch(out, ',');
-		rc = rc ? rc : ph_json_escape(out, p, (size_t)(v - p));
+		rc = rc ? rc : ph_json_escape(out, h.name, h.name_n);
 		rc = rc ? rc : ph_buf_addch(out, ':');
-		if (v < eol)
-			v += v + 1 < eol && v[1] == ' ' ? 2 : 1;
-		rc = rc ? rc : ph_json_escape(out, v, (size_t)(eol - v));
-		p = eol + 1;
+		rc = rc ? rc : ph_json_escape(out, h.value, h.value_n);
 	}
 	return rc ? rc : ph_buf_addch(out, '}');
 }

@@ -323,6 +323,34 @@ static inline const uint8_t *ph_rec_find(const struct ph_rec *r,
 	return NULL;
 }
 
+/*
+ * One line of a PH_F_HEADERS field ("Name: value\n"): its name and value,
+ * and where the next line starts.  A line without ':' is a name with an
+ * empty value.
+ */
+struct ph_header {
+	const char *name, *value;
+	size_t name_n, value_n;
+};
+
+static inline const char *ph_header_next(const char *p, const char *end,
+					 struct ph_header *h)
+{
+	const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
+	const char *eol = nl ? nl : end;
+	const char *v = (const char *)memchr(p, ':', (size_t)(eol - p));
+
+	if (!v)
+		v = eol;
+	h->name = p;
+	h->name_n = (size_t)(v - p);
+	if (v < eol)
+		v += v + 1 < eol && v[1] == ' ' ? 2 : 1;
+	h->value = v;
+	h->value_n = (size_t)(eol - v);
+	return eol + 1;
+}
+
 /* A string field copied into buf (NUL-terminated, cut to fit); "" if none. */
 static inline const char *
 ph_rec_get_str(const struct ph_rec *r, enum ph_key key, char *buf, size_t size)

@@ -741,21 +741,19 @@ void ph_state_state(const struct ph_state *st, struct ph_jw *w, int64_t now)
 static void headers_json(struct ph_jw *w, const char *key, const char *h,
 			 size_t n)
 {
+	struct ph_header line;
+	char name[72];
+
 	ph_jw_key(w, key);
 	ph_jw_obj_begin(w);
 	for (const char *p = h, *end = h + n; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end;
-		const char *v = memchr(p, ':', (size_t)(eol - p));
-		char name[72];
-
-		if (v && (size_t)(v - p) < sizeof(name)) {
-			snprintf(name, sizeof(name), "%.*s", (int)(v - p), p);
-			v += v + 1 < eol && v[1] == ' ' ? 2 : 1;
-			ph_jw_key(w, name);
-			ph_jw_strn(w, v, (size_t)(eol - v));
-		}
-		p = eol + 1;
+		p = ph_header_next(p, end, &line);
+		if (line.name_n >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)line.name_n,
+			 line.name);
+		ph_jw_key(w, name);
+		ph_jw_strn(w, line.value, line.value_n);
 	}
 	ph_jw_obj_end(w);
 }
