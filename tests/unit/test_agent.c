@@ -1276,19 +1276,22 @@ void test_agent__mt_slow_client_never_blocks_the_others(void)
 }
 
 /*
- * Marks "t<thread>" with detail "<index>", read until "last": each
- * thread's come in order, and delivered + dropped is all of them.
+ * What a client read until a mark labelled "last": marks, dropped counts
+ * by scope, the last mark's seq and its detail as an int (-1 without);
+ * and whether the marks "t<thread>" with detail "<index>" came in each
+ * thread's order.
  */
-struct lane_reader {
+struct mark_reader {
 	struct ph_client_conn *c;
-	int64_t got, dropped;
+	int64_t marks, queue_lost, client_lost, last_seq, last_i;
 	int64_t next[32]; /* each thread's next index */
 	bool in_order;
+	_Atomic bool done;
 };
 
-static void *read_lane_marks(void *p)
+static void *read_until_last(void *p)
 {
-	struct lane_reader *rd = p;
+	struct mark_reader *rd = p;
 	struct ph_buf line = PH_BUF_INIT(1 << 20);
 	struct ph_arena a;
 	struct ph_json *v;
@@ -1298,33 +1301,43 @@ static void *read_lane_marks(void *p)
 
 	ph_arena_init(&a, 0, SIZE_MAX);
 	rd->in_order = true;
+	rd->last_i = rd->last_seq = -1;
 	while (ph_client_line(rd->c, &line, 10000) == 1) {
 		ph_arena_reset(&a);
 		if (ph_json_parse(&a, line.buf, line.len, &v, NULL))
 			continue;
 		d = ph_json_get(v, "data");
 		if (ph_json_streq(ph_json_get(v, "event"), "dropped") &&
-		    ph_json_as_int(ph_json_get(d, "count"), &n))
-			rd->dropped += n;
+		    ph_json_as_int(ph_json_get(d, "count"), &n)) {
+			if (ph_json_streq(ph_json_get(d, "scope"), "queue"))
+				rd->queue_lost += n;
+			else
+				rd->client_lost += n;
+		}
 		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
 			continue;
-		rd->got++;
+		rd->marks++;
 		label = ph_json_strdup(&a, ph_json_get(d, "label"));
-		if (label && !strcmp(label, "last"))
+		/* a decimal string reads as an int (the v1 quirk) */
+		if (!ph_json_as_int(ph_json_get(d, "detail"), &n))
+			n = -1;
+		if (label && !strcmp(label, "last")) {
+			rd->last_i = n;
+			if (!ph_json_as_int(ph_json_get(v, "seq"),
+					    &rd->last_seq))
+				rd->last_seq = -1;
 			break;
+		}
 		if (label && label[0] == 't') {
 			int who = atoi(label + 1);
-			int64_t i = -1;
 
-			/* a decimal string reads as an int (the v1 quirk) */
-			if (!ph_json_as_int(ph_json_get(d, "detail"), &i))
-				i = -1;
-			if (who < 0 || who >= 32 || i < rd->next[who])
+			if (who < 0 || who >= 32 || n < rd->next[who])
 				rd->in_order = false;
 			else
-				rd->next[who] = i + 1;
+				rd->next[who] = n + 1;
 		}
 	}
+	atomic_store(&rd->done, true);
 	ph_arena_release(&a);
 	ph_buf_release(&line);
 	return NULL;
@@ -1372,14 +1385,14 @@ void test_agent__mt_lanes_overflow_in_order_and_come_back(void)
 {
 	struct ph_client_conn c;
 	struct ph_buf line = PH_BUF_INIT(1 << 16);
-	struct lane_reader rd = { .c = &c };
+	struct mark_reader rd = { .c = &c };
 	struct flooder f[20];
 	pthread_t t[20], rt;
 	int laned = 0, overflowed = 0, again = 0;
 
 	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
 	CHECK_INT(connect_hello(&c, &line), 0);
-	pthread_create(&rt, NULL, read_lane_marks, &rd);
+	pthread_create(&rt, NULL, read_until_last, &rd);
 	pthread_barrier_init(&flood_start, NULL, 20);
 	for (int i = 0; i < 20; i++) {
 		f[i] = (struct flooder){ .who = i, .count = 4000 };
@@ -1394,7 +1407,7 @@ void test_agent__mt_lanes_overflow_in_order_and_come_back(void)
 	porthole_mark("last", NULL);
 	pthread_join(rt, NULL);
 	CHECK(rd.in_order);
-	CHECK_INT(rd.got + rd.dropped, 20 * 4000 + 1);
+	CHECK_INT(rd.marks + rd.queue_lost + rd.client_lost, 20 * 4000 + 1);
 	/* this thread and the reader's have none of their own here */
 	CHECK(laned > 0 && laned < 20);
 	CHECK(overflowed > 0);
@@ -1431,55 +1444,6 @@ static int holding_provider(const uint8_t **pixels, int *width, int *height,
 }
 
 /*
- * Marks and the dropped counts a client read, until a mark "last-<i>"
- * (the test sends them until one arrives: one it was lagging for would
- * be told of only by the event after it).
- */
-struct loss_reader {
-	struct ph_client_conn *c;
-	int64_t marks, queue_lost, client_lost, last_seq, last_i;
-	_Atomic bool done;
-};
-
-static void *read_losses(void *p)
-{
-	struct loss_reader *rd = p;
-	struct ph_buf line = PH_BUF_INIT(1 << 20);
-	struct ph_arena a;
-	struct ph_json *v;
-	const struct ph_json *d;
-	int64_t n;
-
-	ph_arena_init(&a, 0, SIZE_MAX);
-	while (ph_client_line(rd->c, &line, 10000) == 1) {
-		ph_arena_reset(&a);
-		if (ph_json_parse(&a, line.buf, line.len, &v, NULL))
-			continue;
-		d = ph_json_get(v, "data");
-		if (ph_json_streq(ph_json_get(v, "event"), "dropped") &&
-		    ph_json_as_int(ph_json_get(d, "count"), &n)) {
-			if (ph_json_streq(ph_json_get(d, "scope"), "queue"))
-				rd->queue_lost += n;
-			else
-				rd->client_lost += n;
-		}
-		if (!ph_json_streq(ph_json_get(v, "event"), "mark"))
-			continue;
-		rd->marks++;
-		if (ph_json_as_int(ph_json_get(d, "detail"), &rd->last_i)) {
-			if (!ph_json_as_int(ph_json_get(v, "seq"),
-					    &rd->last_seq))
-				rd->last_seq = -1;
-			break;
-		}
-	}
-	atomic_store(&rd->done, true);
-	ph_arena_release(&a);
-	ph_buf_release(&line);
-	return NULL;
-}
-
-/*
  * Events the queue loses are every client's loss: each client is told
  * (a lagging one when it catches up) and counts them, so for each client
  * delivered + dropped = every seq from its first.
@@ -1488,7 +1452,7 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 {
 	struct ph_client_conn fast, slow, asker;
 	struct ph_buf line = PH_BUF_INIT(1 << 20);
-	struct loss_reader rd = { .c = &fast };
+	struct mark_reader rd = { .c = &fast };
 	const struct ph_json *v, *r;
 	int64_t n, delivered = -1, lagged = -1, in_queue = -1, first = -1;
 	bool told = false;
@@ -1503,7 +1467,7 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 	CHECK_INT(connect_hello(&fast, &line), 0);
 	CHECK_INT(connect_hello(&slow, &line), 0);
 	CHECK_INT(connect_hello(&asker, &line), 0);
-	pthread_create(&t, NULL, read_losses, &rd);
+	pthread_create(&t, NULL, read_until_last, &rd);
 	porthole_mark("first", NULL); /* both have had an event before */
 	/* hold the writer, then fill the queue and the lane past full */
 	atomic_store(&writer_held, 0);
@@ -1524,6 +1488,10 @@ void test_agent__mt_queue_loss_reaches_every_client(void)
 					   atomic_load(&ph_agent.queue.enq);
 	     i++)
 		usleep(10 * 1000);
+	/*
+	 * "last" until the reader has one: a "last" the reading client was
+	 * lagging for would be told of only by the event after it.
+	 */
 	for (lasts = 1; lasts <= 200; lasts++) {
 		char i[16];
 
