@@ -3,11 +3,15 @@
  *
  *	porthole-sample [--scenario checkout|scroll|startup|clean|all]
  *	                [--seconds N] [--app-id ID] [--data-dir DIR]
- *	                [--refresh HZ] [--crash-at MS]
+ *	                [--refresh HZ] [--crash-at MS] [--hang-at MS]
+ *	                [--hog-at MS]
  *
  * With --scenario it runs a fixed script on the clock (each step at a set
  * time after start) and exits 0 after N seconds; otherwise it runs until
- * SIGINT/SIGTERM, and on a terminal takes keys (see usage()).  The script
+ * SIGINT/SIGTERM, and on a terminal takes keys (see usage()).  --crash-at,
+ * --hang-at and --hog-at end it at that time after start: a native crash,
+ * a main thread that never answers again, memory that grows until the
+ * out-of-memory killer comes (ends.c); the next start reports each.  The script
  * of each scenario is the table at the bottom of this file.
  */
 #include "sample.h"
@@ -248,7 +252,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "keys: l layout  a animate  s scoped reads  c check out  "
 		   "b block 600 ms\n      m main-thread query  h http  e error "
-		   "log  x crash  q quit\n");
+		   "log  x crash  z hang  q quit\n");
 }
 
 static void restore_tty(void)
@@ -280,6 +284,7 @@ static void key(int c)
 			*field = 1;
 		}
 		break;
+	case 'z': wait_for_settings_sync(); break;
 	case 'q': quit = 1; break;
 	default: usage(stdout); break;
 	}
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
 	char dir[512];
 	double hz = 60;
 	int seconds = 10;
-	int64_t crash_at = -1, start, next_ns_frame;
+	int64_t crash_at = -1, hang_at = -1, hog_at = -1, start, next_ns_frame;
 	size_t step = 0;
 	struct porthole_config cfg = { 0 };
 	struct timespec next;
@@ -319,12 +324,17 @@ int main(int argc, char **argv)
 			hz = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--crash-at") && v)
 			crash_at = atoll(argv[++i]);
+		else if (!strcmp(argv[i], "--hang-at") && v)
+			hang_at = atoll(argv[++i]);
+		else if (!strcmp(argv[i], "--hog-at") && v)
+			hog_at = atoll(argv[++i]);
 		else {
 			fprintf(stderr,
 				"usage: porthole-sample [--scenario "
 				"checkout|scroll|startup|clean|all] [--seconds "
 				"N] [--app-id ID] [--data-dir DIR] [--refresh "
-				"HZ] [--crash-at MS]\n");
+				"HZ] [--crash-at MS] [--hang-at MS] "
+				"[--hog-at MS]\n");
 			return 2;
 		}
 	}
@@ -408,6 +418,10 @@ int main(int argc, char **argv)
 			break;
 		if (crash_at >= 0 && t >= crash_at)
 			key('x');
+		if (hang_at >= 0 && t >= hang_at)
+			key('z');
+		if (hog_at >= 0 && t >= hog_at)
+			cache_decoded_images();
 		porthole_frame_begin();
 		porthole_frame_phase(PORTHOLE_PHASE_INPUT);
 		while (script && script[step].at <= t)

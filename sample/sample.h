@@ -61,6 +61,10 @@ void ui_layout(void);
 void ui_draw(void);
 void ui_tap(float x, float y);
 
+/* ends.c: a hang and an unbounded cache (planted; see there). */
+void wait_for_settings_sync(void);
+void cache_decoded_images(void);
+
 /* jobs.c: the background job that fails once and succeeds on retry. */
 void jobs_start(void);
 void jobs_stop(void);

@@ -1,14 +1,18 @@
 /*
- * symbolize.c: see symbolize.h.  Writer thread only (the dwfl handle is
- * not thread-safe and is cached here).
+ * symbolize.c: see symbolize.h.  The dwfl handle is cached here and is not
+ * thread-safe: `mu` serializes its users, the writer thread (stalls) and,
+ * rarely, the watchdog (a main thread unresponsive long enough to be an
+ * ANR if killed).
  */
 #include "ph_common.h"
 #include "symbolize.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *dwfl;
 static bool dwfl_failed;
 
@@ -35,10 +39,12 @@ static Dwfl *get_dwfl(void)
 
 void ph_symbolize_reset(void)
 {
+	pthread_mutex_lock(&mu);
 	if (dwfl)
 		dwfl_end(dwfl);
 	dwfl = NULL;
 	dwfl_failed = false;
+	pthread_mutex_unlock(&mu);
 }
 
 static const char *base(const char *path)
@@ -58,7 +64,9 @@ static bool is_system_module(const char *path)
 	       !strncmp(b, "linux-vdso", 10) || !strncmp(b, "[vdso", 5);
 }
 
-void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out)
+/* Callers hold mu. */
+static void symbolize_locked(uintptr_t pc, bool exact,
+			     struct ph_frame_info *out)
 {
 	uintptr_t addr = pc && !exact ? pc - 1 : pc;
 	Dwfl *d = get_dwfl();
@@ -108,6 +116,13 @@ void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out)
 	}
 }
 
+void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out)
+{
+	pthread_mutex_lock(&mu);
+	symbolize_locked(pc, exact, out);
+	pthread_mutex_unlock(&mu);
+}
+
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size)
 {
 	if (f->fn[0])
@@ -126,32 +141,60 @@ static bool is_capture_frame(const struct ph_frame_info *f)
 	       !strcmp(f->fn, "backtrace") || !strncmp(f->fn, "_Unwind", 7);
 }
 
-void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n)
+/*
+ * The frames sent, as indexes into fr (symbolized here): app frames first,
+ * then library frames, each in stack order, at most PH_SENT_FRAMES, with
+ * the capture machinery at the top of the stack left out.
+ */
+static size_t pick_frames(const uintptr_t *pcs, size_t n,
+			  struct ph_frame_info *fr, size_t *order)
 {
-	struct ph_frame_info fr[PH_MAX_FRAMES];
-	size_t order[PH_MAX_FRAMES], k = 0, first = 0;
-	char line[512];
-	struct ph_buf stack = PH_BUF_INIT(4096);
+	size_t k = 0, first = 0;
 
 	n = n < PH_MAX_FRAMES ? n : PH_MAX_FRAMES;
+	pthread_mutex_lock(&mu);
 	for (size_t i = 0; i < n; i++)
-		ph_symbolize(pcs[i], i == 0, &fr[i]);
-	/* Skip the capture machinery at the top of the stack. */
+		symbolize_locked(pcs[i], i == 0, &fr[i]);
+	pthread_mutex_unlock(&mu);
 	while (first < n && is_capture_frame(&fr[first]))
 		first++;
-	/* App frames first, then library frames, each in stack order. */
 	for (size_t i = first; i < n && k < PH_SENT_FRAMES; i++)
 		if (fr[i].app)
 			order[k++] = i;
 	for (size_t i = first; i < n && k < PH_SENT_FRAMES; i++)
 		if (!fr[i].app)
 			order[k++] = i;
+	return k;
+}
+
+static void stack_lines(const struct ph_frame_info *fr, const size_t *order,
+			size_t k, struct ph_buf *out)
+{
+	char line[512];
+
 	for (size_t i = 0; i < k; i++) {
 		ph_frame_format(&fr[order[i]], line, sizeof(line));
-		if ((i && ph_buf_addch(&stack, '\n')) ||
-		    ph_buf_addstr(&stack, line))
+		if ((i && ph_buf_addch(out, '\n')) || ph_buf_addstr(out, line))
 			break; /* 4096 B cap (protocol section 8) */
 	}
+}
+
+void ph_symbolize_text(const uintptr_t *pcs, size_t n, struct ph_buf *out)
+{
+	struct ph_frame_info fr[PH_MAX_FRAMES];
+	size_t order[PH_MAX_FRAMES];
+
+	stack_lines(fr, order, pick_frames(pcs, n, fr, order), out);
+}
+
+void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n)
+{
+	struct ph_frame_info fr[PH_MAX_FRAMES];
+	size_t order[PH_MAX_FRAMES], k = pick_frames(pcs, n, fr, order);
+	char line[512];
+	struct ph_buf stack = PH_BUF_INIT(4096);
+
+	stack_lines(fr, order, k, &stack);
 	if (k)
 		ph_frame_format(&fr[order[0]], line, sizeof(line));
 	else

@@ -1,7 +1,8 @@
 /*
  * symbolize.h: return addresses into function(file:line), off the thread
- * that captured them (the writer thread symbolizes; a signal handler only
- * records addresses).
+ * that captured them (a signal handler only records addresses).
+ *
+ * Safe from any thread (one lock serializes the debug-info cache).
  *
  * Names come from the full symbol table (static functions included) and
  * file:line from DWARF, through elfutils' libdwfl, when the module has
@@ -11,6 +12,7 @@
 #define PH_AGENT_SYMBOLIZE_H
 
 #include "ph_common.h"
+#include "ph_buf.h"
 #include "ph_json.h"
 
 #define PH_MAX_FRAMES  32 /* captured; 12 are sent (protocol section 8) */
@@ -39,6 +41,8 @@ void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out);
  * out.
  */
 void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n);
+/* The same stack as "stack" above: frames one per line, into out. */
+void ph_symbolize_text(const uintptr_t *pcs, size_t n, struct ph_buf *out);
 /* One frame as "fn(file:line)" into buf. */
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
 /* Frees the debug-info cache (at stop). */

@@ -1,13 +1,14 @@
 # e2e.sh: sourced by tests/e2e/*.sh.  `check NAME CMD...` runs CMD and
 # counts it; `finish` prints the suite line run-suites.sh reads.
-# $PH_BUILD is the build directory under test (build, build/san).
+# $PH_BUILD is the build directory under test (build, build/san); with
+# PH_KEEP set, the suite's scratch directory ($E2E_TMP) is left to look at.
 set -u
 BIN=${PH_BUILD:-build}/bin
 FIXTURES=${PORTHOLE_FIXTURES:-../shared/fixtures}
 e2e_passed=0
 e2e_failed=0
 E2E_TMP=$(mktemp -d)
-trap 'rm -rf "$E2E_TMP"' EXIT
+trap '[ -n "${PH_KEEP:-}" ] || rm -rf "$E2E_TMP"' EXIT
 
 check() {
 	name=$1

@@ -544,7 +544,7 @@ test('a system trace recorded with porthole trace record merges onto the timelin
   assert.match(f.text, /system trace live\.trace: \d+ findings?/);
   // What a one-second trace of an app past its script finds varies (often
   // nothing): whatever it found is drawn, inside the recording.
-  if (f.fromTrace.some((x) => x.window)) assert.ok(f.drawnTrace > 0, 'drawn on the findings lane: ' + f.text);
+  if (f.fromTrace.some((x) => x.window)) assert.ok(f.drawnTrace > 0, 'drawn on the findings lane: ' + f.text + ' ' + JSON.stringify({ fromTrace: f.fromTrace, view: await ph(() => window.__ph.view()), coverage: t.coverage }));
   for (const x of f.fromTrace) if (x.window) assert.ok(x.window.from >= t.coverage.from - 1 && x.window.to <= t.coverage.to + 1, 'inside the recording');
   await page.locator('#trace').selectOption('');
 });

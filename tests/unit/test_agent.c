@@ -10,6 +10,7 @@
 #include "ph_threads.h"
 #include "porthole.h"
 #include "../../src/agent/agent.h"
+#include "../../src/agent/collectors/collectors.h"
 #include "../../src/agent/platform.h"
 #include "../../src/agent/queue.h"
 
@@ -718,11 +719,11 @@ void test_lanes__an_ended_lane_is_freed_once_drained(void)
 
 static char sock_name[64];
 
-static int start_agent(unsigned flags, unsigned queue)
+static int start_agent_in(const char *data_dir, unsigned flags, unsigned queue)
 {
 	struct porthole_config cfg = {
 		.app_id = "com.example.unit",
-		.data_dir = ph_test_tmpdir(),
+		.data_dir = data_dir,
 		.flags = flags | PORTHOLE_NO_INTEGRATION_CHECK,
 		.queue_size = queue,
 	};
@@ -732,6 +733,11 @@ static int start_agent(unsigned flags, unsigned queue)
 		 (int)getpid(), (long long)ph_clock_mono_ns());
 	cfg.socket_name = sock_name;
 	return porthole_start_build(&cfg, 1);
+}
+
+static int start_agent(unsigned flags, unsigned queue)
+{
+	return start_agent_in(ph_test_tmpdir(), flags, queue);
 }
 
 /* The collectors that send events of their own, off: a test sees its own. */
@@ -2066,4 +2072,218 @@ void test_agent__mt_survives_hostile_clients(void)
 	ph_client_close(&idle);
 	porthole_stop();
 	ph_buf_release(&line);
+}
+
+/* --- exits: a kill explained from what it left ------------------------- */
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The exit event of `pid` among the timeline's, or NULL. */
+static const struct ph_json *exit_of(const struct ph_json *events, int pid)
+{
+	for (size_t i = 0; ph_json_at(events, i); i++) {
+		const struct ph_json *d =
+			ph_json_get(ph_json_at(events, i), "data");
+		int64_t p;
+
+		if (ph_json_as_int(ph_json_get(d, "pid"), &p) && p == pid)
+			return d;
+	}
+	return NULL;
+}
+
+static bool str_is(const struct ph_json *v, const char *want)
+{
+	return ph_json_is(v, PH_JSON_STRING) && strlen(want) == v->n &&
+	       !memcmp(v->u.s, want, v->n);
+}
+
+static int64_t int_of(const struct ph_json *v)
+{
+	int64_t n = -1;
+
+	return ph_json_as_int(v, &n) ? n : -1;
+}
+
+/* A record as exits.c leaves it for a process that was then killed. */
+static void killed_record(char *out, size_t size, int pid, const char *boot)
+{
+	snprintf(out, size,
+		 "state=running\nreason=REASON_SIGNALED\npid=%d\n"
+		 "timestamp=1000\nrss_kb=10\npss_kb=5\nimportance=100\n"
+		 "version=v1\nboot_id=%s\nstarted_mono_ms=0\n",
+		 pid, boot);
+}
+
+/*
+ * Records left by killed processes (state "running"), with and without
+ * the state file beside them: the state's fields win over the record's,
+ * a stuck main thread makes an ANR with its stack, a record from another
+ * boot says so, and a record that is garbage is still reported and never
+ * crashes the start.
+ */
+void test_agent__mt_a_kill_is_explained_by_what_it_left(void)
+{
+	const char *dir = ph_test_tmpdir();
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	const struct ph_json *events, *e;
+	char boot[40], rec[512];
+
+	CHECK(dir);
+	ph_exits_read_boot_id(boot, sizeof(boot));
+	CHECK(boot[0]);
+	killed_record(rec, sizeof(rec), 4000001, boot);
+	CHECK_INT(write_text(dir, "exit-4000001.rec", rec), 0);
+	CHECK_INT(write_text(dir, "exit-4000001.state",
+			     "timestamp=2000\nmono_ms=9\nrss_kb=20\npss_kb=15\n"
+			     "importance=400\nunresponsive_since=1500\n"
+			     "unresponsive_ms=6000\nthreads=3\n"
+			     "thread_states=R:1 S:2 \n--- stack\n"
+			     "wait_for_sync(a.c:10)\nmain(a.c:20)\n"),
+		  0);
+	/* Stuck, but not ANR-long: a plain kill. */
+	killed_record(rec, sizeof(rec), 4000003, boot);
+	CHECK_INT(write_text(dir, "exit-4000003.rec", rec), 0);
+	CHECK_INT(write_text(dir, "exit-4000003.state",
+			     "timestamp=3000\nunresponsive_since=2900\n"
+			     "unresponsive_ms=800\n--- stack\nx(a.c:1)\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4000002.rec",
+			     "state=running\npid=4000002\ntimestamp=4000\n"
+			     "boot_id=another-boot\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4000004.rec",
+			     "\x01\xff=\n==\npid=4000004\n--- stack"),
+		  0);
+
+	CHECK_INT(start_agent_in(dir, QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	CHECK_INT(ph_client_call(&c, 2, "timeline", "{\"kinds\":[\"exit\"]}",
+				 &line, NULL, 2000),
+		  1);
+	events = ph_json_get(ph_json_get(parse(&line), "result"), "events");
+
+	e = exit_of(events, 4000001);
+	CHECK(e);
+	CHECK(str_is(ph_json_get(e, "reason"), "REASON_ANR"));
+	CHECK(str_is(ph_json_get(e, "description"),
+		     "killed while the main thread had not answered for "
+		     "6000 ms"));
+	/* the state's, not the record's */
+	CHECK_INT(int_of(ph_json_get(e, "importance")), 400);
+	CHECK_INT(int_of(ph_json_get(e, "timestamp")), 2000);
+	CHECK_INT(int_of(ph_json_get(e, "rss")), 20);
+	CHECK_INT(int_of(ph_json_get(e, "pss")), 15);
+	CHECK(str_is(ph_json_get(e, "versionName"), "v1"));
+	CHECK(str_is(ph_json_get(e, "mainStack"),
+		     "wait_for_sync(a.c:10)\nmain(a.c:20)"));
+	CHECK_INT(int_of(ph_json_get(e, "otherThreadCount")), 2);
+	CHECK_INT(int_of(ph_json_get(ph_json_get(e, "otherThreadStates"),
+				     "sleeping")),
+		  2);
+
+	e = exit_of(events, 4000003);
+	CHECK(e);
+	CHECK(str_is(ph_json_get(e, "reason"), "REASON_SIGNALED"));
+	CHECK(str_is(ph_json_get(e, "description"),
+		     "killed: no exit or crash was recorded"));
+	CHECK(!ph_json_get(e, "mainStack"));
+	CHECK_INT(int_of(ph_json_get(e, "timestamp")), 3000);
+	CHECK_INT(int_of(ph_json_get(e, "importance")), 100);
+
+	e = exit_of(events, 4000002);
+	CHECK(e);
+	CHECK(str_is(ph_json_get(e, "description"),
+		     "killed, or still running when the system restarted: no "
+		     "exit or crash was recorded"));
+
+	e = exit_of(events, 4000004);
+	CHECK(e);
+	CHECK(str_is(ph_json_get(e, "reason"), "REASON_UNKNOWN"));
+
+	/* One .seen file each, the state folded in. */
+	CHECK(exists_in(dir, "exit-4000001.seen"));
+	CHECK(!exists_in(dir, "exit-4000001.rec"));
+	CHECK(!exists_in(dir, "exit-4000001.state"));
+	CHECK(!exists_in(dir, "exit-4000003.state"));
+	CHECK_INT(ph_client_call(&c, 3, "exit_trace", "{\"timestamp\":2000}",
+				 &line, NULL, 2000),
+		  1);
+	CHECK(strstr(line.buf,
+		     "\"found\":true,\"text\":\"reason=REASON_ANR\\n"));
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/* Own state file's importance line, or -1 (the sampler writes it). */
+static int importance_now(const char *dir)
+{
+	char path[512], text[512];
+	FILE *f;
+	size_t n;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/exit-%d.state", dir, (int)getpid());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	p = strstr(text, "\nimportance=");
+	return p ? atoi(p + 12) : -1;
+}
+
+static bool importance_becomes(const char *dir, int want)
+{
+	for (int i = 0; i < 50; i++) {
+		if (importance_now(dir) == want)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}
+
+/*
+ * The importance a kill would be reported with follows the screens: 400
+ * (cached) once the last one is hidden, 100 once one shows again; the
+ * state file goes with porthole_stop().
+ */
+void test_agent__mt_importance_follows_the_screens(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char path[512];
+
+	CHECK(dir);
+	CHECK_INT(start_agent_in(dir, QUIET, 0), PORTHOLE_OK);
+	CHECK(importance_becomes(dir, 100));
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_HIDDEN, "Home", false);
+	CHECK(importance_becomes(dir, 400));
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	CHECK(importance_becomes(dir, 100));
+	porthole_stop();
+	snprintf(path, sizeof(path), "%s/exit-%d.state", dir, (int)getpid());
+	CHECK(access(path, F_OK) != 0);
 }

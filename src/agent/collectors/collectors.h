@@ -53,14 +53,27 @@ void ph_watchdog_answer(void);
 int ph_sampler_start(struct ph_agent *a) PH_WUR;
 void ph_sampler_stop(void);
 
-/* exits.c */
+/* exits.c: this process's end, written down for the next start. */
+/* Android's input-dispatch timeout: a main thread stuck this long is an ANR
+ * (here: killed while stuck this long). */
+#define PH_ANR_MS		 5000
+#define PH_IMPORTANCE_FOREGROUND 100
+#define PH_IMPORTANCE_CACHED	 400
 int ph_exits_start(struct ph_agent *a) PH_WUR;
 void ph_exits_stop(void);
+/* rss and pss in KB, -1 for not measured this time. */
+void ph_exits_note_memory(int64_t rss_kb, int64_t pss_kb);
+void ph_exits_note_screens(int visible);
+void ph_exits_note_alive(void);
+void ph_exits_note_unresponsive(int64_t posted_ms, const uintptr_t *pcs,
+				size_t n);
+void ph_exits_note_answered(void);
+/* exit_report.c: earlier processes' ends, at start and on request. */
 void ph_exits_report_previous(struct ph_agent *a);
+void ph_exits_read_boot_id(char *out, size_t size);
 const char *ph_collectors_exits(struct ph_jw *w);
 const char *ph_collectors_exit_trace(const struct ph_json *params,
 				     struct ph_jw *w);
-void ph_exits_note_rss(int64_t rss_kb);
 
 /* setup.c: the integrations check. */
 void ph_collectors_setup(struct ph_jw *w);

@@ -1,5 +1,6 @@
 /*
- * exits.c: why the process died last time.
+ * exits.c: leaving word of how this process ends, for the next start to
+ * report (exit_report.c).
  *
  * At start the agent writes a marker, <data dir>/exit-<pid>.rec, saying
  * "running".  A fatal signal (SEGV, BUS, FPE, ILL, ABRT) rewrites it from
@@ -10,43 +11,81 @@
  * it with the exit status.  So at the next start, a marker still saying
  * "running" means the process was killed.
  *
- * The next start reports every record it has not reported before as an
- * `exit` event, renames it to exit-<pid>.seen (kept for `exit_trace`, at
- * most the newest 16), and answers `exit_trace` from those files.
+ * A kill leaves no last words, so what would explain one is kept beside
+ * the marker while it changes, in exit-<pid>.state, by the agent's own
+ * threads (a new file renamed over the old, never half-written): once a
+ * second by the sampler (alive at, memory, importance), and by the
+ * watchdog when the main thread has gone ANR_MS without answering and
+ * again when it answers (since when, where it was stuck).  The handlers
+ * never touch that file, so the two never race.
  *
- *	record (text, one key=value per line, then the stack):
+ *	marker (text, one key=value per line, then the stack):
  *	state=running|crashed|exited   reason=REASON_*   pid=N
- *	timestamp=<epoch ms>  signal=N  fault=0x...  status=N  rss_kb=N
- *	foreground=0|1  version=...  threads=N  thread_states=R:1 S:4
+ *	timestamp=<epoch ms>  rss_kb=N  pss_kb=N  importance=100|400
+ *	version=...  boot_id=...  started_mono_ms=N
+ *	signal=N  fault=0x...  status=N  threads=N  thread_states=R:1 S:4
  *	--- stack
  *	<one frame per line>
+ *
+ *	state: timestamp=<epoch ms, last seen alive>  mono_ms=N
+ *	rss_kb  pss_kb  importance  [unresponsive_since=<epoch ms>
+ *	unresponsive_ms=N  threads  thread_states  --- stack]
  */
 #include "ph_common.h"
 #include "collectors.h"
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_log.h"
+#include "../symbolize.h"
 
 #include <dirent.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static struct sigaction previous[PH_ARRAY_SIZE(fatal_signals)];
 static char record_path[440];
+static char state_path[448];
 static char version[64];
+static char boot_id[40];
+static int64_t started_mono_ms;
 static _Atomic int64_t last_rss_kb = 0;
+static _Atomic int64_t last_pss_kb = 0;
+/* Android's: IMPORTANCE_FOREGROUND while a screen shows, else CACHED. */
+static _Atomic int importance = PH_IMPORTANCE_FOREGROUND;
 static bool installed;
 static char alt_stack[64 * 1024];
 
-void ph_exits_note_rss(int64_t rss_kb)
+/* The state file's: guarded by state_mu (the sampler and the watchdog). */
+static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
+static int64_t unresponsive_since = -1; /* epoch ms the ping was posted */
+static struct ph_buf unresponsive_stack = PH_BUF_INIT(4096);
+static char unresponsive_threads[256];
+
+void ph_exits_note_memory(int64_t rss_kb, int64_t pss_kb)
 {
 	if (rss_kb >= 0)
 		atomic_store_explicit(&last_rss_kb, rss_kb,
 				      memory_order_relaxed);
+	if (pss_kb >= 0)
+		atomic_store_explicit(&last_pss_kb, pss_kb,
+				      memory_order_relaxed);
+}
+
+/*
+ * From the lifecycle calls, on the app's thread: a store, nothing more.
+ * An app that never reports a screen stays foreground.
+ */
+void ph_exits_note_screens(int visible)
+{
+	atomic_store_explicit(&importance,
+			      visible > 0 ? PH_IMPORTANCE_FOREGROUND :
+					    PH_IMPORTANCE_CACHED,
+			      memory_order_relaxed);
 }
 
 /* --- async-signal-safe writing ---------------------------------------- */
@@ -163,6 +202,13 @@ static void put_threads(int fd)
 	put(fd, "\n");
 }
 
+static void put_memory(int fd)
+{
+	put_kv(fd, "rss_kb", atomic_load(&last_rss_kb));
+	put_kv(fd, "pss_kb", atomic_load(&last_pss_kb));
+	put_kv(fd, "importance", atomic_load(&importance));
+}
+
 static void write_header(int fd, const char *state, const char *reason)
 {
 	put(fd, "state=");
@@ -172,10 +218,89 @@ static void write_header(int fd, const char *state, const char *reason)
 	put(fd, "\n");
 	put_kv(fd, "pid", ph_agent.pid);
 	put_kv(fd, "timestamp", wall_ms());
-	put_kv(fd, "rss_kb", atomic_load(&last_rss_kb));
+	put_memory(fd);
 	put(fd, "version=");
 	put(fd, version);
+	put(fd, "\nboot_id=");
+	put(fd, boot_id);
 	put(fd, "\n");
+	put_kv(fd, "started_mono_ms", started_mono_ms);
+}
+
+/* --- the state file: what a kill would take with it --------------------- */
+
+static void write_state_locked(void)
+{
+	char tmp[456];
+	int fd;
+
+	if (!state_path[0])
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", state_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	put_kv(fd, "timestamp", wall_ms());
+	put_kv(fd, "mono_ms", ph_clock_uptime_ms());
+	put_memory(fd);
+	if (unresponsive_since >= 0) {
+		put_kv(fd, "unresponsive_since", unresponsive_since);
+		put_kv(fd, "unresponsive_ms", wall_ms() - unresponsive_since);
+		put(fd, unresponsive_threads);
+		put(fd, "--- stack\n");
+		put(fd, unresponsive_stack.buf);
+		put(fd, "\n");
+	}
+	if (close(fd) || rename(tmp, state_path))
+		unlink(tmp);
+}
+
+void ph_exits_note_alive(void)
+{
+	pthread_mutex_lock(&state_mu);
+	write_state_locked();
+	pthread_mutex_unlock(&state_mu);
+}
+
+/*
+ * From the watchdog: the ping posted at posted_ms (uptime) has gone
+ * unanswered ANR-long; pcs is where the main thread was when sampled.
+ * Symbolized here, off the main thread, so the next start can name it.
+ */
+void ph_exits_note_unresponsive(int64_t posted_ms, const uintptr_t *pcs,
+				size_t n)
+{
+	int fd;
+
+	pthread_mutex_lock(&state_mu);
+	unresponsive_since = wall_ms() - (ph_clock_uptime_ms() - posted_ms);
+	ph_buf_reset(&unresponsive_stack);
+	ph_symbolize_text(pcs, n, &unresponsive_stack);
+	/* The threads by state, as a crash records them: via a scratch
+	 * file, as put_threads writes to an fd. */
+	unresponsive_threads[0] = '\0';
+	fd = memfd_create("porthole-threads", MFD_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t got;
+
+		put_threads(fd);
+		got = pread(fd, unresponsive_threads,
+			    sizeof(unresponsive_threads) - 1, 0);
+		unresponsive_threads[got > 0 ? got : 0] = '\0';
+		close(fd);
+	}
+	write_state_locked();
+	pthread_mutex_unlock(&state_mu);
+}
+
+void ph_exits_note_answered(void)
+{
+	pthread_mutex_lock(&state_mu);
+	if (unresponsive_since >= 0) {
+		unresponsive_since = -1;
+		write_state_locked();
+	}
+	pthread_mutex_unlock(&state_mu);
 }
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
@@ -228,6 +353,10 @@ int ph_exits_start(struct ph_agent *a)
 	snprintf(version, sizeof(version), "%s", a->version_name);
 	snprintf(record_path, sizeof(record_path), "%s/exit-%d.rec",
 		 a->data_dir, a->pid);
+	snprintf(state_path, sizeof(state_path), "%s/exit-%d.state",
+		 a->data_dir, a->pid);
+	ph_exits_read_boot_id(boot_id, sizeof(boot_id));
+	started_mono_ms = ph_clock_uptime_ms();
 	fd = open(record_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ph_warn("exits not recorded: %s: %s", record_path,
@@ -263,275 +392,13 @@ int ph_exits_start(struct ph_agent *a)
 
 void ph_exits_stop(void)
 {
-}
-
-/* --- reading records at the next start -------------------------------- */
-
-static const char *value(const char *text, const char *key, char *buf,
-			 size_t size)
-{
-	size_t klen = strlen(key);
-
-	buf[0] = '\0';
-	for (const char *p = text; p && *p;) {
-		if (!strncmp(p, "--- stack", 9))
-			break;
-		if (!strncmp(p, key, klen) && p[klen] == '=') {
-			size_t n = strcspn(p + klen + 1, "\n");
-
-			snprintf(buf, size, "%.*s", (int)n, p + klen + 1);
-			break;
-		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return buf;
-}
-
-/* "module(fn+0x1a)[0x...]" lines into "fn(?:-1)" frames, app first. */
-static void stack_text(const char *text, struct ph_buf *out, int max)
-{
-	const char *p = strstr(text, "--- stack\n");
-	int n = 0;
-
-	for (p = p ? p + 10 : NULL; p && *p && n < max; n++) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *open = memchr(p, '(', len);
-		const char *plus =
-			open ? memchr(open, '+', len - (size_t)(open - p)) :
-			       NULL;
-		int rc = 0;
-
-		if (n)
-			rc = ph_buf_addch(out, '\n');
-		if (!rc && open && plus && plus > open + 1)
-			rc = ph_buf_addf(out, "%.*s(?:-1)",
-					 (int)(plus - open - 1), open + 1);
-		else if (!rc)
-			rc = ph_buf_addf(out, "%.*s", (int)len, p);
-		if (rc)
-			break;
-		p = end ? end + 1 : NULL;
-	}
-}
-
-/*
- * "R:1 S:3 " (the record's thread_states, the kernel's state letters)
- * into otherThreadStates {"running":0,"sleeping":3}: the thread that
- * crashed was running, and is not an other thread.
- */
-static void thread_states(struct ph_rec *r, const char *text)
-{
-	static const char *const names[26] = {
-		['D' - 'A'] = "disk-sleep", ['I' - 'A'] = "idle",
-		['R' - 'A'] = "running",    ['S' - 'A'] = "sleeping",
-		['T' - 'A'] = "stopped",    ['Z' - 'A'] = "zombie",
-	};
-	bool crashed_one = false;
-
-	for (const char *p = text; p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':';) {
-		char *end;
-		long long n = strtoll(p + 2, &end, 10);
-		const char *name = names[p[0] - 'A'];
-
-		if (p[0] == 'R' && !crashed_one && n > 0) {
-			crashed_one = true;
-			n--;
-		}
-		if (name && n > 0)
-			ph_rec_obj_int(r, PH_KEY_OTHER_THREAD_STATES, name, n);
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-static void report_one(const char *path)
-{
-	struct ph_buf text = PH_BUF_INIT(256 * 1024);
-	struct ph_buf stack = PH_BUF_INIT(4096);
-	char state[16], reason[48], v[64], seen[720];
-	uint64_t pos;
-	struct ph_rec *r;
-
-	if (ph_buf_read_file(&text, path))
-		goto out;
-	value(text.buf, "state", state, sizeof(state));
-	value(text.buf, "reason", reason, sizeof(reason));
-	/* A clean exit with status 0 is an ordinary end, not worth an event;
-	 * everything else is. */
-	if (!strcmp(state, "exited") &&
-	    !strcmp(value(text.buf, "status", v, sizeof(v)), "0"))
-		goto mark;
-	r = ph_emit_begin(PH_KIND_EXIT, &pos);
-	if (!r)
-		goto out; /* try again next start */
-	ph_rec_str(r, PH_KEY_REASON, reason[0] ? reason : "REASON_UNKNOWN", 48);
-	ph_rec_int(r, PH_KEY_IMPORTANCE, 100);
-	ph_rec_int(r, PH_KEY_TIMESTAMP,
-		   strtoll(value(text.buf, "timestamp", v, sizeof(v)), NULL,
-			   10));
-	ph_rec_int(r, PH_KEY_PSS, 0);
-	ph_rec_int(r, PH_KEY_RSS,
-		   strtoll(value(text.buf, "rss_kb", v, sizeof(v)), NULL, 10));
-	ph_rec_int(r, PH_KEY_PID,
-		   strtoll(value(text.buf, "pid", v, sizeof(v)), NULL, 10));
-	if (!strcmp(state, "running"))
-		ph_rec_str(r, PH_KEY_DESCRIPTION,
-			   "killed: no exit or crash was recorded", 64);
-	if (value(text.buf, "signal", v, sizeof(v))[0])
-		ph_rec_int(r, PH_KEY_SIGNAL, strtoll(v, NULL, 10));
-	if (value(text.buf, "status", v, sizeof(v))[0])
-		ph_rec_int(r, PH_KEY_EXIT_STATUS, strtoll(v, NULL, 10));
-	if (value(text.buf, "fault", v, sizeof(v))[0])
-		ph_rec_str(r, PH_KEY_FAULT_ADDR, v, 24);
-	if (value(text.buf, "version", v, sizeof(v))[0])
-		ph_rec_str(r, PH_KEY_VERSION_NAME, v, 64);
-	ph_rec_bool(r, PH_KEY_VERSION_ASSUMED, false);
-	stack_text(text.buf, &stack, 12);
-	if (stack.len) {
-		ph_rec_strn(r, PH_KEY_MAIN_STACK, PH_F_STR, stack.buf,
-			    stack.len, 4096);
-		ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT,
-			   strtoll(value(text.buf, "threads", v, sizeof(v)),
-				   NULL, 10) -
-				   1);
-		thread_states(r, value(text.buf, "thread_states", seen,
-				       sizeof(seen)));
-	}
-	ph_emit_commit(pos);
-mark:
-	snprintf(seen, sizeof(seen), "%.*s.seen", (int)(strlen(path) - 4),
-		 path);
-	rename(path, seen);
-out:
-	ph_buf_release(&text);
-	ph_buf_release(&stack);
-}
-
-void ph_exits_report_previous(struct ph_agent *a)
-{
-	DIR *d = opendir(a->data_dir);
-	struct dirent *e;
-	char path[700], mine[32];
-
-	if (!d)
-		return;
-	snprintf(mine, sizeof(mine), "exit-%d.rec", a->pid);
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "exit-", 5) || n < 5 ||
-		    strcmp(e->d_name + n - 4, ".rec") ||
-		    !strcmp(e->d_name, mine))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", a->data_dir, e->d_name);
-		report_one(path);
-	}
-	closedir(d);
-}
-
-/* exit_trace {timestamp}: the record of the exit at that wall-clock ms. */
-const char *ph_collectors_exit_trace(const struct ph_json *params,
-				     struct ph_jw *w)
-{
-	DIR *d = opendir(ph_agent.data_dir);
-	struct dirent *e;
-	int64_t want = -1;
-	bool found = false;
-	struct ph_buf text = PH_BUF_INIT(256 * 1024);
-
-	if (!ph_json_as_int(ph_json_get(params, "timestamp"), &want))
-		want = -1;
-	while (d && !found && (e = readdir(d))) {
-		char path[700], v[32];
-
-		if (strncmp(e->d_name, "exit-", 5))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
-			 e->d_name);
-		ph_buf_reset(&text);
-		if (ph_buf_read_file(&text, path))
-			continue;
-		found = want >= 0 &&
-			strtoll(value(text.buf, "timestamp", v, sizeof(v)),
-				NULL, 10) == want;
-	}
-	if (d)
-		closedir(d);
-	ph_jw_obj_begin(w);
-	ph_jw_kv_int(w, "timestamp", want);
-	ph_jw_kv_bool(w, "found", found);
-	if (found)
-		ph_jw_kv_str(w, "text", text.buf);
-	ph_jw_kv_bool(w, "truncated", false);
-	if (want < 0)
-		ph_jw_kv_str(w, "error",
-			     "timestamp (an exit's wall-clock ms) "
-			     "is required");
-	ph_jw_obj_end(w);
-	ph_buf_release(&text);
-	return NULL;
-}
-
-/* One line of the exits list: a record's fields, and whether reported. */
-static void list_one(struct ph_jw *w, const char *text, bool reported)
-{
-	char v[64];
-
-	ph_jw_obj_begin(w);
-	ph_jw_kv_int(w, "timestamp",
-		     strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10));
-	ph_jw_kv_int(w, "pid",
-		     strtoll(value(text, "pid", v, sizeof(v)), NULL, 10));
-	/* running: the process never wrote its end, so it was killed */
-	ph_jw_kv_str(w, "state", value(text, "state", v, sizeof(v)));
-	ph_jw_kv_str(w, "reason", value(text, "reason", v, sizeof(v)));
-	if (value(text, "signal", v, sizeof(v))[0])
-		ph_jw_kv_int(w, "signal", strtoll(v, NULL, 10));
-	if (value(text, "status", v, sizeof(v))[0])
-		ph_jw_kv_int(w, "status", strtoll(v, NULL, 10));
-	ph_jw_kv_str(w, "versionName", value(text, "version", v, sizeof(v)));
-	ph_jw_kv_bool(w, "reported", reported);
-	ph_jw_obj_end(w);
-}
-
-/*
- * exits: every exit recorded in the data dir but this process's own, the
- * ones already reported as exit events included; exit_trace gives one's
- * whole record by its timestamp.
- */
-const char *ph_collectors_exits(struct ph_jw *w)
-{
-	DIR *d = opendir(ph_agent.data_dir);
-	struct dirent *e;
-	struct ph_buf text = PH_BUF_INIT(256 * 1024);
-	char mine[32];
-
-	snprintf(mine, sizeof(mine), "exit-%d.rec", ph_agent.pid);
-	ph_jw_obj_begin(w);
-	ph_jw_key(w, "exits");
-	ph_jw_arr_begin(w);
-	while (d && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		bool seen = n > 5 && !strcmp(e->d_name + n - 5, ".seen");
-		char path[700];
-
-		if (strncmp(e->d_name, "exit-", 5) ||
-		    !strcmp(e->d_name, mine) ||
-		    (!seen && (n < 4 || strcmp(e->d_name + n - 4, ".rec"))))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
-			 e->d_name);
-		ph_buf_reset(&text);
-		if (!ph_buf_read_file(&text, path))
-			list_one(w, text.buf, seen);
-	}
-	ph_jw_arr_end(w);
-	ph_jw_obj_end(w);
-	if (d)
-		closedir(d);
-	ph_buf_release(&text);
-	return NULL;
+	/* A stopped agent says nothing more; the marker's end is on_exit's.
+	 */
+	pthread_mutex_lock(&state_mu);
+	if (state_path[0])
+		unlink(state_path);
+	state_path[0] = '\0';
+	unresponsive_since = -1;
+	ph_buf_release(&unresponsive_stack);
+	pthread_mutex_unlock(&state_mu);
 }

@@ -226,6 +226,8 @@ PORTHOLE_API void porthole_lifecycle(enum porthole_lifecycle event,
 	case PORTHOLE_SCREEN_DESTROYED: break;
 	}
 	pthread_mutex_unlock(&mu);
+	if (fg || bg)
+		ph_exits_note_screens(fg ? 1 : 0); /* the exit's importance */
 	if (fg)
 		device_screen_event(PH_DEV_FOREGROUND, name);
 	if (bg)

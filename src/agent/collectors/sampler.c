@@ -136,6 +136,7 @@ static void pss_fields(struct ph_rec *r)
 		return;
 	pss = field_kb(rollup, "\nPss:");
 	anon = field_kb(rollup, "\nPss_Anon:");
+	ph_exits_note_memory(-1, pss);
 	if (pss >= 0)
 		ph_rec_int(r, PH_KEY_TOTAL_RAM_MB, pss / 1024);
 	if (anon >= 0)
@@ -173,7 +174,7 @@ static void sample_memory(bool force)
 			}
 		}
 	}
-	ph_exits_note_rss(rss_kb);
+	ph_exits_note_memory(rss_kb, -1);
 	/* A sharp rise (a quarter more, and 8 MB) is sent at once. */
 	if (!force && !(last_rss_mb >= 0 && rss_kb / 1024 > last_rss_mb + 8 &&
 			rss_kb / 1024 > last_rss_mb * 5 / 4))
@@ -429,6 +430,8 @@ static void *sampler_main(void *arg)
 			sample_power();
 			sample_network();
 		}
+		/* What a kill would leave unsaid: written down each second. */
+		ph_exits_note_alive();
 		/* Sleep a second in short steps: stop should not wait. */
 		for (int i = 0; i < 10 && !atomic_load(&stop); i++) {
 			usleep(100 * 1000);

@@ -110,7 +110,7 @@ static void *watchdog_main(void *arg)
 	while (!atomic_load(&stop)) {
 		int tid = atomic_load(&ph_agent.main_tid);
 		int64_t posted, now;
-		bool sampled = false;
+		bool sampled = false, anr = false;
 		uint32_t traced = 0;
 		static int stalls;
 
@@ -126,15 +126,32 @@ static void *watchdog_main(void *arg)
 				&answered_at, memory_order_acquire);
 
 			if (ans >= 0) {
+				if (anr)
+					ph_exits_note_answered();
 				ph_trace_marker_async_end(traced, STALL_SLICE,
 							  stalls);
 				if (ans - posted >= stall_ms)
 					emit_blocked(posted, ans, tid);
 				break;
 			}
-			if (atomic_load(&stop))
+			if (atomic_load(&stop)) {
+				if (anr)
+					ph_exits_note_answered();
 				break;
+			}
 			now = ph_clock_uptime_ms();
+			/* Stuck ANR-long: a kill now would be an ANR; say where
+			 * for the next start (exits.c). */
+			if (!anr && now - posted >= PH_ANR_MS) {
+				bool got = atomic_load_explicit(
+					&sample_ready, memory_order_acquire);
+
+				ph_exits_note_unresponsive(
+					posted, sample_pcs,
+					got ? (size_t)atomic_load(&sample_n) :
+					      0);
+				anr = true;
+			}
 			if (!sampled && now - posted >= stall_ms) {
 				/* Overdue: one sample of where main is stuck.
 				 */

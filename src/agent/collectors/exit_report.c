@@ -1,0 +1,507 @@
+/*
+ * exit_report.c: at start, the deaths of earlier processes of this app,
+ * from the records exits.c left in the data dir; and the `exits` and
+ * `exit_trace` methods over them.
+ *
+ * A record still saying "running" was killed.  What killed it is worked
+ * out here, from what the process could leave behind and what the kernel
+ * keeps, in this order:
+ *   - the kernel log (/dev/kmsg) names the pid in an out-of-memory kill
+ *     ("Killed process <pid> (name)", the system-wide and the cgroup OOM
+ *     killer both) after the process started, on the same boot:
+ *     REASON_LOW_MEMORY, the kernel's line as the description;
+ *   - the state file says the main thread had gone ANR_MS or more without
+ *     answering the watchdog: REASON_ANR, with where it was stuck;
+ *   - otherwise REASON_SIGNALED (a SIGKILL, or a signal the app did not
+ *     handle; which one is not recorded anywhere a later process can
+ *     read).  A kernel log that cannot be read is said in the description.
+ * The record and its state file are then merged into one file,
+ * exit-<pid>.seen (the state's fields first, so they win), which `exits`
+ * lists and `exit_trace` returns.
+ */
+#include "ph_common.h"
+#include "collectors.h"
+#include "ph_buf.h"
+#include "ph_clock.h"
+#include "ph_log.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+/* The kernel log's clock and ours can differ a little (see oom_kill_line). */
+#define KERNEL_CLOCK_SLACK_MS 2000
+
+static const char *value(const char *text, const char *key, char *buf,
+			 size_t size)
+{
+	size_t klen = strlen(key);
+
+	buf[0] = '\0';
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, "--- stack", 9))
+			break;
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, "\n");
+
+			snprintf(buf, size, "%.*s", (int)n, p + klen + 1);
+			break;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return buf;
+}
+
+/* "module(fn+0x1a)[0x...]" lines into "fn(?:-1)" frames, app first. */
+static void stack_text(const char *text, struct ph_buf *out, int max)
+{
+	const char *p = strstr(text, "--- stack\n");
+	int n = 0;
+
+	for (p = p ? p + 10 : NULL; p && *p && n < max; n++) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *open = memchr(p, '(', len);
+		const char *plus =
+			open ? memchr(open, '+', len - (size_t)(open - p)) :
+			       NULL;
+		int rc = 0;
+
+		if (n)
+			rc = ph_buf_addch(out, '\n');
+		if (!rc && open && plus && plus > open + 1)
+			rc = ph_buf_addf(out, "%.*s(?:-1)",
+					 (int)(plus - open - 1), open + 1);
+		else if (!rc)
+			rc = ph_buf_addf(out, "%.*s", (int)len, p);
+		if (rc)
+			break;
+		p = end ? end + 1 : NULL;
+	}
+}
+
+/*
+ * "R:1 S:3 " (the record's thread_states, the kernel's state letters)
+ * into otherThreadStates {"running":0,"sleeping":3}: the thread that wrote
+ * them (the crashed one, or the watchdog for an ANR) was running, and is
+ * not an other thread.
+ */
+static void thread_states(struct ph_rec *r, const char *text)
+{
+	static const char *const names[26] = {
+		['D' - 'A'] = "disk-sleep", ['I' - 'A'] = "idle",
+		['R' - 'A'] = "running",    ['S' - 'A'] = "sleeping",
+		['T' - 'A'] = "stopped",    ['Z' - 'A'] = "zombie",
+	};
+	bool crashed_one = false;
+
+	for (const char *p = text; p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':';) {
+		char *end;
+		long long n = strtoll(p + 2, &end, 10);
+		const char *name = names[p[0] - 'A'];
+
+		if (p[0] == 'R' && !crashed_one && n > 0) {
+			crashed_one = true;
+			n--;
+		}
+		if (name && n > 0)
+			ph_rec_obj_int(r, PH_KEY_OTHER_THREAD_STATES, name, n);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void ph_exits_read_boot_id(char *out, size_t size)
+{
+	struct ph_buf b = PH_BUF_INIT(256);
+
+	out[0] = '\0';
+	if (!ph_buf_read_file(&b, "/proc/sys/kernel/random/boot_id"))
+		snprintf(out, size, "%.*s", (int)strcspn(b.buf, "\n"), b.buf);
+	ph_buf_release(&b);
+}
+
+/*
+ * Whether the kernel log holds an out-of-memory kill of `pid` no earlier
+ * than since_mono_ms (its timestamps are CLOCK_MONOTONIC-like microseconds;
+ * a little slack, as they come from the scheduler clock): 1 with the
+ * kernel's line in `line`, 0 if none, or -errno when the log could not be
+ * read (an unprivileged process where dmesg_restrict is set, Android's
+ * apps).  /dev/kmsg hands out one record per read(), from the oldest.
+ */
+static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
+			 size_t size)
+{
+	char rec[2048], want[48];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int found = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(want, sizeof(want), "Killed process %d (", pid);
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		const char *msg, *p;
+		long long usec;
+
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue; /* overwritten while we read: go on */
+		if (n <= 0)
+			break; /* EAGAIN: the end */
+		rec[n] = '\0';
+		/* "prio,seq,usec,flags[,...];message\n[ continuation]" */
+		msg = strchr(rec, ';');
+		p = strchr(rec, ',');
+		p = p ? strchr(p + 1, ',') : NULL;
+		if (!msg || !p || !strstr(msg, want))
+			continue;
+		usec = strtoll(p + 1, NULL, 10);
+		if (usec / 1000 < since_mono_ms - KERNEL_CLOCK_SLACK_MS)
+			continue; /* an earlier process that had this pid */
+		snprintf(line, size, "%.*s", (int)strcspn(msg + 1, "\n"),
+			 msg + 1);
+		found = 1;
+		break;
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * Why a process whose record still says "running" is gone, as the lines
+ * that go before its record (they win over the record's own): reason and
+ * description.
+ */
+static void explain_kill(const char *rec, const char *state, struct ph_buf *out)
+{
+	char v[64], boot[40], line[400];
+	int pid = (int)strtol(value(rec, "pid", v, sizeof(v)), NULL, 10);
+	int64_t started =
+		strtoll(value(rec, "started_mono_ms", v, sizeof(v)), NULL, 10);
+	int64_t stuck = strtoll(value(state, "unresponsive_ms", v, sizeof(v)),
+				NULL, 10);
+	int kernel = 0;
+	int rc;
+
+	ph_exits_read_boot_id(boot, sizeof(boot));
+	if (value(rec, "boot_id", v, sizeof(v))[0] && strcmp(v, boot)) {
+		rc = ph_buf_addstr(out, "reason=REASON_SIGNALED\n"
+					"description=killed, or still running "
+					"when the system restarted: no exit or "
+					"crash was recorded\n");
+		(void)rc;
+		return;
+	}
+	kernel = oom_kill_line(pid, started, line, sizeof(line));
+	if (kernel == 1)
+		rc = ph_buf_addf(out,
+				 "reason=REASON_LOW_MEMORY\n"
+				 "description=killed by the kernel's "
+				 "out-of-memory killer: %s\n",
+				 line);
+	else if (value(state, "unresponsive_since", v, sizeof(v))[0] &&
+		 stuck >= PH_ANR_MS)
+		rc = ph_buf_addf(out,
+				 "reason=REASON_ANR\n"
+				 "description=killed while the main thread "
+				 "had not answered for %lld ms\n",
+				 (long long)stuck);
+	else
+		rc = ph_buf_addf(out,
+				 "reason=REASON_SIGNALED\n"
+				 "description=killed: no exit or crash was "
+				 "recorded%s%s%s\n",
+				 kernel < 0 ? " (the kernel log, which would "
+					      "name an out-of-memory kill, "
+					      "could not be read: " :
+					      "",
+				 kernel < 0 ? strerror(-kernel) : "",
+				 kernel < 0 ? ")" : "");
+	(void)rc; /* the buffer's cap is far above these lines */
+}
+
+static void state_path_of(const char *rec_path, char *out, size_t size)
+{
+	snprintf(out, size, "%.*s.state", (int)(strlen(rec_path) - 4),
+		 rec_path);
+}
+
+static void unlink_state(const char *rec_path)
+{
+	char path[720];
+
+	state_path_of(rec_path, path, sizeof(path));
+	unlink(path);
+}
+
+/* The start of a record's stack section, or its end when it has none. */
+static const char *stack_part(const char *text)
+{
+	const char *p = strstr(text, "--- stack\n");
+
+	return p ? p : text + strlen(text);
+}
+
+/*
+ * A killed process's record made whole: why, then its last state's
+ * fields, then the record's own, then the last state's stack.  Written to
+ * `seen` (a new file renamed in place); 0 if done.
+ */
+static int resolve_kill(const char *rec_path, const char *rec, const char *seen,
+			struct ph_buf *merged)
+{
+	char state_path[720], tmp[730];
+	struct ph_buf state = PH_BUF_INIT(64 * 1024);
+	const char *st_stack;
+	int fd, rc;
+
+	state_path_of(rec_path, state_path, sizeof(state_path));
+	if (ph_buf_read_file(&state, state_path))
+		ph_buf_reset(&state); /* the process died before its first */
+	st_stack = stack_part(state.buf);
+	explain_kill(rec, state.buf, merged);
+	rc = ph_buf_addf(merged, "%.*s%s%s", (int)(st_stack - state.buf),
+			 state.buf, rec, st_stack);
+	ph_buf_release(&state);
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.new", seen);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return PH_EIO;
+	rc = write(fd, merged->buf, merged->len) == (ssize_t)merged->len ?
+		     0 :
+		     PH_EIO;
+	if (close(fd) || rc || rename(tmp, seen)) {
+		unlink(tmp);
+		return PH_EIO;
+	}
+	unlink(state_path);
+	unlink(rec_path);
+	return 0;
+}
+
+static void report_one(const char *path)
+{
+	struct ph_buf text = PH_BUF_INIT(256 * 1024);
+	struct ph_buf merged = PH_BUF_INIT(384 * 1024);
+	struct ph_buf stack = PH_BUF_INIT(4096);
+	char state[16], reason[48], v[64], seen[720];
+	const char *rec;
+	uint64_t pos;
+	struct ph_rec *r;
+
+	if (ph_buf_read_file(&text, path))
+		goto out;
+	snprintf(seen, sizeof(seen), "%.*s.seen", (int)(strlen(path) - 4),
+		 path);
+	value(text.buf, "state", state, sizeof(state));
+	rec = text.buf;
+	if (!strcmp(state, "running")) {
+		if (resolve_kill(path, text.buf, seen, &merged))
+			goto out; /* try again next start */
+		rec = merged.buf;
+	} else if (!strcmp(state, "exited") &&
+		   !strcmp(value(rec, "status", v, sizeof(v)), "0")) {
+		/* A clean exit with status 0 is an ordinary end, not worth
+		 * an event; everything else is. */
+		rename(path, seen);
+		unlink_state(path);
+		goto out;
+	}
+	value(rec, "reason", reason, sizeof(reason));
+	r = ph_emit_begin(PH_KIND_EXIT, &pos);
+	if (!r)
+		goto out; /* try again next start */
+	ph_rec_str(r, PH_KEY_REASON, reason[0] ? reason : "REASON_UNKNOWN", 48);
+	ph_rec_int(r, PH_KEY_IMPORTANCE,
+		   value(rec, "importance", v, sizeof(v))[0] ?
+			   strtoll(v, NULL, 10) :
+			   PH_IMPORTANCE_FOREGROUND);
+	ph_rec_int(r, PH_KEY_TIMESTAMP,
+		   strtoll(value(rec, "timestamp", v, sizeof(v)), NULL, 10));
+	ph_rec_int(r, PH_KEY_PSS,
+		   strtoll(value(rec, "pss_kb", v, sizeof(v)), NULL, 10));
+	ph_rec_int(r, PH_KEY_RSS,
+		   strtoll(value(rec, "rss_kb", v, sizeof(v)), NULL, 10));
+	ph_rec_int(r, PH_KEY_PID,
+		   strtoll(value(rec, "pid", v, sizeof(v)), NULL, 10));
+	{
+		char d[512];
+
+		if (value(rec, "description", d, sizeof(d))[0])
+			ph_rec_str(r, PH_KEY_DESCRIPTION, d, sizeof(d));
+	}
+	if (value(rec, "signal", v, sizeof(v))[0])
+		ph_rec_int(r, PH_KEY_SIGNAL, strtoll(v, NULL, 10));
+	if (value(rec, "status", v, sizeof(v))[0])
+		ph_rec_int(r, PH_KEY_EXIT_STATUS, strtoll(v, NULL, 10));
+	if (value(rec, "fault", v, sizeof(v))[0])
+		ph_rec_str(r, PH_KEY_FAULT_ADDR, v, 24);
+	if (value(rec, "version", v, sizeof(v))[0])
+		ph_rec_str(r, PH_KEY_VERSION_NAME, v, 64);
+	ph_rec_bool(r, PH_KEY_VERSION_ASSUMED, false);
+	/* A stack: a native crash's, or an ANR's (mainStack: ANR or native
+	 * crash only, as the runtime sends it). */
+	if (!strcmp(reason, "REASON_CRASH_NATIVE") ||
+	    !strcmp(reason, "REASON_ANR"))
+		stack_text(rec, &stack, 12);
+	if (stack.len) {
+		char states[720];
+
+		ph_rec_strn(r, PH_KEY_MAIN_STACK, PH_F_STR, stack.buf,
+			    stack.len, 4096);
+		ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT,
+			   strtoll(value(rec, "threads", v, sizeof(v)), NULL,
+				   10) -
+				   1);
+		thread_states(r, value(rec, "thread_states", states,
+				       sizeof(states)));
+	}
+	ph_emit_commit(pos);
+	if (rec == text.buf) {
+		/* A crash or an exit: the state file has nothing to add. */
+		rename(path, seen);
+		unlink_state(path);
+	}
+out:
+	ph_buf_release(&text);
+	ph_buf_release(&merged);
+	ph_buf_release(&stack);
+}
+
+void ph_exits_report_previous(struct ph_agent *a)
+{
+	DIR *d = opendir(a->data_dir);
+	struct dirent *e;
+	char path[700], mine[32];
+
+	if (!d)
+		return;
+	snprintf(mine, sizeof(mine), "exit-%d.rec", a->pid);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "exit-", 5) || n < 5 ||
+		    strcmp(e->d_name + n - 4, ".rec") ||
+		    !strcmp(e->d_name, mine))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", a->data_dir, e->d_name);
+		report_one(path);
+	}
+	closedir(d);
+}
+
+/* exit_trace {timestamp}: the record of the exit at that wall-clock ms. */
+const char *ph_collectors_exit_trace(const struct ph_json *params,
+				     struct ph_jw *w)
+{
+	DIR *d = opendir(ph_agent.data_dir);
+	struct dirent *e;
+	int64_t want = -1;
+	bool found = false;
+	struct ph_buf text = PH_BUF_INIT(256 * 1024);
+
+	if (!ph_json_as_int(ph_json_get(params, "timestamp"), &want))
+		want = -1;
+	while (d && !found && (e = readdir(d))) {
+		char path[700], v[32];
+
+		if (strncmp(e->d_name, "exit-", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
+			 e->d_name);
+		ph_buf_reset(&text);
+		if (ph_buf_read_file(&text, path))
+			continue;
+		found = want >= 0 &&
+			strtoll(value(text.buf, "timestamp", v, sizeof(v)),
+				NULL, 10) == want;
+	}
+	if (d)
+		closedir(d);
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "timestamp", want);
+	ph_jw_kv_bool(w, "found", found);
+	if (found)
+		ph_jw_kv_str(w, "text", text.buf);
+	ph_jw_kv_bool(w, "truncated", false);
+	if (want < 0)
+		ph_jw_kv_str(w, "error",
+			     "timestamp (an exit's wall-clock ms) "
+			     "is required");
+	ph_jw_obj_end(w);
+	ph_buf_release(&text);
+	return NULL;
+}
+
+/* One line of the exits list: a record's fields, and whether reported. */
+static void list_one(struct ph_jw *w, const char *text, bool reported)
+{
+	char v[64];
+
+	ph_jw_obj_begin(w);
+	ph_jw_kv_int(w, "timestamp",
+		     strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10));
+	ph_jw_kv_int(w, "pid",
+		     strtoll(value(text, "pid", v, sizeof(v)), NULL, 10));
+	/* running: the process never wrote its end, so it was killed */
+	ph_jw_kv_str(w, "state", value(text, "state", v, sizeof(v)));
+	ph_jw_kv_str(w, "reason", value(text, "reason", v, sizeof(v)));
+	if (value(text, "signal", v, sizeof(v))[0])
+		ph_jw_kv_int(w, "signal", strtoll(v, NULL, 10));
+	if (value(text, "status", v, sizeof(v))[0])
+		ph_jw_kv_int(w, "status", strtoll(v, NULL, 10));
+	ph_jw_kv_str(w, "versionName", value(text, "version", v, sizeof(v)));
+	if (value(text, "importance", v, sizeof(v))[0])
+		ph_jw_kv_int(w, "importance", strtoll(v, NULL, 10));
+	{
+		char d[512];
+
+		if (value(text, "description", d, sizeof(d))[0])
+			ph_jw_kv_str(w, "description", d);
+	}
+	ph_jw_kv_bool(w, "reported", reported);
+	ph_jw_obj_end(w);
+}
+
+/*
+ * exits: every exit recorded in the data dir but this process's own, the
+ * ones already reported as exit events included; exit_trace gives one's
+ * whole record by its timestamp.
+ */
+const char *ph_collectors_exits(struct ph_jw *w)
+{
+	DIR *d = opendir(ph_agent.data_dir);
+	struct dirent *e;
+	struct ph_buf text = PH_BUF_INIT(256 * 1024);
+	char mine[32];
+
+	snprintf(mine, sizeof(mine), "exit-%d.rec", ph_agent.pid);
+	ph_jw_obj_begin(w);
+	ph_jw_key(w, "exits");
+	ph_jw_arr_begin(w);
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		bool seen = n > 5 && !strcmp(e->d_name + n - 5, ".seen");
+		char path[700];
+
+		if (strncmp(e->d_name, "exit-", 5) ||
+		    !strcmp(e->d_name, mine) ||
+		    (!seen && (n < 4 || strcmp(e->d_name + n - 4, ".rec"))))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
+			 e->d_name);
+		ph_buf_reset(&text);
+		if (!ph_buf_read_file(&text, path))
+			list_one(w, text.buf, seen);
+	}
+	ph_jw_arr_end(w);
+	ph_jw_obj_end(w);
+	if (d)
+		closedir(d);
+	ph_buf_release(&text);
+	return NULL;
+}

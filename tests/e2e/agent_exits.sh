@@ -1,0 +1,99 @@
+# Deaths that leave no crash behind, explained by the next start
+# (src/agent/collectors/exit_report.c), with the real sample:
+#   - hung on its main thread (--hang-at) and killed: REASON_ANR, with the
+#     function it hung in and how long it had not answered;
+#   - grown past a memory cgroup's limit (--hog-at) until the kernel's
+#     out-of-memory killer ended it: REASON_LOW_MEMORY, the kernel's words;
+#   - killed with neither: REASON_SIGNALED.
+# The record and its state file end as one .seen file, which `exits` lists
+# and `exit_trace` returns.
+. tests/lib/e2e.sh
+
+T=$E2E_TMP
+APP=e2e.exits.$$
+DATA=$T/data
+REC=build/tests/ph-record
+mkdir -p "$DATA"
+
+# until N CMD...: CMD, tried every 0.1 s up to N times.
+until_ok() {
+	n=$1
+	shift
+	for _ in $(seq "$n"); do "$@" 2> /dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+# 1. Hung: killed once the agent has written down that main is stuck
+# (after 5 s without an answer: Android's ANR threshold).
+"$BIN/porthole-sample" --hang-at 300 --app-id "$APP" --data-dir "$T/hang" > /dev/null 2>&1 &
+HPID=$!
+check "the hung sample's state file says since when it has not answered" \
+	until_ok 150 grep -q '^unresponsive_since=' "$T/hang/exit-$HPID.state"
+check "and where its main thread is stuck" \
+	grep -q '^wait_for_settings_sync(ends.c:' "$T/hang/exit-$HPID.state"
+kill -9 $HPID
+wait $HPID 2> /dev/null
+HANG_TS=$(sed -n 's/^timestamp=//p' "$T/hang/exit-$HPID.state")
+
+# 2. Killed outright, neither stuck nor short of memory.
+"$BIN/porthole-sample" --scenario startup --seconds 30 --app-id "$APP" \
+	--data-dir "$T/killed" > /dev/null 2>&1 &
+KPID=$!
+check "a running sample keeps a state file beside its record" \
+	until_ok 100 test -s "$T/killed/exit-$KPID.state"
+kill -9 $KPID
+wait $KPID 2> /dev/null
+
+# 3. Out of memory: a memory cgroup of its own, limited to what the sample
+# uses once started plus 96 MB; its image cache grows 4 MB a frame from
+# 1.5 s.  cgroup v1 where the memory controller is there (this machine),
+# else v2.
+if [ -d /sys/fs/cgroup/memory ]; then
+	CG=/sys/fs/cgroup/memory/porthole-e2e-$$ LIMIT=memory.limit_in_bytes USAGE=memory.usage_in_bytes
+else
+	CG=/sys/fs/cgroup/porthole-e2e-$$ LIMIT=memory.max USAGE=memory.current
+fi
+check "a memory cgroup can be made (root)" mkdir "$CG"
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1/porthole-sample" --hog-at 1500 \
+	--app-id "$2" --data-dir "$3"' "$CG" "$BIN" "$APP" "$T/oom" > /dev/null 2>&1 &
+OPID=$!
+until_ok 100 test -s "$T/oom/exit-$OPID.rec"
+sleep 0.5
+echo $(($(cat "$CG/$USAGE") + (96 << 20))) > "$CG/$LIMIT"
+wait $OPID
+ORC=$?
+check "the kernel ended it with SIGKILL (status $ORC)" test "$ORC" = 137
+check "and its record still says running" grep -q '^state=running' "$T/oom/exit-$OPID.rec"
+rmdir "$CG"
+
+# 4. The next start reports all three.
+mv "$T"/hang/exit-* "$T"/killed/exit-* "$T"/oom/exit-* "$DATA"/
+PORTHOLE_ANNOUNCE=$T/announce "$BIN/porthole-sample" --scenario startup \
+	--seconds 3 --app-id "$APP" --data-dir "$DATA" > /dev/null 2>&1 &
+PID=$!
+$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 3 \
+	--request '{"id":3,"method":"exits","params":{}}' \
+	--request '{"id":4,"method":"exit_trace","params":{"timestamp":'"$HANG_TS"'}}'
+wait $PID
+# Each process's exit event, one line each.
+grep -o '"event":"exit","t":[0-9]*,"seq":[0-9]*,"data":{[^}]*}' "$T/rec.ndjson" | sort -u > "$T/exits"
+
+check "the hung one is an ANR" grep -q '"reason":"REASON_ANR",[^}]*"pid":'"$HPID"',' "$T/exits"
+check "that names how long main had not answered (5 s or more)" \
+	grep -Eq '"pid":'"$HPID"',"description":"killed while the main thread had not answered for ([5-9][0-9]{3}|[0-9]{5,}) ms"' "$T/exits"
+check "and where it was stuck, app frames first" \
+	grep -q '"pid":'"$HPID"',.*"mainStack":"wait_for_settings_sync(ends.c:[0-9]*)\\n[^"]*main(main.c:' "$T/exits"
+check "its time is when it was last seen alive" \
+	grep -q '"timestamp":'"$HANG_TS"',[^}]*"pid":'"$HPID"',' "$T/exits"
+check "the out-of-memory kill is REASON_LOW_MEMORY, in the kernel's words" \
+	grep -q '"reason":"REASON_LOW_MEMORY",[^}]*"pid":'"$OPID"',"description":"killed by the kernel'"'"'s out-of-memory killer: [^"]*Killed process '"$OPID"' (porthole-sample)' "$T/exits"
+check "the plain kill is REASON_SIGNALED" \
+	grep -q '"reason":"REASON_SIGNALED",[^}]*"pid":'"$KPID"',"description":"killed: no exit or crash was recorded"' "$T/exits"
+check "none has a stack but the ANR" sh -c '! grep -v "\"pid\":$1," "$0" | grep -q mainStack' "$T/exits" "$HPID"
+check "each record and its state are one .seen file now" sh -c \
+	'for p in '"$HPID $KPID $OPID"'; do test -s "$0/exit-$p.seen" && ! test -e "$0/exit-$p.rec" && ! test -e "$0/exit-$p.state" || exit 1; done' "$DATA"
+check "exits lists the three as reported, with why" \
+	sh -c 'for r in ANR LOW_MEMORY SIGNALED; do grep "\"id\":3,\"ok\":true" "$0" | grep -q "\"reason\":\"REASON_$r\",[^}]*\"description\":\"[^\"]*\",\"reported\":true" || exit 1; done' "$T/rec.ndjson"
+check "exit_trace returns the ANR's whole record by its time" \
+	grep -q '"id":4,"ok":true,"result":{"timestamp":'"$HANG_TS"',"found":true,"text":"reason=REASON_ANR\\n.*wait_for_settings_sync' "$T/rec.ndjson"
+finish
