@@ -23,6 +23,12 @@
 static pthread_t thread;
 static _Atomic bool stop;
 static bool started;
+/*
+ * Where sysfs is: /sys, or $PORTHOLE_SYSFS for thermal zones and power
+ * supplies (a machine without them, like a VM, can still be tested
+ * against a tree of their files; they are plain text).
+ */
+static char sys_root[200] = "/sys";
 
 static bool read_small(const char *path, char *buf, size_t size)
 {
@@ -242,24 +248,83 @@ static void sample_pressure(void)
 	psi_level = level;
 }
 
-/* The cgroup's oom / high counters: an increment is lowMemory. */
-static int64_t last_oom = -1, last_high = -1;
+/*
+ * The app's own memory cgroup: how often it hit its limit, an increment
+ * being lowMemory.  cgroup v2: memory.events "high", "max" and "oom" (the
+ * hierarchy mounted at /sys/fs/cgroup, or at /sys/fs/cgroup/unified beside
+ * v1 controllers); v1: memory.failcnt (the limit hit) and oom_control's
+ * oom_kill.  The files are found once, at start, from /proc/self/cgroup.
+ */
+static char cg_events[320], cg_failcnt[320], cg_oom[320];
+static int64_t last_hits = -1;
+
+static void find_cgroup(void)
+{
+	char text[2048], *line, *next;
+	static const char *const v2_roots[] = { "/sys/fs/cgroup",
+						"/sys/fs/cgroup/unified" };
+
+	cg_events[0] = cg_failcnt[0] = cg_oom[0] = '\0';
+	if (!read_small("/proc/self/cgroup", text, sizeof(text)))
+		return;
+	for (line = text; line && *line; line = next) {
+		char *path;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		path = strchr(line, ':');
+		path = path ? strchr(path + 1, ':') : NULL;
+		if (!path)
+			continue;
+		path++;
+		if (!strncmp(line, "0::", 3)) {
+			for (size_t i = 0; i < PH_ARRAY_SIZE(v2_roots); i++) {
+				snprintf(cg_events, sizeof(cg_events),
+					 "%s%s/memory.events", v2_roots[i],
+					 path);
+				if (!access(cg_events, R_OK))
+					break;
+				cg_events[0] = '\0';
+			}
+		} else if (strstr(line, ":memory:")) {
+			snprintf(cg_failcnt, sizeof(cg_failcnt),
+				 "/sys/fs/cgroup/memory%s/memory.failcnt",
+				 path);
+			snprintf(cg_oom, sizeof(cg_oom),
+				 "/sys/fs/cgroup/memory%s/memory.oom_control",
+				 path);
+		}
+	}
+}
 
 static void sample_cgroup(void)
 {
 	char text[1024];
-	int64_t oom, high;
+	int64_t hits = -1;
 
-	if (!read_small("/sys/fs/cgroup/memory.events", text, sizeof(text)))
+	if (cg_events[0] && read_small(cg_events, text, sizeof(text))) {
+		static const char *const keys[] = { "\nhigh ", "\nmax ",
+						    "\noom " };
+
+		hits = 0;
+		for (size_t i = 0; i < PH_ARRAY_SIZE(keys); i++) {
+			int64_t n = field_kb(text, keys[i]);
+
+			hits += n > 0 ? n : 0;
+		}
+	} else if (cg_failcnt[0] &&
+		   read_small(cg_failcnt, text, sizeof(text))) {
+		hits = strtoll(text, NULL, 10);
+		if (read_small(cg_oom, text, sizeof(text)))
+			hits += field_kb(text, "oom_kill ");
+	}
+	if (hits < 0)
 		return;
-	oom = field_kb(text, "oom ");
-	high = field_kb(text, "high ");
-	if ((last_oom >= 0 && oom > last_oom) ||
-	    (last_high >= 0 && high > last_high))
+	if (last_hits >= 0 && hits > last_hits)
 		device_kv(PH_DEV_LOW_MEMORY, PH_KEY_LEVEL, NULL, PH_KEY_RAW,
 			  NULL);
-	last_oom = oom;
-	last_high = high;
+	last_hits = hits;
 }
 
 /* Thermal: each zone's status from its trip points; changes only. */
@@ -268,11 +333,11 @@ static char thermal_state[16][12];
 static void sample_thermal(void)
 {
 	for (int z = 0; z < 16; z++) {
-		char path[96], text[64], type[64], status[12] = "none";
+		char path[320], text[64], type[64], status[12] = "none";
 		int64_t temp;
 
 		snprintf(path, sizeof(path),
-			 "/sys/class/thermal/thermal_zone%d/temp", z);
+			 "%s/class/thermal/thermal_zone%d/temp", sys_root, z);
 		if (!read_small(path, text, sizeof(text)))
 			break;
 		temp = strtoll(text, NULL, 10);
@@ -280,16 +345,16 @@ static void sample_thermal(void)
 			int64_t trip;
 
 			snprintf(path, sizeof(path),
-				 "/sys/class/thermal/thermal_zone%d/"
+				 "%s/class/thermal/thermal_zone%d/"
 				 "trip_point_%d_temp",
-				 z, t);
+				 sys_root, z, t);
 			if (!read_small(path, text, sizeof(text)))
 				break;
 			trip = strtoll(text, NULL, 10);
 			snprintf(path, sizeof(path),
-				 "/sys/class/thermal/thermal_zone%d/"
+				 "%s/class/thermal/thermal_zone%d/"
 				 "trip_point_%d_type",
-				 z, t);
+				 sys_root, z, t);
 			if (!read_small(path, type, sizeof(type)) ||
 			    temp < trip)
 				continue;
@@ -328,26 +393,38 @@ static void sample_thermal(void)
 	}
 }
 
-/* Power: the first battery's capacity and charging state. */
-static char power_last[64];
+/*
+ * Power: the first battery's capacity and charging state, as the
+ * broadcasts Android sends: connected / disconnected when charging starts
+ * or stops, BATTERY_LOW when the level falls to 15 % and BATTERY_OKAY
+ * when it is back over 20 % (Android's defaults), and "initial" once.  A
+ * level that moves by a point is no event.
+ */
+#define BATTERY_LOW_PCT	 15
+#define BATTERY_OKAY_PCT 20
+static char power_status[32];
+static bool power_seen, battery_low;
 
 static void sample_power(void)
 {
-	DIR *d = opendir("/sys/class/power_supply");
+	char dir[300], pct[16] = "-1", status[32] = "";
+	const char *change = NULL;
+	bool charging, was_charging;
+	long level;
+	DIR *d;
 	struct dirent *e;
-	char pct[16] = "-1", status[32] = "", now[64];
 
+	snprintf(dir, sizeof(dir), "%s/class/power_supply", sys_root);
+	d = opendir(dir);
 	while (d && (e = readdir(d))) {
-		char path[300];
+		char path[600];
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/class/power_supply/%s/capacity", e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/capacity", dir, e->d_name);
 		if (read_small(path, pct, sizeof(pct))) {
 			pct[strcspn(pct, "\n")] = '\0';
-			snprintf(path, sizeof(path),
-				 "/sys/class/power_supply/%s/status",
+			snprintf(path, sizeof(path), "%s/%s/status", dir,
 				 e->d_name);
 			if (read_small(path, status, sizeof(status)))
 				status[strcspn(status, "\n")] = '\0';
@@ -356,16 +433,29 @@ static void sample_power(void)
 	}
 	if (d)
 		closedir(d);
-	snprintf(now, sizeof(now), "%s/%s", pct, status);
-	if (!strcmp(now, power_last))
-		return;
-	device_kv(PH_DEV_POWER, PH_KEY_CHANGE,
-		  !power_last[0]		 ? "initial" :
-		  !strcmp(status, "Charging")	 ? "ACTION_POWER_CONNECTED" :
-		  !strcmp(status, "Discharging") ? "ACTION_POWER_DISCONNECTED" :
-						   "BATTERY_OKAY",
-		  PH_KEY_BATTERY_PERCENT, pct);
-	snprintf(power_last, sizeof(power_last), "%s", now);
+	level = strtol(pct, NULL, 10);
+	charging = !strcmp(status, "Charging") || !strcmp(status, "Full");
+	was_charging = !strcmp(power_status, "Charging") ||
+		       !strcmp(power_status, "Full");
+	if (!power_seen)
+		change = "initial";
+	else if (charging && !was_charging)
+		change = "ACTION_POWER_CONNECTED";
+	else if (!charging && was_charging)
+		change = "ACTION_POWER_DISCONNECTED";
+	else if (level >= 0 && !battery_low && level <= BATTERY_LOW_PCT)
+		change = "BATTERY_LOW";
+	else if (battery_low && level > BATTERY_OKAY_PCT)
+		change = "BATTERY_OKAY";
+	if (level >= 0 && level <= BATTERY_LOW_PCT)
+		battery_low = true;
+	else if (level > BATTERY_OKAY_PCT)
+		battery_low = false;
+	power_seen = true;
+	snprintf(power_status, sizeof(power_status), "%s", status);
+	if (change)
+		device_kv(PH_DEV_POWER, PH_KEY_CHANGE, change,
+			  PH_KEY_BATTERY_PERCENT, pct);
 }
 
 /* Network: the default route's interface, as a transport. */
@@ -448,9 +538,13 @@ int ph_sampler_start(struct ph_agent *a)
 	last_rss_mb = -1;
 	memory_samples = 0;
 	psi_level = 0;
-	last_oom = last_high = -1;
+	last_hits = -1;
+	find_cgroup();
+	snprintf(sys_root, sizeof(sys_root), "%s",
+		 getenv("PORTHOLE_SYSFS") ? getenv("PORTHOLE_SYSFS") : "/sys");
 	memset(thermal_state, 0, sizeof(thermal_state));
-	power_last[0] = net_last[0] = '\0';
+	power_status[0] = net_last[0] = '\0';
+	power_seen = battery_low = false;
 	if (pthread_create(&thread, NULL, sampler_main, a))
 		return PH_EIO;
 	started = true;

@@ -1,0 +1,130 @@
+# The device and memory-pressure collectors (src/agent/collectors/
+# sampler.c) seeing real changes while porthole-sample runs:
+#   - network: the sample in a network namespace of its own, where a
+#     default route comes (a veth), moves (a tun) and goes (the recorder
+#     runs there too: abstract sockets belong to a namespace);
+#   - lowMemory: the sample in a memory cgroup that then hits its limit
+#     (another process of the cgroup fills the page cache past it);
+#   - thermal and power: this VM has no thermal zones and no battery, so
+#     those two read a tree of sysfs's own files ($PORTHOLE_SYSFS) that the
+#     test changes: trip points passed one by one, charging started and
+#     stopped, the level falling to low and back.
+# PSI trimMemory is not here: it needs the whole machine under memory
+# pressure for seconds.
+. tests/lib/e2e.sh
+
+T=$E2E_TMP
+APP=e2e.device.$$
+REC=$(pwd)/build/tests/ph-record
+SAMPLE=$(cd "$BIN" && pwd)/porthole-sample
+
+# device_lines KIND FILE: that device kind's events, one data object each.
+device_lines() {
+	grep -o '"event":"device","t":[0-9]*,"seq":[0-9]*,"data":{"kind":"'"$1"'"[^}]*}' "$2" |
+		sed 's/.*"data"://' | uniq
+}
+
+# 1. Network, in a namespace with only loopback at first.
+unshare -n sh -c '
+	ip link set lo up
+	PORTHOLE_ANNOUNCE=$1/net.announce "$2" --scenario startup --seconds 9 \
+		--app-id "$3" --data-dir "$1/net.data" > /dev/null 2>&1 &
+	"$4" --announce "$1/net.announce" --out "$1/net.ndjson" --seconds 8 &
+	sleep 2
+	ip link add eth7 type veth peer name eth8 && ip link set eth8 up &&
+		ip link set eth7 up && ip route add default dev eth7
+	sleep 1.5
+	ip tuntap add dev tun7 mode tun && ip link set tun7 up &&
+		ip route replace default dev tun7
+	sleep 1.5
+	ip route del default
+	wait' sh "$T" "$SAMPLE" "$APP" "$REC" > "$T/net.out" 2>&1
+device_lines network "$T/net.ndjson" > "$T/net"
+check "network: none; ethernet, then vpn, as the default route moved; none" \
+	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
+	"{\"kind\":\"network\",\"transport\":\"none\"}" \
+	"{\"kind\":\"network\",\"transport\":\"ethernet\",\"metered\":\"false\"}" \
+	"{\"kind\":\"network\",\"transport\":\"vpn\",\"metered\":\"false\"}" \
+	"{\"kind\":\"network\",\"transport\":\"none\"}")"' "$T/net"
+
+# 2. lowMemory: the sample's cgroup limited to what it uses plus 48 MB,
+# then 256 MB written (and synced, so the cache can be reclaimed) by a
+# process in the same cgroup.
+if [ -d /sys/fs/cgroup/memory ]; then
+	CG=/sys/fs/cgroup/memory/porthole-e2e-dev-$$ LIMIT=memory.limit_in_bytes USAGE=memory.usage_in_bytes
+else
+	CG=/sys/fs/cgroup/porthole-e2e-dev-$$ LIMIT=memory.max USAGE=memory.current
+fi
+check "a memory cgroup can be made (root)" mkdir "$CG"
+PORTHOLE_ANNOUNCE=$T/mem.announce sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" \
+	--scenario startup --seconds 8 --app-id "$2" --data-dir "$3"' \
+	"$CG" "$SAMPLE" "$APP" "$T/mem" > /dev/null 2>&1 &
+PID=$!
+$REC --announce "$T/mem.announce" --out "$T/mem.ndjson" --seconds 7 &
+RPID=$!
+sleep 2
+echo $(($(cat "$CG/$USAGE") + (48 << 20))) > "$CG/$LIMIT"
+sh -c 'echo $$ > "$0/cgroup.procs" && exec dd if=/dev/zero of="$1" bs=1M count=256 oflag=dsync' \
+	"$CG" "$T/fill" > "$T/dd.out" 2>&1
+wait $RPID
+wait $PID
+SRC=$?
+check "the sample lived through it (status $SRC)" test "$SRC" = 0
+check "the cgroup hit its limit" sh -c 'test "$(cat "$0"/memory.failcnt 2>/dev/null || grep -c "^max [1-9]" "$0"/memory.events)" -gt 0' "$CG"
+check "lowMemory was sent" grep -q '"event":"device","t":[0-9]*,"seq":[0-9]*,"data":{"kind":"lowMemory"}' "$T/mem.ndjson"
+rmdir "$CG"
+
+# 3. Thermal and power, from a sysfs tree of their files.
+S=$T/sys
+Z=$S/class/thermal/thermal_zone0
+B=$S/class/power_supply/BAT0
+mkdir -p "$Z" "$B"
+set_zone() { echo "$1" > "$Z/temp.new" && mv "$Z/temp.new" "$Z/temp"; }
+set_bat() { echo "$1" > "$B/capacity" && echo "$2" > "$B/status"; }
+set_zone 41000
+echo 60000 > "$Z/trip_point_0_temp"
+echo passive > "$Z/trip_point_0_type"
+echo 80000 > "$Z/trip_point_1_temp"
+echo hot > "$Z/trip_point_1_type"
+echo 95000 > "$Z/trip_point_2_temp"
+echo critical > "$Z/trip_point_2_type"
+set_bat 18 Discharging
+PORTHOLE_SYSFS=$S PORTHOLE_ANNOUNCE=$T/dev.announce "$SAMPLE" --scenario startup \
+	--seconds 11 --app-id "$APP" --data-dir "$T/dev" > /dev/null 2>&1 &
+PID=$!
+$REC --announce "$T/dev.announce" --out "$T/dev.ndjson" --seconds 10 &
+RPID=$!
+# One change every 1.5 s: the sampler looks once a second.
+sleep 2
+set_zone 61500
+set_bat 17 Discharging
+sleep 1.5
+set_zone 83000
+set_bat 15 Discharging
+sleep 1.5
+set_zone 97250
+set_bat 15 Charging
+sleep 1.5
+set_zone 40000
+set_bat 21 Charging
+sleep 1.5
+set_bat 21 Discharging
+wait $RPID
+wait $PID
+device_lines thermal "$T/dev.ndjson" > "$T/thermal"
+device_lines power "$T/dev.ndjson" > "$T/power"
+check "thermal: each trip point passed is a status, with the temperature" \
+	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
+	"{\"kind\":\"thermal\",\"status\":\"none\",\"statusCode\":\"0\",\"zone\":\"0\",\"temperatureC\":\"41.0\"}" \
+	"{\"kind\":\"thermal\",\"status\":\"moderate\",\"statusCode\":\"2\",\"zone\":\"0\",\"temperatureC\":\"61.5\"}" \
+	"{\"kind\":\"thermal\",\"status\":\"severe\",\"statusCode\":\"3\",\"zone\":\"0\",\"temperatureC\":\"83.0\"}" \
+	"{\"kind\":\"thermal\",\"status\":\"critical\",\"statusCode\":\"4\",\"zone\":\"0\",\"temperatureC\":\"97.2\"}" \
+	"{\"kind\":\"thermal\",\"status\":\"none\",\"statusCode\":\"0\",\"zone\":\"0\",\"temperatureC\":\"40.0\"}")"' "$T/thermal"
+check "power: initial, low at 15 %, connected, okay over 20 %, disconnected; a point's change is none" \
+	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
+	"{\"kind\":\"power\",\"change\":\"initial\",\"batteryPercent\":\"18\"}" \
+	"{\"kind\":\"power\",\"change\":\"BATTERY_LOW\",\"batteryPercent\":\"15\"}" \
+	"{\"kind\":\"power\",\"change\":\"ACTION_POWER_CONNECTED\",\"batteryPercent\":\"15\"}" \
+	"{\"kind\":\"power\",\"change\":\"BATTERY_OKAY\",\"batteryPercent\":\"21\"}" \
+	"{\"kind\":\"power\",\"change\":\"ACTION_POWER_DISCONNECTED\",\"batteryPercent\":\"21\"}")"' "$T/power"
+finish
