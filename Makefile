@@ -73,7 +73,7 @@ TEST_BIN := $(O)/tests/unit-tests
 .PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
 	format-check check-clang help
 all: $(PROGRAMS) $(LIBPORTHOLE)
-tests: $(TEST_BIN) $(O)/tests/ph-record
+tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls
 # The emit probe interposes malloc: plain builds only (a sanitizer brings
 # its own allocator); tests/e2e/agent_emit.sh always runs the plain one.
 ifeq ($(SAN)$(TSAN)$(FUZZ),)
@@ -163,6 +163,14 @@ $(O)/tests/ph-record: $(call obj,tests/agent/record.c tests/lib/ph_client.c) \
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The explicit HTTP and DB calls, for the trace-marker test.
+$(O)/obj/tests/agent/explicit_calls.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
+$(O)/tests/explicit-calls: $(call obj,tests/agent/explicit_calls.c) \
+		$(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
 
 $(O)/tests/emit-probe: tests/agent/emit_probe.c $(O)/lib/libporthole.a
 	@mkdir -p $(@D)

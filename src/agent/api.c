@@ -317,6 +317,7 @@ PORTHOLE_API uint64_t porthole_http_start(const char *method, const char *url)
 	ph_rec_str(r, PH_KEY_METHOD, method ? method : "GET", 16);
 	ph_rec_str(r, PH_KEY_URL, red, CAP_URL);
 	ph_emit_commit(pos);
+	ph_trace_marker_call_begin(id, red); /* the URL, as the curl helper */
 	return id;
 }
 
@@ -327,6 +328,7 @@ PORTHOLE_API void porthole_http_end(uint64_t call, int status,
 	struct ph_rec *r;
 	char idbuf[32];
 
+	ph_trace_marker_call_end(call);
 	if (!call || !(r = ph_emit_begin(PH_KIND_HTTP_END, &pos)))
 		return;
 	snprintf(idbuf, sizeof(idbuf), "http-%" PRIu64, call);
@@ -360,6 +362,7 @@ PORTHOLE_API uint64_t porthole_db_start(const char *sql, const char *args,
 	if (args && *args)
 		ph_rec_str(r, PH_KEY_ARGS, args, CAP_ARGS);
 	ph_emit_commit(pos);
+	ph_trace_marker_call_begin(id, sql);
 	return id;
 }
 
@@ -370,6 +373,7 @@ PORTHOLE_API void porthole_db_end(uint64_t query, int64_t rows,
 	struct ph_rec *r;
 	char idbuf[32];
 
+	ph_trace_marker_call_end(query);
 	if (!query || !(r = ph_emit_begin(PH_KIND_DB_END, &pos)))
 		return;
 	snprintf(idbuf, sizeof(idbuf), "db-%" PRIu64, query);

@@ -14,6 +14,9 @@ sleep 1
 "$BIN/porthole-sample" --scenario checkout --seconds 5 --app-id e2e.markers.$$ \
 	--data-dir "$T/data" > "$T/sample.out" 2>&1 &
 APP=$!
+# The explicit calls, beside it (their own process).
+${PH_BUILD:-build}/tests/explicit-calls "$T/explicit" > "$T/explicit.out" 2>&1
+EXPLICIT=$(sed -n 's/^pid //p' "$T/explicit.out")
 wait $APP
 wait $REC
 check "the trace was recorded" grep -q "trace_marker slices" "$T/record.out"
@@ -45,6 +48,25 @@ for line in open(sys.argv[1]):
         sys.exit(0)
 sys.exit('no S/F pair of 50-700 ms: %r' % begun)
 PY
+# The explicit calls: async slices, each F with its S's name and cookie,
+# the HTTP call's ended on another thread; the URL redacted.
+check "the explicit HTTP call and query are async slices, ended by name" python3 - "$T/trace.txt" "$EXPLICIT" <<'PY'
+import re, sys
+pid, s, f = sys.argv[2], {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r'-(\d+)\s+\(\s*(\d+)\).*tracing_mark_write: ([SF])\|(\d+)\|(.*)\|(\d+)$', line.rstrip())
+    if not m or m.group(2) != pid or m.group(4) != pid:
+        continue
+    (s if m.group(3) == 'S' else f)[(m.group(5), m.group(6))] = m.group(1)
+want = {'http://127.0.0.1:9/v1/explicit?token=*', 'SELECT count(*) FROM explicit'}
+names = {k[0] for k in s}
+if names != want or set(s) != set(f):
+    sys.exit('S %r F %r' % (s, f))
+http = [k for k in s if k[0].startswith('http')][0]
+if s[http] == f[http]:
+    sys.exit('the HTTP call began and ended on one thread: %r' % s)
+PY
+
 # Slices nest per thread: no E without its B (a B may stay open when the
 # recording stops first, e.g. under a slower sanitized build).  Only this
 # sample's threads: tracefs is machine-wide, and another app's markers may

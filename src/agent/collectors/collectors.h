@@ -100,5 +100,8 @@ void ph_trace_marker_end(void);
 void ph_trace_marker_poll(void);
 uint32_t ph_trace_marker_async_begin(const char *name, int cookie);
 void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie);
+/* An explicit HTTP or DB call's slice (async: it may end elsewhere). */
+void ph_trace_marker_call_begin(uint64_t id, const char *name);
+void ph_trace_marker_call_end(uint64_t id);
 
 #endif

@@ -158,3 +158,54 @@ void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie)
 	if (n > 0 && (size_t)n < sizeof(buf))
 		(void)!write(fd, buf, (size_t)n);
 }
+
+/*
+ * The explicit calls (porthole_http_start / porthole_db_start and their
+ * ends) may end on another thread than the one they began on, as a
+ * callback-based client does, so they are async slices, cookie = the
+ * call's id.  The end must repeat the begin's name: a call that wrote an
+ * S keeps it in a slot of its own (id % CALL_SLOTS, claimed from 0 by
+ * compare-and-swap, so only that call reads or frees it).  A slot still
+ * held by an earlier call (more than CALL_SLOTS in flight, or one never
+ * ended) leaves this one without a slice, never with a wrong one.
+ */
+#define CALL_SLOTS 64
+#define CLAIMING   UINT64_MAX
+static struct {
+	_Atomic uint64_t id; /* 0 free, CLAIMING, or the call's id */
+	uint32_t gen;
+	char name[120];
+} calls[CALL_SLOTS];
+
+static int cookie_of(uint64_t id)
+{
+	return (int)(id & 0x7fffffff);
+}
+
+void ph_trace_marker_call_begin(uint64_t id, const char *name)
+{
+	uint64_t free_slot = 0;
+	__typeof__(calls[0]) *c = &calls[id % CALL_SLOTS];
+
+	/* Off: one load, as for every other marker. */
+	if (!id ||
+	    marker_fd(atomic_load_explicit(&marker, memory_order_acquire)) < 0)
+		return;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &c->id, &free_slot, CLAIMING, memory_order_acquire,
+		    memory_order_relaxed))
+		return;
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "?");
+	c->gen = ph_trace_marker_async_begin(c->name, cookie_of(id));
+	atomic_store_explicit(&c->id, c->gen ? id : 0, memory_order_release);
+}
+
+void ph_trace_marker_call_end(uint64_t id)
+{
+	__typeof__(calls[0]) *c = &calls[id % CALL_SLOTS];
+
+	if (!id || atomic_load_explicit(&c->id, memory_order_acquire) != id)
+		return;
+	ph_trace_marker_async_end(c->gen, c->name, cookie_of(id));
+	atomic_store_explicit(&c->id, 0, memory_order_release);
+}
