@@ -90,9 +90,13 @@ print(' '.join(sorted(seen)))
 PY
 }
 K=$(kinds)
-for kind in recompose state_write frame nav http_start http_end db_start \
-	db_end log log_append mark device exit work_start work_end blocked \
-	memory startup input dropped span; do
+# Every kind docs/protocol-kinds.tsv says the C agent sends (producer c or
+# both; device sub-kinds count as device), read from the file, not a list.
+C_KINDS=$(awk -F'\t' 'NR > 1 && ($4 == "c" || $4 == "both") { sub(/:.*/, "", $1); print $1 }' \
+	docs/protocol-kinds.tsv | sort -u)
+check "the contract names the C agent's kinds (20 or more)" \
+	test "$(echo "$C_KINDS" | wc -l)" -ge 20
+for kind in $C_KINDS; do
 	check "event kind $kind arrived" sh -c 'echo " $0 " | grep -q " $1 "' "$K" "$kind"
 done
 
@@ -142,6 +146,39 @@ check "the job failed once and succeeded on retry" sh -c \
 	'grep -q "\"state\":\"ENQUEUED\"" "$0" && grep -q "\"state\":\"SUCCEEDED\"" "$0"' "$T/rec.ndjson"
 check "the burst was dropped and counted, not waited for" \
 	grep -q '"event":"dropped".*"scope":"queue"' "$T/rec.ndjson"
+# emitted = delivered + dropped, for this client: every seq the stream
+# skipped is counted by a dropped frame, each frame's range its count.
+check "the stream's seq gaps are exactly the dropped frames' counts" python3 -c '
+import json, sys
+seqs, counted = set(), 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if "event" not in o:
+        continue  # a method reply
+    if o["event"] == "dropped":
+        d = o["data"]
+        assert d["lastSeq"] - d["firstSeq"] + 1 == d["count"], d
+        counted += d["count"]
+    else:
+        seqs.add(o["seq"])
+missing = max(seqs) - min(seqs) + 1 - len(seqs)
+print("delivered", len(seqs), "missing", missing, "counted", counted)
+assert counted > 0 and missing == counted
+' "$T/rec.ndjson"
+# Animate totals (5.5 s), then scoped reads (6.5 s), then off (7 s): every
+# row re-renders each frame until the read moves into the leaf, after
+# which only the leaf does.
+check "rows re-render every frame, then only the leaf once reads are scoped" python3 -c '
+import json, sys
+rows, leaf = [], []
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("event") == "recompose":
+        (leaf if o["data"]["name"] == "Cart.TotalLeaf" else rows).append((o["t"], o["data"]["name"]))
+assert {n for _, n in rows} == {"Cart.ItemRow"}, rows[:3]
+assert len(rows) >= 4 * 30 and len(leaf) >= 15, (len(rows), len(leaf))  # ~1 s and ~0.5 s at 60 Hz
+assert max(t for t, _ in rows) <= min(t for t, _ in leaf), "a row re-rendered after reads were scoped"
+' "$T/rec.ndjson"
 check "a cold start" grep -q '"classification":"cold"' "$T/rec.ndjson"
 check "its origin is the process's fork, read from /proc/self/stat" \
 	python3 -c '
@@ -176,6 +213,8 @@ check "looking at the database is not a query of the app's" sh -c \
 	"$T/rec.ndjson"
 check "the semantics tree has the unlabelled icon button" \
 	grep -q '"role":"Button","testTag":"share","bounds"' "$T/rec.ndjson"
+check "and the close button, 16 x 16: under the 24 dp touch target" \
+	grep -q '"role":"Button","testTag":"close","contentDescription":"Close","bounds":{"left":10.0,"top":20.0,"right":26.0,"bottom":36.0},"actions":\["OnClick"\],"flags":\["clickable"\]' "$T/rec.ndjson"
 check "the screenshot is a PNG" grep -q '{"id":7,"ok":true,"result":{.*"mimeType":"image/png","data":"iVBORw0KGgo' "$T/rec.ndjson"
 check "setup says which integrations are wired" \
 	grep -q '"name":"sqlite","onClasspath":true,"instrumented":true' "$T/rec.ndjson"

@@ -146,7 +146,10 @@ test('app tools answer with what the sample really did', async () => {
 	assert.match(text(tree), /stableId/);
 	const a11y = await call('accessibility');
 	assert.equal(a11y.isError, false);
-	assert.match(text(a11y), /warning|nothing found/);
+	// the sample's two planted faults: the share icon button with no
+	// label, and the close button at 16 x 16 dp
+	assert.match(text(a11y), /share[^\n]*is interactive but has no label/);
+	assert.match(text(a11y), /Close[^\n]* is 16x16 dp: under the 24 dp minimum touch target/);
 	assert.match(text(await call('setup')), /wired/);
 	const st = await call('porthole_status');
 	assert.match(text(st), /^connected/m);
