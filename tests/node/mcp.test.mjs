@@ -144,12 +144,12 @@ test('app tools answer with what the sample really did', async () => {
 	const tree = await call('semantics_tree', { detail: 'normal' });
 	assert.match(text(tree), /nodes on screen/);
 	assert.match(text(tree), /stableId/);
-	const a11y = await call('accessibility');
+	const a11y = await call('accessibility', { detail: 'normal' });
 	assert.equal(a11y.isError, false);
 	// the sample's two planted faults: the share icon button with no
 	// label, and the close button at 16 x 16 dp
-	assert.match(text(a11y), /share[^\n]*is interactive but has no label/);
-	assert.match(text(a11y), /Close[^\n]* is 16x16 dp: under the 24 dp minimum touch target/);
+	assert.match(text(a11y), /Button 'share' is interactive but has no label/);
+	assert.match(text(a11y), /Button 'close' is 16x16 dp: under the 24 dp minimum touch target/);
 	assert.match(text(await call('setup')), /wired/);
 	const st = await call('porthole_status');
 	assert.match(text(st), /^connected/m);
