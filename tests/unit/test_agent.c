@@ -723,6 +723,7 @@ static int start_agent_in(const char *data_dir, unsigned flags, unsigned queue)
 {
 	struct porthole_config cfg = {
 		.app_id = "com.example.unit",
+		.version_name = "1.0-unit", /* as apps give it */
 		.data_dir = data_dir,
 		.flags = flags | PORTHOLE_NO_INTEGRATION_CHECK,
 		.queue_size = queue,
@@ -2286,4 +2287,178 @@ void test_agent__mt_importance_follows_the_screens(void)
 	porthole_stop();
 	snprintf(path, sizeof(path), "%s/exit-%d.state", dir, (int)getpid());
 	CHECK(access(path, F_OK) != 0);
+}
+
+/* --- method replies against the published runtime's ---------------------- */
+
+/*
+ * Differences of shape between our reply and the published runtime's
+ * reply to the same request, the first of them described in why: a key
+ * both send with another JSON type, at any depth (a null of theirs is an
+ * absent value and matches anything; arrays: their first element against
+ * our first), and a key of their `result` object missing from ours.
+ * *compared counts the keys both sent.
+ */
+static int shape_diffs(const char *path, const struct ph_json *ours,
+		       const struct ph_json *theirs, int depth, int *compared,
+		       char *why, size_t cap)
+{
+	int diffs = 0;
+	char sub[256];
+
+	if (ph_json_is(theirs, PH_JSON_NULL))
+		return 0;
+	if (strcmp(json_type(ours), json_type(theirs))) {
+		if (!why[0])
+			snprintf(why, cap, "%.200s: ours %s, published %s",
+				 path, json_type(ours), json_type(theirs));
+		return 1;
+	}
+	if (ph_json_is(theirs, PH_JSON_ARRAY) && ph_json_at(theirs, 0) &&
+	    ph_json_at(ours, 0)) {
+		snprintf(sub, sizeof(sub), "%s[0]", path);
+		return shape_diffs(sub, ph_json_at(ours, 0),
+				   ph_json_at(theirs, 0), depth + 1, compared,
+				   why, cap);
+	}
+	if (!ph_json_is(theirs, PH_JSON_OBJECT))
+		return 0;
+	for (uint32_t k = 0; k < theirs->n; k++) {
+		const struct ph_json_member *m = &theirs->u.members[k];
+		char key[64];
+		const struct ph_json *mine;
+
+		snprintf(key, sizeof(key), "%.*s", (int)m->key.n, m->key.u.s);
+		snprintf(sub, sizeof(sub), "%s.%s", path, key);
+		mine = ph_json_get(ours, key);
+		if (!mine) {
+			/* the result's own keys are what a host reads first */
+			if (depth == 1 &&
+			    !ph_json_is(&m->value, PH_JSON_NULL)) {
+				if (!why[0])
+					snprintf(why, cap, "%.200s: missing",
+						 sub);
+				diffs++;
+			}
+			continue;
+		}
+		(*compared)++;
+		diffs += shape_diffs(sub, mine, &m->value, depth + 1, compared,
+				     why, cap);
+	}
+	return diffs;
+}
+
+static void sem_tree(struct porthole_sem *t, void *ctx)
+{
+	struct porthole_sem_node root = { .right = 360, .bottom = 640 };
+	struct porthole_sem_node b = { .role = "Button",
+				       .text = "Pay",
+				       .test_tag = "pay",
+				       .left = 8,
+				       .top = 8,
+				       .right = 120,
+				       .bottom = 56,
+				       .clickable = true };
+
+	(void)ctx;
+	porthole_sem_begin(t, &root);
+	porthole_sem_begin(t, &b);
+	porthole_sem_end(t);
+	porthole_sem_end(t);
+}
+
+/*
+ * The replies to the requests the published runtime's host sent in the
+ * recorded session (../shared/fixtures/porthole-wire/sent.ndjson: hello,
+ * recompositions, semantics_tree, nav_state, state, inflight, timeline, an
+ * unknown method), asked of our agent with the same kinds of things
+ * happening, have the published replies' shapes.
+ */
+void test_agent__mt_replies_match_the_published_runtime(void)
+{
+	struct ph_buf received = PH_BUF_INIT(1 << 24),
+		      sent = PH_BUF_INIT(1 << 20);
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	struct ph_client_conn c;
+	struct ph_arena fa;
+	const char *trig[] = { "CartViewModel.items" };
+	int compared = 0, asked = 0;
+	char *s;
+
+	CHECK_INT(ph_buf_read_file(&received,
+				   FIXTURE("porthole-wire/received.ndjson")),
+		  0);
+	CHECK_INT(ph_buf_read_file(&sent, FIXTURE("porthole-wire/sent.ndjson")),
+		  0);
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	porthole_set_semantics_provider(sem_tree, NULL);
+	porthole_state_write("CartViewModel.items");
+	porthole_recompose("Cart.ItemRow#1", "Cart.ItemRow", "Cart", trig, 1);
+	porthole_nav(PORTHOLE_NAV_START, "home", "Home", NULL, NULL, 1);
+	porthole_nav(PORTHOLE_NAV_PUSH, "cart", "Cart", "cartId=88213",
+		     "porthole://cart/88213", 2);
+	porthole_work_start("e2b1", "SyncCartWorker", 1, "sync");
+	porthole_mark("ready", NULL);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	ph_arena_init(&fa, 0, SIZE_MAX);
+	for (s = sent.buf; *s;) {
+		char *nl = strchr(s, '\n'), want[32], *r;
+		struct ph_json *req, *theirs, *ours;
+		const struct ph_json *l, *method, *params;
+		struct ph_buf p = PH_BUF_INIT(4096);
+		char why[256] = "";
+		int64_t id;
+
+		*nl = '\0';
+		ph_arena_reset(&fa);
+		CHECK_INT(ph_json_parse(&fa, s, strlen(s), &req, NULL), 0);
+		l = ph_json_get(req, "line");
+		method = ph_json_get(l, "method");
+		params = ph_json_get(l, "params");
+		CHECK(ph_json_as_int(ph_json_get(l, "id"), &id));
+		*nl = '\n';
+		s = nl + 1;
+		/* Their reply to it (received.ndjson, by id). */
+		snprintf(want, sizeof(want), "{\"id\":%lld,", (long long)id);
+		r = strstr(received.buf, want);
+		CHECK(r);
+		CHECK_INT(ph_json_parse(&fa, r, strcspn(r, "\n"), &theirs,
+					NULL),
+			  0);
+		/* Ours. */
+		{
+			struct ph_jw w;
+
+			ph_jw_init(&w, &p);
+			ph_jw_value(&w, params);
+			CHECK_INT(ph_jw_finish(&w), 0);
+		}
+		{
+			char m[32];
+
+			snprintf(m, sizeof(m), "%.*s", (int)method->n,
+				 method->u.s);
+			CHECK_INT(ph_client_call(&c, (int)id, m, p.buf, &line,
+						 NULL, 2000),
+				  1);
+		}
+		ph_buf_release(&p);
+		CHECK_INT(ph_json_parse(&fa, line.buf, line.len, &ours, NULL),
+			  0);
+		if (shape_diffs("reply", ours, theirs, 0, &compared, why,
+				sizeof(why)))
+			ph_test_fail(__FILE__, __LINE__, "%.*s (id %lld): %s",
+				     (int)method->n, method->u.s, (long long)id,
+				     why);
+		asked++;
+	}
+	CHECK_INT(asked, 10);
+	CHECK(compared > 100); /* 147 when written */
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&fa);
+	ph_buf_release(&received);
+	ph_buf_release(&sent);
+	ph_buf_release(&line);
 }
