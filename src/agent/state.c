@@ -3,6 +3,7 @@
  */
 #include "ph_common.h"
 #include "state.h"
+#include "bodies.h"
 #include "ph_clock.h"
 
 #include <time.h>
@@ -774,6 +775,8 @@ static void call_json(struct ph_jw *w, const struct ph_call *c, int64_t now)
 		ph_jw_kv_int(w, "status", c->status);
 	headers_json(w, "requestHeaders", c->req_h, c->req_h_len);
 	headers_json(w, "responseHeaders", c->resp_h, c->resp_h_len);
+	if (c->done)
+		ph_bodies_json(w, c->id); /* the newest 25 keep them */
 	if (c->error[0])
 		ph_jw_kv_str(w, "error", c->error);
 	ph_jw_obj_end(w);
@@ -856,8 +859,10 @@ void ph_state_inflight(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	ph_jw_str(w, "Headers are redacted in the app before they leave "
 		     "curl's callback; values are cut at 128 bytes and each "
-		     "way's headers at 384. Body snippets are on the http_end "
-		     "events.");
+		     "way's headers at 384. Bodies, when a handle asked for "
+		     "them: the first 4 KiB of text types, kept for the "
+		     "newest 25 finished calls; http_end events carry a "
+		     "512-char snippet.");
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
 }

@@ -75,6 +75,8 @@ static void make_bodies(void)
 			text_body[n++] = l[i];
 	}
 	memcpy(text_body + 508, "\xe2\x82\xac", 3);
+	/* and one across 4 KiB, inflight's cut: that cut keeps 4094 bytes */
+	memcpy(text_body + 4094, "\xe2\x82\xac", 3);
 	text_body[TEXT_LEN] = '\0';
 	for (int i = 0; i < BIN_LEN; i++)
 		bin_body[i] = (unsigned char)(i * 7);
@@ -377,6 +379,28 @@ static void call(CURL *c, int port, const char *target,
 	}
 }
 
+/*
+ * With $PROBE_HOLD (a directory) set: says the calls are done (a file
+ * calls-done there) and waits, up to 30 s, for the test to have asked
+ * what it wants of the agent (a file asked).
+ */
+static void hold(void)
+{
+	const char *dir = getenv("PROBE_HOLD");
+	char path[512];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/calls-done", dir);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/asked", dir);
+	for (int i = 0; i < 300 && access(path, F_OK); i++)
+		usleep(100 * 1000);
+}
+
 int main(int argc, char **argv)
 {
 	struct porthole_config cfg = { .app_id = "e2e.http",
@@ -445,6 +469,7 @@ int main(int argc, char **argv)
 
 	/* the writer sends what is queued well within this */
 	sleep(1);
+	hold();
 	porthole_stop();
 	curl_easy_cleanup(bodies);
 	curl_easy_cleanup(plain);

@@ -28,11 +28,19 @@ check "the probe compiles with clang too" \
 	${CLANG:-clang} -std=c11 -Wall -Wextra -Werror -Iinclude -c \
 	-o "$T/probe-clang.o" tests/agent/http_probe.c
 
-PORTHOLE_ENABLE=1 PORTHOLE_ANNOUNCE="$T/announce" "$T/probe" \
+PROBE_HOLD=$T PORTHOLE_ENABLE=1 PORTHOLE_ANNOUNCE="$T/announce" "$T/probe" \
 	"porthole.e2e-http.$$" "$T/data" "$T/served.ndjson" \
 	> "$T/probe.out" 2> "$T/probe.err" &
 PID=$!
-$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 20
+$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 25 &
+RPID=$!
+# Once the calls are done, a second client asks inflight (the bodies it
+# keeps), then lets the probe end.
+for _ in $(seq 200); do test -e "$T/calls-done" && break; sleep 0.1; done
+$REC --announce "$T/announce" --out "$T/inflight.ndjson" --seconds 2 \
+	--request '{"id":9,"method":"inflight","params":{}}'
+touch "$T/asked"
+wait $RPID
 RRC=$?
 wait $PID
 PRC=$?
@@ -282,6 +290,32 @@ def unattached():
     ok(log['unattached']['status'] == 404, 'the server answered it (404)')
 
 
+def inflight_bodies():
+    # The newest finished calls keep the first 4 KiB of each text body
+    # (BodyPreview), cut at a character; other bodies only their reason.
+    reply = [json.loads(l) for l in open(rec_path.replace('rec.ndjson', 'inflight.ndjson'))]
+    reply = [o for o in reply if o.get('id') == 9][0]['result']
+    calls = {c['id']: c for c in reply['recentHttp']}
+    def of(label):
+        return calls[pairs[label][0]['id']]
+    body = log['text']['body'].encode()
+    r = of('text')['responseBody']
+    ok(r['contentType'] == 'text/plain; charset=utf-8' and r['truncated'] is True
+       and r['byteCount'] == len(body), 'text', {k: v for k, v in r.items() if k != 'text'})
+    ok(r['text'].encode() == body[:4094], 'text: not the first 4094 bytes', len(r['text'].encode()))
+    p = of('post')
+    ok(p['requestBody']['text'] == log['post']['requestBody'] and p['requestBody']['truncated'] is False,
+       'post request', p['requestBody'])
+    ok(p['responseBody']['text'] == log['post']['body'], 'post response', p['responseBody'])
+    b = of('binary')['responseBody']
+    ok(b == {'contentType': 'application/octet-stream', 'byteCount': log['binary']['responseBytes'],
+             'truncated': False, 'omittedReason': 'content type not captured'}, 'binary', b)
+    n = of('plain-text')['responseBody']
+    ok(n.get('omittedReason') == 'bodies not captured' and 'text' not in n, 'plain', n)
+    ok('responseBody' not in of('empty') and 'requestBody' not in of('text'), 'no body, no preview')
+    ok(any('4 KiB' in x for x in reply['notes']), reply['notes'])
+
+
 {'pairing': pairing, 'thread': thread, 'status': status, 'phases': phases,
  'request_bytes': lambda: byte_count('requestBytes'),
  'response_bytes': lambda: byte_count('responseBytes'),
@@ -289,7 +323,7 @@ def unattached():
  'binary': binary, 'no_capture': no_capture, 'no_body': no_body,
  'big': big, 'protocol': protocol, 'failed': failed, 'stalled': stalled,
  'query': query, 'secrets_sent': secrets_sent, 'headers': headers,
- 'unattached': unattached}[which]()
+ 'unattached': unattached, 'inflight_bodies': inflight_bodies}[which]()
 PY
 ck() { # ck NAME: one function of checks.py over this run
 	python3 "$T/checks.py" "$T/rec.ndjson" "$T/served.ndjson" "$1"
@@ -326,6 +360,8 @@ check "headers are sent, secrets \"*\" (by name, or a word in it), repeats joine
 check "the planted secrets did reach the server" ck secrets_sent
 check "no secret left the process" sh -c \
 	'! grep -q "do-not-log" "$0"' "$T/rec.ndjson"
+check "inflight keeps the first 4 KiB of text bodies, cut at a character; others their reason" \
+	ck inflight_bodies
 check "the unattached call reached the server" ck unattached
 check "and made no event" sh -c \
 	'! grep -q "unattached-zebra-7731" "$0"' "$T/rec.ndjson"

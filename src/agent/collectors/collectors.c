@@ -5,6 +5,7 @@
 #include "ph_common.h"
 #include "collectors.h"
 #include "ph_log.h"
+#include "../bodies.h"
 #include "../symbolize.h"
 
 int ph_collectors_start(struct ph_agent *a)
@@ -29,6 +30,7 @@ void ph_collectors_stop(struct ph_agent *a)
 	ph_sampler_stop();
 	ph_stdio_capture_stop();
 	ph_exits_stop();
+	ph_bodies_reset(); /* a later start is another session */
 }
 
 void ph_collectors_writer_started(void)

@@ -27,6 +27,8 @@
 #include "collectors.h"
 #include "../state.h"
 
+#include "../bodies.h"
+
 #include <curl/curl.h>
 #include <ctype.h>
 #include <dlfcn.h>
@@ -47,8 +49,9 @@ struct handle {
 	char method[16];
 	char url[CAP_URL + 1];
 	char req_type[64], resp_type[64];
-	/* one byte past the snippet, so a longer body shows as cut */
-	char req_body[CAP_SNIPPET + 2], resp_body[CAP_SNIPPET + 2];
+	/* the first 4 KiB (for inflight), and one byte past them, so a
+	 * longer body shows as cut */
+	char req_body[PH_BODY_MAX + 2], resp_body[PH_BODY_MAX + 2];
 	size_t req_len, resp_len;
 	size_t req_seen, resp_seen;
 	/* headers, redacted as they are read: "Name: value\n" lines */
@@ -306,8 +309,8 @@ static void keep_body(char *dst, size_t *len, size_t *seen, const char *src,
 		      size_t n)
 {
 	*seen += n;
-	if (*len < CAP_SNIPPET + 1) {
-		size_t want = CAP_SNIPPET + 1 - *len;
+	if (*len < PH_BODY_MAX + 1) {
+		size_t want = PH_BODY_MAX + 1 - *len;
 		size_t take = n < want ? n : want;
 
 		memcpy(dst + *len, src, take);
@@ -379,13 +382,43 @@ static void body_field(struct ph_rec *r, enum ph_key key, bool capture,
 	if (bytes <= 0)
 		return; /* no body: absent */
 	if (capture && textual(type)) {
-		ph_rec_strn(r, key, PH_F_STR, text, len, cap);
+		/* one byte past the snippet, so ph_rec_strn marks the cut */
+		ph_rec_strn(r, key, PH_F_STR, text,
+			    len < CAP_SNIPPET + 1 ? len : CAP_SNIPPET + 1, cap);
 		return;
 	}
 	snprintf(why, sizeof(why), "<%s, %" PRId64 " bytes>",
 		 capture ? "content type not captured" : "bodies not captured",
 		 bytes);
 	ph_rec_strn(r, key, PH_F_STR, why, strlen(why), cap);
+}
+
+/* One way's body as inflight shows it (bodies.h). */
+static void body_of(struct ph_body *b, bool capture, const char *type,
+		    const char *text, size_t len, int64_t bytes)
+{
+	snprintf(b->type, sizeof(b->type), "%s", type);
+	b->bytes = bytes > 0 ? bytes : 0;
+	b->why = !capture	? "bodies not captured" :
+		 !textual(type) ? "content type not captured" :
+				  NULL;
+	b->text = text;
+	b->len = len;
+}
+
+/* The first 4 KiB of a finished call's bodies, for inflight. */
+static void keep_bodies(const struct handle *h, int64_t req_bytes,
+			int64_t resp_bytes)
+{
+	struct ph_body req, resp;
+
+	if (req_bytes <= 0 && resp_bytes <= 0)
+		return;
+	body_of(&req, h->bodies, h->req_type, h->req_body, h->req_len,
+		req_bytes);
+	body_of(&resp, h->bodies, h->resp_type, h->resp_body, h->resp_len,
+		resp_bytes);
+	ph_bodies_put(h->id, &req, &resp);
 }
 
 /* Bytes a string field of the record being filled may still take. */
@@ -527,6 +560,7 @@ static void emit_end(struct handle *h, CURL *curl, CURLcode res)
 		   h->resp_body, h->resp_len, resp_bytes,
 		   cap < CAP_SNIPPET ? cap : CAP_SNIPPET);
 	ph_emit_commit(pos);
+	keep_bodies(h, req_bytes, resp_bytes);
 }
 
 PORTHOLE_API CURLcode curl_easy_perform(CURL *curl)
