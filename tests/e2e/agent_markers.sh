@@ -11,7 +11,8 @@ flock 9
 "$BIN/porthole" trace record --seconds 8 --out "$T/trace.txt" > "$T/record.out" 2>&1 &
 REC=$!
 sleep 1
-"$BIN/porthole-sample" --scenario checkout --seconds 5 --app-id e2e.markers.$$ \
+# The `all` scenario's first 5 s: checkout's steps, and a span.
+"$BIN/porthole-sample" --scenario all --seconds 5 --app-id e2e.markers.$$ \
 	--data-dir "$T/data" > "$T/sample.out" 2>&1 &
 APP=$!
 # The explicit calls, beside it (their own process).
@@ -22,6 +23,23 @@ wait $REC
 check "the trace was recorded" grep -q "trace_marker slices" "$T/record.out"
 check "the main-thread query is a slice on the main thread" \
 	grep -Eq 'porthole-sampl?e?-([0-9]+) +\( *\1\) .*tracing_mark_write: B\|\1\|SELECT sum\(qty \* price_cents\)' "$T/trace.txt"
+check "the span is a slice on the main thread, ended there" python3 - "$T/trace.txt" "$APP" <<'PY'
+import re, sys
+pid, depth, span = sys.argv[2], 0, None
+for line in open(sys.argv[1]):
+    m = re.search(r'-(\d+)\s+\(\s*(\d+)\).*tracing_mark_write: ([BE])\|(\d+)(\|(.*))?$', line.rstrip())
+    if not m or m.group(1) != pid or m.group(4) != pid:
+        continue  # the main thread's only (tid = pid)
+    if m.group(3) == 'B':
+        depth += 1
+        if m.group(6) == 'checkout-flow':
+            span = depth
+    else:
+        if span == depth:
+            sys.exit(0)
+        depth -= 1
+sys.exit('no B|checkout-flow closed on the main thread (span depth %r)' % span)
+PY
 check "the HTTP call is a slice on another thread of the app" python3 - "$T/trace.txt" <<'PY'
 import re, sys
 for line in open(sys.argv[1]):
