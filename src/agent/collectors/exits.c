@@ -348,6 +348,12 @@ int ph_exits_start(struct ph_agent *a)
 	stack_t ss = { .ss_sp = alt_stack, .ss_size = sizeof(alt_stack) };
 	int fd;
 
+	/*
+	 * Written now, on this thread: the first write to its page takes the
+	 * page fault here, not in an app's lifecycle call (which must take
+	 * none), and a restarted agent starts in the foreground.
+	 */
+	atomic_store(&importance, PH_IMPORTANCE_FOREGROUND);
 	if (a->cfg.flags & PORTHOLE_NO_EXITS)
 		return 0;
 	snprintf(version, sizeof(version), "%s", a->version_name);

@@ -164,16 +164,17 @@ void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie)
  * ends) may end on another thread than the one they began on, as a
  * callback-based client does, so they are async slices, cookie = the
  * call's id.  The end must repeat the begin's name: a call that wrote an
- * S keeps it in a slot of its own (id % CALL_SLOTS, claimed from 0 by
+ * S keeps it in a slot of its own (id % CALL_SLOTS, claimed by
  * compare-and-swap, so only that call reads or frees it).  A slot still
- * held by an earlier call (more than CALL_SLOTS in flight, or one never
- * ended) leaves this one without a slice, never with a wrong one.
+ * held by an earlier call of this recording (more than CALL_SLOTS in
+ * flight, or one never ended) leaves this one without a slice, never with
+ * a wrong one; one held for an earlier recording is taken over.
  */
 #define CALL_SLOTS 64
 #define CLAIMING   UINT64_MAX
 static struct {
-	_Atomic uint64_t id; /* 0 free, CLAIMING, or the call's id */
-	uint32_t gen;
+	_Atomic uint64_t id;  /* 0 free, CLAIMING, or the call's id */
+	_Atomic uint32_t gen; /* read by a begin looking for stale slots */
 	char name[120];
 } calls[CALL_SLOTS];
 
@@ -184,28 +185,53 @@ static int cookie_of(uint64_t id)
 
 void ph_trace_marker_call_begin(uint64_t id, const char *name)
 {
-	uint64_t free_slot = 0;
 	__typeof__(calls[0]) *c = &calls[id % CALL_SLOTS];
+	uint64_t m = atomic_load_explicit(&marker, memory_order_acquire);
+	uint64_t held;
+	uint32_t gen;
 
 	/* Off: one load, as for every other marker. */
-	if (!id ||
-	    marker_fd(atomic_load_explicit(&marker, memory_order_acquire)) < 0)
+	if (!id || marker_fd(m) < 0)
 		return;
-	if (!atomic_compare_exchange_strong_explicit(
-		    &c->id, &free_slot, CLAIMING, memory_order_acquire,
-		    memory_order_relaxed))
+	held = atomic_load_explicit(&c->id, memory_order_acquire);
+	/*
+	 * A slot held for an earlier recording is stale: its call ended
+	 * while no trace recorded (its end does not look at the slots then),
+	 * or will end into a recording that no longer has its S.  Take it.
+	 */
+	if (held && held != CLAIMING &&
+	    atomic_load_explicit(&c->gen, memory_order_relaxed) ==
+		    (uint32_t)(m >> 32))
+		return;
+	if (held == CLAIMING ||
+	    !atomic_compare_exchange_strong_explicit(&c->id, &held, CLAIMING,
+						     memory_order_acquire,
+						     memory_order_relaxed))
 		return;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "?");
-	c->gen = ph_trace_marker_async_begin(c->name, cookie_of(id));
-	atomic_store_explicit(&c->id, c->gen ? id : 0, memory_order_release);
+	gen = ph_trace_marker_async_begin(c->name, cookie_of(id));
+	atomic_store_explicit(&c->gen, gen, memory_order_relaxed);
+	atomic_store_explicit(&c->id, gen ? id : 0, memory_order_release);
 }
 
 void ph_trace_marker_call_end(uint64_t id)
 {
 	__typeof__(calls[0]) *c = &calls[id % CALL_SLOTS];
+	uint64_t mine = id;
 
-	if (!id || atomic_load_explicit(&c->id, memory_order_acquire) != id)
+	/* Off: one load, and the slots' pages are never touched (a first
+	 * touch is a page fault on the app's thread). */
+	if (!id ||
+	    marker_fd(atomic_load_explicit(&marker, memory_order_acquire)) < 0)
 		return;
-	ph_trace_marker_async_end(c->gen, c->name, cookie_of(id));
+	/* Claimed back before its name is read: a begin that took the slot
+	 * over (a stale one) makes this fail, and nothing is read twice. */
+	if (!atomic_compare_exchange_strong_explicit(&c->id, &mine, CLAIMING,
+						     memory_order_acquire,
+						     memory_order_relaxed))
+		return;
+	ph_trace_marker_async_end(atomic_load_explicit(&c->gen,
+						       memory_order_relaxed),
+				  c->name, cookie_of(id));
 	atomic_store_explicit(&c->id, 0, memory_order_release);
 }
