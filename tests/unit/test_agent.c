@@ -21,6 +21,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* --- records ---------------------------------------------------------------
@@ -2461,4 +2462,32 @@ void test_agent__mt_replies_match_the_published_runtime(void)
 	ph_buf_release(&received);
 	ph_buf_release(&sent);
 	ph_buf_release(&line);
+}
+
+/* Reported exits are kept for exits / exit_trace: the newest 16. */
+void test_agent__mt_only_the_newest_16_reported_exits_are_kept(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char name[64], path[512];
+	int left = 0;
+
+	CHECK(dir);
+	for (int i = 0; i < 20; i++) {
+		struct timespec at[2] = { { 1000000 + i, 0 },
+					  { 1000000 + i, 0 } };
+
+		snprintf(name, sizeof(name), "exit-%d.seen", 5000000 + i);
+		CHECK_INT(write_text(dir, name, "state=exited\nstatus=0\n"), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		CHECK_INT(utimensat(AT_FDCWD, path, at, 0), 0);
+	}
+	CHECK_INT(start_agent_in(dir, QUIET, 0), PORTHOLE_OK);
+	porthole_stop();
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "exit-%d.seen", 5000000 + i);
+		/* the four oldest went */
+		CHECK_INT(exists_in(dir, name), i >= 4);
+		left += exists_in(dir, name);
+	}
+	CHECK_INT(left, 16);
 }

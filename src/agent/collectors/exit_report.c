@@ -17,7 +17,7 @@
  *     read).  A kernel log that cannot be read is said in the description.
  * The record and its state file are then merged into one file,
  * exit-<pid>.seen (the state's fields first, so they win), which `exits`
- * lists and `exit_trace` returns.
+ * lists and `exit_trace` returns (the newest 16 are kept).
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -27,6 +27,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The kernel log's clock and ours can differ a little (see oom_kill_line). */
@@ -134,7 +135,7 @@ void ph_exits_read_boot_id(char *out, size_t size)
 static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 			 size_t size)
 {
-	char rec[2048], want[48];
+	char rec[8192], want[48]; /* a record longer than rec is EINVAL */
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int found = 0;
 
@@ -149,7 +150,8 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 		if (n < 0 && (errno == EPIPE || errno == EINTR))
 			continue; /* overwritten while we read: go on */
 		if (n <= 0)
-			break; /* EAGAIN: the end */
+			break; /* EAGAIN: the end (EINVAL: a record over 8 KiB)
+				*/
 		rec[n] = '\0';
 		/* "prio,seq,usec,flags[,...];message\n[ continuation]" */
 		msg = strchr(rec, ';');
@@ -372,6 +374,52 @@ out:
 	ph_buf_release(&stack);
 }
 
+/*
+ * Reported records are kept for `exits` and `exit_trace`, the newest
+ * SEEN_KEPT of them (by modification time); older ones are removed.
+ */
+#define SEEN_KEPT 16
+
+static void prune_seen(const char *dir)
+{
+	struct {
+		char name[64];
+		struct timespec at;
+	} seen[SEEN_KEPT + 1];
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[700];
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), oldest = 0;
+		struct stat st;
+
+		if (strncmp(e->d_name, "exit-", 5) || len < 10 ||
+		    len >= sizeof(seen[0].name) ||
+		    strcmp(e->d_name + len - 5, ".seen"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st))
+			continue;
+		snprintf(seen[n].name, sizeof(seen[n].name), "%s", e->d_name);
+		seen[n].at = st.st_mtim;
+		if (++n <= SEEN_KEPT)
+			continue;
+		/* One too many: remove the oldest of them. */
+		for (size_t i = 1; i < n; i++)
+			if (seen[i].at.tv_sec < seen[oldest].at.tv_sec ||
+			    (seen[i].at.tv_sec == seen[oldest].at.tv_sec &&
+			     seen[i].at.tv_nsec < seen[oldest].at.tv_nsec))
+				oldest = i;
+		snprintf(path, sizeof(path), "%s/%s", dir, seen[oldest].name);
+		unlink(path);
+		seen[oldest] = seen[--n];
+	}
+	if (d)
+		closedir(d);
+}
+
 void ph_exits_report_previous(struct ph_agent *a)
 {
 	DIR *d = opendir(a->data_dir);
@@ -392,6 +440,7 @@ void ph_exits_report_previous(struct ph_agent *a)
 		report_one(path);
 	}
 	closedir(d);
+	prune_seen(a->data_dir);
 }
 
 /* exit_trace {timestamp}: the record of the exit at that wall-clock ms. */

@@ -15,7 +15,7 @@
  * the marker while it changes, in exit-<pid>.state, by the agent's own
  * threads (a new file renamed over the old, never half-written): once a
  * second by the sampler (alive at, memory, importance), and by the
- * watchdog when the main thread has gone ANR_MS without answering and
+ * watchdog when the main thread has gone PH_ANR_MS without answering and
  * again when it answers (since when, where it was stuck).  The handlers
  * never touch that file, so the two never race.
  *
