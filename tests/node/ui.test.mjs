@@ -122,7 +122,7 @@ test('the block I/O lane says how to get it when none was recorded', async () =>
   const why = await ph(() => window.__ph.emptyReason('io'));
   assert.match(why, /^no block I\/O recorded: `porthole iotrace record --out DIR`, then `porthole iotrace attach (\S+) DIR`; or `porthole capture --iotrace`$/);
   assert.equal(/attach (\S+) DIR/.exec(why)[1], st.session, 'it names this session');
-  await page.waitForTimeout(100);
+  await ph(() => window.__ph.drawNow()); // this view, drawn now: no frame to wait for
   assert.equal(await ph(() => window.__ph.drawn('io')), 0, 'nothing drawn: the text is');
 });
 
@@ -173,7 +173,7 @@ test('clicking the planted stall opens its stack', async () => {
   // The planted one (the app has other, stackless stalls too).
   const stall = (await ph(() => window.__ph.marks('main'))).find((m) => m.kind === 'blocked' && /apply_coupon/.test(m.label));
   await ph(([a, b]) => window.__ph.setView(a, b), [stall.t0 - 1000, stall.t1 + 1000]);
-  await page.waitForTimeout(100);
+  await ph(() => window.__ph.drawNow()); // this view, drawn now: no frame to wait for
   const r = await ph(() => window.__ph.laneRect('main'));
   const x = await ph((t) => window.__ph.xOf(t), (stall.t0 + stall.t1) / 2);
   await page.mouse.click(x, r.y + 6);
@@ -202,7 +202,7 @@ test('the Framework toggle shows anonymous state writes', async () => {
   await ph(([a, b]) => window.__ph.setView(a, b), [first - 60000, first - 50000]);
   const t = first - 55000;
   await ph((tt) => window.__ph.inject({ event: 'state_write', t: tt, seq: 999999999, data: { keys: ['unnamed#1f2e'], named: [], unnamed: 1 } }), t);
-  await page.waitForTimeout(100);
+  await ph(() => window.__ph.drawNow()); // this view, drawn now: no frame to wait for
   const before = await ph(() => window.__ph.drawn('recompose'));
   await page.locator('#framework').check();
   assert.equal(before, 0, 'hidden by default');
@@ -376,12 +376,12 @@ test('block I/O added to the live session is drawn on the io lane, live', async 
 
   // Zoomed out over all of it the lane is drawn from its summaries.
   await ph(([a, b]) => window.__ph.setView(a, b), [stall.t0 - 60000, stall.t0 + 60000]);
-  await page.waitForTimeout(100);
+  await ph(() => window.__ph.drawNow()); // this view, drawn now: no frame to wait for
   assert.ok(await ph(() => window.__ph.drawn('io')) >= evs.length, 'every request counted in the drawn columns');
 
   // The lone bars: each row's pixel is its color.
   await ph(([a, b]) => window.__ph.setView(a, b), [lone - 100, lone + 400]);
-  await page.waitForTimeout(100);
+  await ph(() => window.__ph.drawNow()); // this view, drawn now: no frame to wait for
   const r = await ph(() => window.__ph.laneRect('io'));
   const rh = (r.h - 4) / 3;
   for (const [k, who] of [[0, 'main thread'], [1, 'app'], [2, 'other process']]) {
