@@ -24,6 +24,16 @@ device_lines() {
 		sed 's/.*"data"://' | uniq
 }
 
+# same_lines FILE LINE...: FILE holds these lines and no others (it is
+# shown, for a failure's output).
+same_lines() {
+	f=$1
+	shift
+	printf '%s\n' "$@" > "$f.want"
+	cat "$f"
+	cmp -s "$f" "$f.want"
+}
+
 # 1. Network, in a namespace with only loopback at first.
 unshare -n sh -c '
 	ip link set lo up
@@ -41,11 +51,11 @@ unshare -n sh -c '
 	wait' sh "$T" "$SAMPLE" "$APP" "$REC" > "$T/net.out" 2>&1
 device_lines network "$T/net.ndjson" > "$T/net"
 check "network: none; ethernet, then vpn, as the default route moved; none" \
-	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
-	"{\"kind\":\"network\",\"transport\":\"none\"}" \
-	"{\"kind\":\"network\",\"transport\":\"ethernet\",\"metered\":\"false\"}" \
-	"{\"kind\":\"network\",\"transport\":\"vpn\",\"metered\":\"false\"}" \
-	"{\"kind\":\"network\",\"transport\":\"none\"}")"' "$T/net"
+	same_lines "$T/net" \
+	'{"kind":"network","transport":"none"}' \
+	'{"kind":"network","transport":"ethernet","metered":"false"}' \
+	'{"kind":"network","transport":"vpn","metered":"false"}' \
+	'{"kind":"network","transport":"none"}'
 
 # 2. lowMemory: the sample's cgroup limited to what it uses plus 48 MB,
 # then 256 MB written (and synced, so the cache can be reclaimed) by a
@@ -114,19 +124,19 @@ wait $PID
 device_lines thermal "$T/dev.ndjson" > "$T/thermal"
 device_lines power "$T/dev.ndjson" > "$T/power"
 check "thermal: each trip point passed is a status, with the temperature" \
-	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
-	"{\"kind\":\"thermal\",\"status\":\"none\",\"statusCode\":\"0\",\"zone\":\"0\",\"temperatureC\":\"41.0\"}" \
-	"{\"kind\":\"thermal\",\"status\":\"moderate\",\"statusCode\":\"2\",\"zone\":\"0\",\"temperatureC\":\"61.5\"}" \
-	"{\"kind\":\"thermal\",\"status\":\"severe\",\"statusCode\":\"3\",\"zone\":\"0\",\"temperatureC\":\"83.0\"}" \
-	"{\"kind\":\"thermal\",\"status\":\"critical\",\"statusCode\":\"4\",\"zone\":\"0\",\"temperatureC\":\"97.2\"}" \
-	"{\"kind\":\"thermal\",\"status\":\"none\",\"statusCode\":\"0\",\"zone\":\"0\",\"temperatureC\":\"40.0\"}")"' "$T/thermal"
+	same_lines "$T/thermal" \
+	'{"kind":"thermal","status":"none","statusCode":"0","zone":"0","temperatureC":"41.0"}' \
+	'{"kind":"thermal","status":"moderate","statusCode":"2","zone":"0","temperatureC":"61.5"}' \
+	'{"kind":"thermal","status":"severe","statusCode":"3","zone":"0","temperatureC":"83.0"}' \
+	'{"kind":"thermal","status":"critical","statusCode":"4","zone":"0","temperatureC":"97.2"}' \
+	'{"kind":"thermal","status":"none","statusCode":"0","zone":"0","temperatureC":"40.0"}'
 check "power: initial, low at 15 %, connected, okay over 20 %, disconnected; a point's change is none" \
-	sh -c 'cat "$0"; test "$(cat "$0")" = "$(printf "%s\n" \
-	"{\"kind\":\"power\",\"change\":\"initial\",\"batteryPercent\":\"18\"}" \
-	"{\"kind\":\"power\",\"change\":\"BATTERY_LOW\",\"batteryPercent\":\"15\"}" \
-	"{\"kind\":\"power\",\"change\":\"ACTION_POWER_CONNECTED\",\"batteryPercent\":\"15\"}" \
-	"{\"kind\":\"power\",\"change\":\"BATTERY_OKAY\",\"batteryPercent\":\"21\"}" \
-	"{\"kind\":\"power\",\"change\":\"ACTION_POWER_DISCONNECTED\",\"batteryPercent\":\"21\"}")"' "$T/power"
+	same_lines "$T/power" \
+	'{"kind":"power","change":"initial","batteryPercent":"18"}' \
+	'{"kind":"power","change":"BATTERY_LOW","batteryPercent":"15"}' \
+	'{"kind":"power","change":"ACTION_POWER_CONNECTED","batteryPercent":"15"}' \
+	'{"kind":"power","change":"BATTERY_OKAY","batteryPercent":"21"}' \
+	'{"kind":"power","change":"ACTION_POWER_DISCONNECTED","batteryPercent":"21"}'
 # 4. trimMemory from memory pressure (PSI, machine-wide): two readers in a
 # 48 MB memory cgroup fault a 192 MB file's pages in at random, so pages
 # are reclaimed and read back all the time (measured here: some avg10

@@ -2491,3 +2491,147 @@ void test_agent__mt_only_the_newest_16_reported_exits_are_kept(void)
 	}
 	CHECK_INT(left, 16);
 }
+
+/* --- bound values, noted as bound (sqlite_binds.c) ------------------------ */
+
+struct bind_case {
+	const char *sql;
+	void (*bind)(sqlite3_stmt *st);
+	const char *want; /* the args sent */
+	bool fallback;	  /* only expanded_sql can say (UTF-16 text) */
+};
+
+static void bind_mixed(sqlite3_stmt *st)
+{
+	static const char blob[3] = { 1, 2, 3 };
+
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":a"),
+			   -9007199254740993LL);
+	sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, "@b"), 1.0);
+	sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, "$c"), 0.1);
+	sqlite3_bind_null(st, 5);
+	sqlite3_bind_blob(st, 6, blob, 3, SQLITE_STATIC);
+}
+
+static void bind_reals(sqlite3_stmt *st)
+{
+	static const double v[] = { 1e20,   123.456, -0.5,
+				    3.0,    1.5e-7,  12345678901234567890.0,
+				    2.0 / 3 };
+
+	for (int i = 0; i < 7; i++)
+		sqlite3_bind_double(st, i + 1, v[i]);
+}
+
+static void bind_texts(sqlite3_stmt *st)
+{
+	sqlite3_bind_text(st, 1, "it's", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, NULL, -1, SQLITE_STATIC);
+	sqlite3_bind_text64(st, 3, "caf\xc3\xa9 au lait", 8, SQLITE_STATIC,
+			    SQLITE_UTF8);
+	sqlite3_bind_text(st, 4, "", 0, SQLITE_STATIC);
+}
+
+static void bind_then_clear(sqlite3_stmt *st)
+{
+	sqlite3_bind_int(st, 1, 7);
+	sqlite3_bind_text(st, 2, "gone", -1, SQLITE_STATIC);
+	sqlite3_clear_bindings(st);
+	sqlite3_bind_int(st, 2, 8);
+}
+
+static void bind_utf16(sqlite3_stmt *st)
+{
+	static const uint16_t hi[] = { 'h', 'i', 0 };
+
+	sqlite3_bind_int(st, 1, 1);
+	sqlite3_bind_text16(st, 2, hi, -1, SQLITE_STATIC);
+}
+
+static void bind_around_comments(sqlite3_stmt *st)
+{
+	sqlite3_bind_int(st, 1, 11);
+	sqlite3_bind_int(st, 2, 22);
+}
+
+static const struct bind_case bind_cases[] = {
+	{ "SELECT :a, @b, $c, :a, ?5, ?", bind_mixed,
+	  "-9007199254740993, 1.0, 0.1, -9007199254740993, NULL, "
+	  "<blob 3 bytes>" },
+	{ "SELECT ?, ?, ?, ?, ?, ?, ?", bind_reals,
+	  "1.0e+20, 123.456, -0.5, 3.0, 1.5e-07, 1.23456789012346e+19, "
+	  "0.666666666666667" },
+	{ "SELECT ?, ?, ?, ?", bind_texts, "it's, NULL, caf\xc3\xa9 au, " },
+	{ "SELECT ?, ?", bind_then_clear, "NULL, 8" },
+	{ "SELECT ?, ?", bind_utf16, "1, hi", true },
+};
+
+/* Runs one case's statement and returns the args its db_start sent. */
+static bool run_bind_case(sqlite3 *db, struct ph_client_conn *c,
+			  const struct bind_case *k, char *args, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, k->sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	k->bind(st);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		;
+	sqlite3_finalize(st);
+	return next_args(c, args, cap);
+}
+
+/*
+ * Values noted as the app binds them read exactly as SQLite's own
+ * expanded text gives them (each case run both ways and compared), and
+ * expanded_sql, which allocates on the app's thread, is called only for
+ * what the binds cannot say.  Parameters in comments or quotes are none.
+ */
+void test_agent__mt_bound_values_noted_as_bound(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 16);
+	char noted[512], expanded[512];
+	sqlite3 *db = NULL;
+	uint64_t before;
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(bind_cases); i++) {
+		const struct bind_case *k = &bind_cases[i];
+
+		before = ph_sqlite_expanded_calls();
+		CHECK(run_bind_case(db, &c, k, noted, sizeof(noted)));
+		CHECK_INT(ph_sqlite_expanded_calls() - before, k->fallback);
+		CHECK_STR(noted, k->want);
+		/* the same statement, its values read off expanded_sql */
+		ph_sqlite_binds_ignore(true);
+		before = ph_sqlite_expanded_calls();
+		CHECK(run_bind_case(db, &c, k, expanded, sizeof(expanded)));
+		ph_sqlite_binds_ignore(false);
+		CHECK_INT(ph_sqlite_expanded_calls() - before, 1);
+		CHECK_STR(noted, expanded);
+	}
+	/* the cut cases of the test above, and a comment and quotes */
+	before = ph_sqlite_expanded_calls();
+	bound_query(db);
+	CHECK(next_args(&c, noted, sizeof(noted)));
+	CHECK(!strncmp(noted, "aaaa", 4) && strstr(noted, "..., 42, bbb"));
+	{
+		const struct bind_case k = {
+			"SELECT ? AS \"a?\" -- and ? here\n, '?', /* ? */ ? "
+			"AS [b?]",
+			bind_around_comments, "11, 22"
+		};
+
+		CHECK(run_bind_case(db, &c, &k, noted, sizeof(noted)));
+		CHECK_STR(noted, "11, 22");
+	}
+	CHECK_INT(ph_sqlite_expanded_calls() - before, 0);
+	sqlite3_close(db);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}

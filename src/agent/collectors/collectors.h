@@ -75,6 +75,16 @@ const char *ph_collectors_exits(struct ph_jw *w);
 const char *ph_collectors_exit_trace(const struct ph_json *params,
 				     struct ph_jw *w);
 
+/* sqlite_binds.c: bound values, noted as the app binds them. */
+struct sqlite3_stmt;
+bool ph_sqlite_binds_args(struct sqlite3_stmt *stmt, const char *sql, char *out,
+			  size_t cap);
+void ph_sqlite_binds_forget(struct sqlite3_stmt *stmt);
+/* Tests: with on, the table answers nothing (the fallback runs). */
+void ph_sqlite_binds_ignore(bool on);
+/* sqlite.c: statements whose values came from expanded_sql (tests). */
+uint64_t ph_sqlite_expanded_calls(void);
+
 /* setup.c: the integrations check. */
 void ph_collectors_setup(struct ph_jw *w);
 void ph_integration_wired(const char *name);

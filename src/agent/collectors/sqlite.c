@@ -5,12 +5,15 @@
  * through any wrapper, becomes db_start at its first step and db_end when
  * it finishes, with SQLite's nanosecond timing.
  *
- * Bound values are not readable through SQLite's API, so they are taken
- * from sqlite3_expanded_sql(): walking the statement's text and the
- * expanded text side by side, each parameter in the first (?, ?NNN,
- * :name, @name, $name) faces the literal SQLite put in its place in the
- * second.  Values are cut to 64 chars, blobs only sized ("<blob N
- * bytes>"), NULL is null.  PORTHOLE_NO_BIND_ARGS turns this off.
+ * Bound values are not readable through SQLite's API, so libporthole
+ * notes them as the app binds them (sqlite_binds.c).  Where that cannot
+ * answer (a statement bound through another library, a UTF-16 text, an
+ * sqlite3_value) they are taken from sqlite3_expanded_sql(): walking the
+ * statement's text and the expanded text side by side, each parameter in
+ * the first (?, ?NNN, :name, @name, $name) faces the literal SQLite put in
+ * its place in the second.  Either way values are cut to 64 chars, blobs
+ * only sized ("<blob N bytes>"), NULL is null.  PORTHOLE_NO_BIND_ARGS
+ * turns this off.
  *
  * A statement's error is not known yet when SQLite reports it finished
  * (the profile callback runs inside sqlite3_step, before the error is
@@ -25,7 +28,8 @@
  * SQLite's functions are looked up with dlsym in the app's process: the
  * agent does not link libsqlite3, so an app without SQLite loads none.
  * The work here runs on the app's thread inside SQLite's callback, like
- * SQLite's own tracing; expanded_sql allocates (SQLite's allocator).
+ * SQLite's own tracing; only the fallback allocates (expanded_sql, with
+ * SQLite's allocator).
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -114,6 +118,12 @@ struct active {
 };
 static _Thread_local struct active active[ACTIVE];
 static _Thread_local int n_active;
+static _Atomic uint64_t expanded_calls;
+
+uint64_t ph_sqlite_expanded_calls(void)
+{
+	return atomic_load_explicit(&expanded_calls, memory_order_relaxed);
+}
 
 /* Whitespace runs become one space; trimmed. */
 static size_t normalize(const char *sql, char *out, size_t cap)
@@ -349,9 +359,14 @@ static int on_trace(unsigned type, void *ctx, void *p, void *x)
 		memcpy(a->sql, norm, len + 1);
 		a->sql_len = len;
 		if (!(ph_agent.cfg.flags & PORTHOLE_NO_BIND_ARGS) &&
-		    fn.bind_parameter_count(stmt) > 0) {
+		    fn.bind_parameter_count(stmt) > 0 &&
+		    !ph_sqlite_binds_args(stmt, text, args, sizeof(args))) {
+			/* Values this process's bind calls did not show us
+			 * (sqlite_binds.c): SQLite's text of the statement. */
 			char *exp = fn.expanded_sql(stmt);
 
+			atomic_fetch_add_explicit(&expanded_calls, 1,
+						  memory_order_relaxed);
 			if (exp && !extract_args(text, exp, args, sizeof(args)))
 				args[0] = '\0';
 			fn.free(exp);
@@ -446,6 +461,7 @@ PORTHOLE_API int sqlite3_finalize(sqlite3_stmt *stmt)
 
 	if (!load())
 		return SQLITE_MISUSE;
+	ph_sqlite_binds_forget(stmt); /* its address may be reused at once */
 	rc = fn.finalize(stmt);
 	if (n_active)
 		flush_ended(rc);
