@@ -84,6 +84,8 @@ void ph_sqlite_binds_forget(struct sqlite3_stmt *stmt);
 void ph_sqlite_binds_ignore(bool on);
 /* sqlite.c: statements whose values came from expanded_sql (tests). */
 uint64_t ph_sqlite_expanded_calls(void);
+/* sqlite.c: whether the statement's connection was attached. */
+bool ph_sqlite_attached(struct sqlite3_stmt *stmt);
 
 /* setup.c: the integrations check. */
 void ph_collectors_setup(struct ph_jw *w);

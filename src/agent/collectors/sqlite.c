@@ -120,6 +120,44 @@ static _Thread_local struct active active[ACTIVE];
 static _Thread_local int n_active;
 static _Atomic uint64_t expanded_calls;
 
+/*
+ * The attached connections, for sqlite_binds.c: only their statements'
+ * values are noted.  Set once each, never cleared (a closed connection's
+ * address reused by a new one reads as attached, which costs a copy per
+ * bind and nothing else).
+ */
+#define ATTACHED 32
+static sqlite3 *_Atomic attached[ATTACHED];
+
+static void note_attached(sqlite3 *db)
+{
+	for (size_t i = 0; i < ATTACHED; i++) {
+		sqlite3 *none = NULL;
+
+		if (atomic_load(&attached[i]) == db ||
+		    atomic_compare_exchange_strong(&attached[i], &none, db))
+			return;
+	}
+}
+
+bool ph_sqlite_attached(struct sqlite3_stmt *stmt)
+{
+	sqlite3 *db;
+
+	if (!load() || !(db = fn.db_handle(stmt)))
+		return false;
+	for (size_t i = 0; i < ATTACHED; i++) {
+		sqlite3 *a = atomic_load_explicit(&attached[i],
+						  memory_order_acquire);
+
+		if (!a)
+			break;
+		if (a == db)
+			return true;
+	}
+	return false;
+}
+
 uint64_t ph_sqlite_expanded_calls(void)
 {
 	return atomic_load_explicit(&expanded_calls, memory_order_relaxed);
@@ -420,6 +458,7 @@ PORTHOLE_API enum porthole_status porthole_sqlite_attach(struct sqlite3 *db)
 				SQLITE_TRACE_ROW,
 			on_trace, NULL) != SQLITE_OK)
 		return PORTHOLE_ERR_INVALID;
+	note_attached(db);
 	file = fn.db_filename(db, "main");
 	if (file && *file)
 		ph_inspector_add_database(file);

@@ -15,13 +15,13 @@
  * "...", blobs "<blob N bytes>", NULL and pointers NULL.  A UTF-16 text
  * or an sqlite3_value is noted as unknown (the fallback formats it).
  *
- * One table for the process, under one lock held only for a copy (never
- * by a client): a statement may be bound on one thread and stepped on
- * another.  Keyed by the statement's address, and checked against its SQL
- * text's address too, so a statement freed behind libporthole's back
- * (another library's finalize) and a new one at its address are not
- * mixed up.  A table that is full, or a parameter past BIND_MAX, leaves
- * the statement to the fallback.
+ * Only statements of attached connections are noted.  One table for the
+ * process, under one lock held only for a copy (never by a client): a
+ * statement may be bound on one thread and stepped on another.  Keyed by the
+ * statement's address, and checked against its SQL text's address too, so a
+ * statement freed behind libporthole's back (another library's finalize) and a
+ * new one at its address are not mixed up.  A table that is full, or a
+ * parameter past BIND_MAX, leaves the statement to the fallback.
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -153,6 +153,8 @@ static void note(sqlite3_stmt *stmt, int i, const char *text, size_t len)
 {
 	struct stmt_binds *e;
 
+	if (!ph_sqlite_attached(stmt))
+		return; /* a connection the app did not attach */
 	pthread_mutex_lock(&mu);
 	e = find(stmt, true);
 	if (e && (i < 1 || i > BIND_MAX)) {
