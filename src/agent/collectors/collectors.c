@@ -10,6 +10,7 @@
 
 int ph_collectors_start(struct ph_agent *a)
 {
+	ph_trace_marker_prepare();
 	/* Exits first: a crash during the rest should still be recorded. */
 	if (ph_exits_start(a))
 		return PH_EIO;

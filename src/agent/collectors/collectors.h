@@ -110,6 +110,7 @@ void ph_redact_url(const char *url, char *out, size_t cap);
 void ph_trace_marker_begin(const char *name);
 void ph_trace_marker_end(void);
 void ph_trace_marker_poll(void);
+void ph_trace_marker_prepare(void);
 uint32_t ph_trace_marker_async_begin(const char *name, int cookie);
 void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie);
 /* An explicit HTTP or DB call's slice (async: it may end elsewhere). */
