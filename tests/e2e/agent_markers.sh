@@ -72,8 +72,11 @@ check "the explicit HTTP call and query are async slices, ended by name" python3
 import re, sys
 pid, s, f = sys.argv[2], {}, {}
 for line in open(sys.argv[1]):
-    m = re.search(r'-(\d+)\s+\(\s*(\d+)\).*tracing_mark_write: ([SF])\|(\d+)\|(.*)\|(\d+)$', line.rstrip())
-    if not m or m.group(2) != pid or m.group(4) != pid:
+    # The writer's pid is the one inside the marker: the tgid column is
+    # "(-------)" for a thread the trace saw too briefly to map (the
+    # thread that ends the HTTP call here).
+    m = re.search(r'-(\d+)\s+\(\s*([\d-]+)\).*tracing_mark_write: ([SF])\|(\d+)\|(.*)\|(\d+)$', line.rstrip())
+    if not m or m.group(4) != pid:
         continue
     (s if m.group(3) == 'S' else f)[(m.group(5), m.group(6))] = m.group(1)
 want = {'http://127.0.0.1:9/v1/explicit?token=*', 'SELECT count(*) FROM explicit'}
