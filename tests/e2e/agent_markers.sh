@@ -82,7 +82,8 @@ for line in open(sys.argv[1]):
 want = {'http://127.0.0.1:9/v1/explicit?token=*', 'SELECT count(*) FROM explicit'}
 names = {k[0] for k in s}
 if names != want or set(s) != set(f):
-    sys.exit('S %r F %r' % (s, f))
+    raw = [l.strip() for l in open(sys.argv[1]) if '|%s|' % pid in l]
+    sys.exit('S %r F %r; the lines: %r' % (s, f, raw[:8]))
 http = [k for k in s if k[0].startswith('http')][0]
 if s[http] == f[http]:
     sys.exit('the HTTP call began and ended on one thread: %r' % s)
