@@ -85,8 +85,8 @@ static void stack_text(const char *text, struct ph_buf *out, int max)
 /*
  * "R:1 S:3 " (the record's thread_states, the kernel's state letters)
  * into otherThreadStates {"running":0,"sleeping":3}: the thread that wrote
- * them (the crashed one, or the watchdog for an ANR) was running, and is
- * not an other thread.
+ * them (the crashed one; for an ANR, the agent's sampler or watchdog) was
+ * running, and is not an other thread.
  */
 static void thread_states(struct ph_rec *r, const char *text)
 {
@@ -171,6 +171,9 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 	return found;
 }
 
+/* This boot's id, read once per report (ph_exits_report_previous). */
+static char boot_now[40];
+
 /*
  * Why a process whose record still says "running" is gone, as the lines
  * that go before its record (they win over the record's own): reason and
@@ -178,7 +181,7 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
  */
 static void explain_kill(const char *rec, const char *state, struct ph_buf *out)
 {
-	char v[64], boot[40], line[400];
+	char v[64], line[400];
 	int pid = (int)strtol(value(rec, "pid", v, sizeof(v)), NULL, 10);
 	int64_t started =
 		strtoll(value(rec, "started_mono_ms", v, sizeof(v)), NULL, 10);
@@ -187,8 +190,7 @@ static void explain_kill(const char *rec, const char *state, struct ph_buf *out)
 	int kernel = 0;
 	int rc;
 
-	ph_exits_read_boot_id(boot, sizeof(boot));
-	if (value(rec, "boot_id", v, sizeof(v))[0] && strcmp(v, boot)) {
+	if (value(rec, "boot_id", v, sizeof(v))[0] && strcmp(v, boot_now)) {
 		rc = ph_buf_addstr(out, "reason=REASON_SIGNALED\n"
 					"description=killed, or still running "
 					"when the system restarted: no exit or "
@@ -428,6 +430,7 @@ void ph_exits_report_previous(struct ph_agent *a)
 
 	if (!d)
 		return;
+	ph_exits_read_boot_id(boot_now, sizeof(boot_now));
 	snprintf(mine, sizeof(mine), "exit-%d.rec", a->pid);
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);

@@ -42,7 +42,6 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,7 +63,6 @@ static char alt_stack[64 * 1024];
 static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
 static int64_t unresponsive_since = -1; /* epoch ms the ping was posted */
 static struct ph_buf unresponsive_stack = PH_BUF_INIT(4096);
-static char unresponsive_threads[256];
 
 void ph_exits_note_memory(int64_t rss_kb, int64_t pss_kb)
 {
@@ -246,7 +244,7 @@ static void write_state_locked(void)
 	if (unresponsive_since >= 0) {
 		put_kv(fd, "unresponsive_since", unresponsive_since);
 		put_kv(fd, "unresponsive_ms", wall_ms() - unresponsive_since);
-		put(fd, unresponsive_threads);
+		put_threads(fd); /* as a crash records them, now */
 		put(fd, "--- stack\n");
 		put(fd, unresponsive_stack.buf);
 		put(fd, "\n");
@@ -270,25 +268,10 @@ void ph_exits_note_alive(void)
 void ph_exits_note_unresponsive(int64_t posted_ms, const uintptr_t *pcs,
 				size_t n)
 {
-	int fd;
-
 	pthread_mutex_lock(&state_mu);
 	unresponsive_since = wall_ms() - (ph_clock_uptime_ms() - posted_ms);
 	ph_buf_reset(&unresponsive_stack);
 	ph_symbolize_text(pcs, n, &unresponsive_stack);
-	/* The threads by state, as a crash records them: via a scratch
-	 * file, as put_threads writes to an fd. */
-	unresponsive_threads[0] = '\0';
-	fd = memfd_create("porthole-threads", MFD_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t got;
-
-		put_threads(fd);
-		got = pread(fd, unresponsive_threads,
-			    sizeof(unresponsive_threads) - 1, 0);
-		unresponsive_threads[got > 0 ? got : 0] = '\0';
-		close(fd);
-	}
 	write_state_locked();
 	pthread_mutex_unlock(&state_mu);
 }

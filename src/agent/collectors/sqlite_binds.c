@@ -212,6 +212,16 @@ static void note_blob(sqlite3_stmt *stmt, int i, uint64_t bytes)
 	note_str(stmt, i, val);
 }
 
+/* A blob bound from NULL is a NULL, as SQLite binds it. */
+static void note_blob_at(sqlite3_stmt *stmt, int i, const void *v,
+			 uint64_t bytes)
+{
+	if (v)
+		note_blob(stmt, i, bytes);
+	else
+		note_str(stmt, i, "NULL");
+}
+
 static void note_int(sqlite3_stmt *stmt, int i, int64_t v)
 {
 	char val[24];
@@ -334,12 +344,8 @@ PORTHOLE_API int sqlite3_bind_blob(sqlite3_stmt *s, int i, const void *v, int n,
 	int rc;
 
 	REAL(blob);
-	if ((rc = real.blob(s, i, v, n, del)) == SQLITE_OK) {
-		if (v)
-			note_blob(s, i, n > 0 ? (uint64_t)n : 0);
-		else
-			note_str(s, i, "NULL");
-	}
+	if ((rc = real.blob(s, i, v, n, del)) == SQLITE_OK)
+		note_blob_at(s, i, v, n > 0 ? (uint64_t)n : 0);
 	return rc;
 }
 
@@ -349,12 +355,8 @@ PORTHOLE_API int sqlite3_bind_blob64(sqlite3_stmt *s, int i, const void *v,
 	int rc;
 
 	REAL(blob64);
-	if ((rc = real.blob64(s, i, v, n, del)) == SQLITE_OK) {
-		if (v)
-			note_blob(s, i, n);
-		else
-			note_str(s, i, "NULL");
-	}
+	if ((rc = real.blob64(s, i, v, n, del)) == SQLITE_OK)
+		note_blob_at(s, i, v, n);
 	return rc;
 }
 
