@@ -159,7 +159,7 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 {
 	const struct ph_json *name = env->event, *data = env->data;
 	static const struct ph_json empty = { .type = PH_JSON_OBJECT };
-	struct ph_event ev = { .frame = frame };
+	struct ph_event ev = { .frame = frame, .stream = in->streams };
 
 	ev.kind = ph_wire_kind(name->u.s, name->n);
 	if (!ph_json_as_int(env->t, &ev.t))
@@ -188,6 +188,38 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 	if (ev.t > in->last_t)
 		in->last_t = ev.t;
 	return in->on_event ? in->on_event(in->ctx, &ev) : 0;
+}
+
+bool ph_ingest_seq_seen(const struct ph_ingest *in, int64_t seq)
+{
+	size_t w;
+
+	if (seq < 0 || seq >= SEEN_MAX_SEQ)
+		return true;
+	w = (size_t)(seq >> 6);
+	return w < in->seen_words &&
+	       (in->seen[w] & ((uint64_t)1 << (seq & 63)));
+}
+
+int64_t ph_ingest_seen_below(const struct ph_ingest *in, int64_t seq)
+{
+	if (seq > SEEN_MAX_SEQ)
+		seq = SEEN_MAX_SEQ;
+	while (--seq >= 0) {
+		size_t w = (size_t)(seq >> 6);
+		uint64_t bits;
+
+		if (w >= in->seen_words) {
+			seq = (int64_t)in->seen_words << 6;
+			continue;
+		}
+		/* The bits at and below seq's in its word. */
+		bits = in->seen[w] & (~(uint64_t)0 >> (63 - (seq & 63)));
+		if (bits)
+			return (int64_t)(w << 6) + 63 - __builtin_clzll(bits);
+		seq &= ~(int64_t)63;
+	}
+	return -1;
 }
 
 void ph_ingest_malformed(struct ph_ingest *in, const char *why)
@@ -241,6 +273,7 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 			/* Another process: its seqs start again at 0, so
 			 * the seqs seen so far say nothing about its own. */
 			in->restarted = true;
+			in->streams++;
 			if (in->seen)
 				memset(in->seen, 0,
 				       in->seen_words * sizeof(*in->seen));
