@@ -165,6 +165,18 @@ void ph_coverage_from_runs(struct ph_coverage *cov, const struct ph_seq_runs *r,
 	holes(r, &cov->missing, &cov->missing_from, &cov->missing_to);
 	if (src)
 		cov->dropped = src->dropped;
+	/*
+	 * A window that ends before the app's first event, when the host
+	 * holds that event (seq 0): the app had not begun, so nothing could
+	 * have happened, and that is seen.
+	 */
+	if (!events && src && src->events && w.from != INT64_MIN &&
+	    w.to != INT64_MAX && w.to < src->first_t &&
+	    ph_ingest_seq_seen(src, 0)) {
+		cov->held = true;
+		cov->held_from = w.from;
+		cov->held_to = w.to;
+	}
 	if (r->have && r->n && r->v[0].lo > 0) {
 		int64_t lo = r->v[0].lo;
 		int64_t below = -1;

@@ -205,3 +205,29 @@ void test_coverage__nothing_held_is_never_quiet(void)
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
+
+void test_coverage__before_the_apps_first_event_is_seen_empty(void)
+{
+	struct ph_store s;
+	struct ph_analysis *a;
+
+	/* Seq 0 held: the app had not begun before it. */
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(feed(&s, 0, 10, -1), 0);
+	a = ph_analyze_store(&s, (struct ph_window){ 100, 500 });
+	CHECK(a);
+	CHECK(a->cov.complete);
+	CHECK(a->nquiet > 0);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+
+	/* Seq 0 never received: what came before is not known. */
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(feed(&s, 5, 10, -1), 0);
+	a = ph_analyze_store(&s, (struct ph_window){ 100, 500 });
+	CHECK(a);
+	CHECK(!a->cov.complete);
+	CHECK_INT(a->nquiet, 0);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
