@@ -316,11 +316,13 @@ const char *ph_collectors_logs_method(struct ph_server *s,
 		from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))
 		to = v;
-	/* Copied out: the arena is reused for each entry. */
-	if (ph_json_is(tag, PH_JSON_STRING))
+	/* Copied out: the arena is reused for each entry.  "" and "null"
+	 * count as absent, as in the published runtime. */
+	if (ph_json_is(tag, PH_JSON_STRING) && !ph_json_streq(tag, "null"))
 		snprintf(want_tag, sizeof(want_tag), "%.*s", (int)tag->n,
 			 tag->u.s);
-	if (ph_json_is(contains, PH_JSON_STRING))
+	if (ph_json_is(contains, PH_JSON_STRING) &&
+	    !ph_json_streq(contains, "null"))
 		snprintf(needle, sizeof(needle), "%.*s", (int)contains->n,
 			 contains->u.s);
 	ph_jw_obj_begin(w);
