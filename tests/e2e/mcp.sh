@@ -29,6 +29,22 @@ while IFS= read -r line; do
 	esac
 done < "$T/results"
 
+# --- the tools' windows and parameters (tests/node/mcp_tools.test.mjs) -----
+# Its own sample and server; one check per node test, as above.
+PH_BIN=$BIN node --test --test-reporter=tap tests/node/mcp_tools.test.mjs \
+	> "$T/tap-tools" 2>&1
+grep -E '^(not )?ok [0-9]+ - ' "$T/tap-tools" > "$T/results-tools"
+[ -s "$T/results-tools" ] || { tail -30 "$T/tap-tools"; \
+	check "node tools suite ran" false; }
+while IFS= read -r line; do
+	name=${line#*- }
+	case $line in
+	"not ok"*) grep -F -A30 -- "$line" "$T/tap-tools" > "$T/why"
+		check "$name" sh -c "cat '$T/why'; false" ;;
+	*) check "$name" true ;;
+	esac
+done < "$T/results-tools"
+
 # --- the MCP Inspector's CLI -----------------------------------------------
 # Against `porthole mcp --no-link` reading a recorded checkout session from
 # disk (tests/golden/report/checkout.ndjson, the sample's own recording).
