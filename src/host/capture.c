@@ -173,32 +173,25 @@ out:
 	return rc;
 }
 
-int ph_capture_load(const char *path, struct ph_arena *arena,
-		    struct ph_buf *buf, const struct ph_json **out, char *why,
-		    size_t why_size)
+int ph_capture_parse(const char *name, const char *text, size_t len,
+		     struct ph_arena *arena, const struct ph_json **out,
+		     char *why, size_t why_size)
 {
 	struct ph_json *root = NULL;
 	struct ph_err err;
 	char msg[200];
 	int64_t v;
-	int rc = ph_buf_read_file(buf, path);
 
 	*out = NULL;
-	if (rc) {
-		snprintf(why, why_size, "%s: %s", path,
-			 rc == PH_ENOENT ? "no such file" : strerror(errno));
-		return rc;
-	}
-	rc = ph_json_parse(arena, buf->buf, buf->len, &root, &err);
-	if (rc) {
+	if (ph_json_parse(arena, text, len, &root, &err)) {
 		snprintf(why, why_size,
-			 "%s is not a capture file: not JSON at %s", path,
+			 "%s is not a capture file: not JSON at %s", name,
 			 ph_err_format(&err, msg, sizeof(msg)));
 		return PH_ECORRUPT;
 	}
 	if (!ph_json_streq(ph_json_get(root, "format"), PH_CAPTURE_FORMAT)) {
 		snprintf(why, why_size,
-			 "%s is not a capture file: no \"format\":\"%s\"", path,
+			 "%s is not a capture file: no \"format\":\"%s\"", name,
 			 PH_CAPTURE_FORMAT);
 		return PH_ECORRUPT;
 	}
@@ -207,16 +200,32 @@ int ph_capture_load(const char *path, struct ph_arena *arena,
 		snprintf(why, why_size,
 			 "%s: capture version not supported (this porthole "
 			 "reads version %d)",
-			 path, PH_CAPTURE_VERSION);
+			 name, PH_CAPTURE_VERSION);
 		return PH_ECORRUPT;
 	}
 	if (!ph_json_is(ph_json_get(root, "findings"), PH_JSON_ARRAY) ||
 	    !ph_json_is(ph_json_get(root, "metrics"), PH_JSON_OBJECT)) {
 		snprintf(why, why_size,
 			 "%s: capture file lacks its findings or metrics",
-			 path);
+			 name);
 		return PH_ECORRUPT;
 	}
 	*out = root;
 	return 0;
+}
+
+int ph_capture_load(const char *path, struct ph_arena *arena,
+		    struct ph_buf *buf, const struct ph_json **out, char *why,
+		    size_t why_size)
+{
+	int rc = ph_buf_read_file(buf, path);
+
+	*out = NULL;
+	if (rc) {
+		snprintf(why, why_size, "%s: %s", path,
+			 rc == PH_ENOENT ? "no such file" : strerror(errno));
+		return rc;
+	}
+	return ph_capture_parse(path, buf->buf, buf->len, arena, out, why,
+				why_size);
 }

@@ -69,4 +69,9 @@ int ph_capture_load(const char *path, struct ph_arena *arena,
 		    struct ph_buf *buf, const struct ph_json **out, char *why,
 		    size_t why_size);
 
+/* ph_capture_load's checks on text already read; name is for messages. */
+int ph_capture_parse(const char *name, const char *text, size_t len,
+		     struct ph_arena *arena, const struct ph_json **out,
+		     char *why, size_t why_size);
+
 #endif
