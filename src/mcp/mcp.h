@@ -88,6 +88,8 @@ struct ph_mcp {
 	} marks[16];
 	size_t nmarks;
 	uint64_t calls;
+	/* hellos whose backfill a call gave up waiting for (wait_backfill) */
+	uint64_t backfill_given_up;
 };
 
 struct ph_mcp_call {

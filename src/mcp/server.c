@@ -17,6 +17,12 @@
 #include <unistd.h>
 
 #define ANSWER_CAP ((size_t)64 << 20)
+/*
+ * The most a call waits for the link's first answers (hello, then the
+ * backfill of what the app's ring holds); generous, since a loaded machine
+ * parses a big backfill slowly, and paid only while they are on the way.
+ */
+#define BACKFILL_WAIT_MS 15000
 
 static const char *const versions[] = { "2025-11-25", "2025-06-18",
 					"2025-03-26", "2024-11-05" };
@@ -121,6 +127,19 @@ static const char window_props[] =
 	"\"to\":{\"type\":\"integer\",\"description\":\"window end, app clock "
 	"ms, inclusive (default: now)\"}";
 
+/*
+ * Every tool's structuredContent is its JSON payload (docs/mcp.md,
+ * "Answers"): an object whose first member is sinceLast; the members after
+ * it are the tool's own, described in its description and docs/mcp.md.
+ */
+static const char output_schema[] =
+	"{\"type\":\"object\",\"properties\":{\"sinceLast\":{\"type\":"
+	"[\"object\",\"null\"],\"description\":\"error findings no one "
+	"reported yet since the previous call: {errors, firstAt, lastAt}, or "
+	"null\",\"properties\":{\"errors\":{\"type\":\"integer\"},"
+	"\"firstAt\":{\"type\":\"integer\"},\"lastAt\":{\"type\":"
+	"\"integer\"}}}},\"required\":[\"sinceLast\"]}";
+
 /* The full `properties` object of a tool, as text, into b. */
 static int schema_props(const struct ph_mcp_tool *t, struct ph_buf *b)
 {
@@ -159,6 +178,8 @@ static void write_tool(struct ph_jw *jw, const struct ph_mcp_tool *t)
 	}
 	ph_jw_kv_bool(jw, "additionalProperties", false);
 	ph_jw_obj_end(jw);
+	ph_jw_key(jw, "outputSchema");
+	ph_jw_raw(jw, output_schema, strlen(output_schema));
 	ph_jw_key(jw, "annotations");
 	ph_jw_obj_begin(jw);
 	ph_jw_kv_str(jw, "title", t->title);
@@ -356,6 +377,68 @@ static void banner_compute(struct ph_mcp *m, struct banner *bn)
 	ph_analysis_free(a);
 }
 
+/* --- waiting for the backfill ----------------------------------------------
+ */
+
+/*
+ * Whether the store holds the connection's backfill: the link asks for
+ * `hello` then one `timeline` page on every connection, and the store
+ * takes them in that order, so each hello it took is followed by a page.
+ */
+static bool backfilled(struct ph_mcp *m, uint64_t *hellos)
+{
+	bool done;
+
+	pthread_mutex_lock(&m->lv->store.lock);
+	*hellos = m->lv->store.in.hellos;
+	done = *hellos > 0 && m->lv->store.in.pages >= *hellos;
+	pthread_mutex_unlock(&m->lv->store.lock);
+	return done;
+}
+
+/*
+ * Before a call: while the link is still making its first connection, or
+ * is connected but its backfill is not in the store yet, waits for them
+ * (at most BACKFILL_WAIT_MS), so that a call made right after the server
+ * starts answers from what the app did instead of "nothing received yet".
+ * Returns at once when the link has said why it cannot connect (the app is
+ * not running, refused), and does not wait twice for one backfill that
+ * never came (an app that refuses `timeline`).
+ */
+static void wait_backfill(struct ph_mcp *m)
+{
+	int64_t end = ph_clock_uptime_ms() + BACKFILL_WAIT_MS;
+	uint64_t hellos = 0;
+
+	if (!m->lv || !m->started)
+		return;
+	for (;;) {
+		enum ph_link_state st;
+		bool failed;
+
+		pthread_mutex_lock(&m->lv->link.mu);
+		st = m->lv->link.state;
+		failed = m->lv->link.error[0] != '\0';
+		pthread_mutex_unlock(&m->lv->link.mu);
+		if (st == PH_LINK_CONNECTED) {
+			if (backfilled(m, &hellos) ||
+			    (hellos && hellos == m->backfill_given_up))
+				return;
+		} else if (failed || st != PH_LINK_CONNECTING) {
+			return;
+		}
+		if (ph_clock_uptime_ms() >= end) {
+			if (st == PH_LINK_CONNECTED && hellos)
+				m->backfill_given_up = hellos;
+			ph_warn("mcp: the app's backfill did not arrive "
+				"within %d ms; answering without it",
+				BACKFILL_WAIT_MS);
+			return;
+		}
+		usleep(10000);
+	}
+}
+
 /* --- tools/call ------------------------------------------------------------
  */
 
@@ -425,6 +508,7 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 		return;
 	}
 	m->calls++;
+	wait_backfill(m);
 	ph_arena_init(&arena, 1 << 16, (size_t)256 << 20);
 	c.arena = &arena;
 	c.args = args ? args : &empty;
@@ -466,6 +550,11 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 		if (ph_buf_addstr(&c.payload,
 				  "{\"error\":\"payload too big\"}"))
 			ph_buf_reset(&c.payload);
+		/* Not the answer the schema promises: say so, as an error. */
+		ph_mcp_fail(&c,
+			    "the answer of %s did not fit in %zu bytes; ask "
+			    "with a smaller window or limit",
+			    c.tool->name, ANSWER_CAP);
 	}
 
 	/* The text: banner, summary line with its size note, payload. */
@@ -519,19 +608,16 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 		ph_jw_obj_end(&jw);
 	}
 	ph_jw_arr_end(&jw);
-	ph_jw_key(&jw, "structuredContent");
-	ph_jw_obj_begin(&jw);
-	ph_jw_key(&jw, "sinceLast");
-	if (bn.errors) {
-		ph_jw_obj_begin(&jw);
-		ph_jw_kv_int(&jw, "errors", bn.errors);
-		ph_jw_kv_int(&jw, "firstAt", bn.first_at);
-		ph_jw_kv_int(&jw, "lastAt", bn.last_at);
-		ph_jw_obj_end(&jw);
-	} else {
-		ph_jw_null(&jw);
+	/*
+	 * The payload itself, as the tool's outputSchema declares it (the
+	 * spec: a tool with one returns conforming structuredContent on
+	 * every result that is not an error); an error has none, its
+	 * payload being whatever the tool had written when it failed.
+	 */
+	if (!c.is_error) {
+		ph_jw_key(&jw, "structuredContent");
+		ph_jw_raw(&jw, c.payload.buf, c.payload.len);
 	}
-	ph_jw_obj_end(&jw);
 	ph_jw_kv_bool(&jw, "isError", c.is_error);
 	ph_jw_obj_end(&jw);
 	result_end(&jw, out, start, id);
@@ -701,8 +787,15 @@ int ph_mcp_serve(struct ph_mcp *m, int in, int out)
 		r = read(in, b.buf + b.len, 65536);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			/* A last request without its newline is still one. */
+			if (r == 0 && b.len && !skipping) {
+				ph_mcp_handle(m, b.buf, b.len, &ans);
+				if (ans.len && write_all(out, ans.buf, ans.len))
+					rc = PH_EIO;
+			}
 			break;
+		}
 		ph_buf_setlen(&b, b.len + (size_t)r);
 		while ((nl = memchr(b.buf + start, '\n', b.len - start))) {
 			size_t len = (size_t)(nl - (b.buf + start));

@@ -39,6 +39,28 @@ function sizeNote(res) {
 	return { returned: Number(m[1]), full: Number(m[2]), t };
 }
 
+// A server of its own on raw stdio: send() writes one request line, wait(n)
+// polls (bounded) until n answers came, end() closes stdin.
+function rawServer(args, env = {}) {
+	const p = spawn(path.join(BIN, 'porthole'), ['mcp', ...args],
+		{ stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, PORTHOLE_PROJECT_ROOT: dir, ...env } });
+	const lines = [];
+	let buf = '';
+	p.stdout.on('data', (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) { lines.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+	});
+	// 'close': after stdout's last data, unlike 'exit'
+	const exited = new Promise((r) => p.on('close', (code) => r(code)));
+	return {
+		p, lines, exited,
+		send: (o) => p.stdin.write(JSON.stringify(o) + '\n'),
+		wait: async (n) => { for (let i = 0; i < 2400 && lines.length < n; i++) await sleep(25); },
+		end: () => p.stdin.end(),
+	};
+}
+
 before(async () => {
 	dir = mkdtempSync(path.join(tmpdir(), 'ph-mcp-'));
 	sample = spawn(path.join(BIN, 'porthole-sample'), ['--scenario', 'all',
@@ -76,6 +98,27 @@ test('initialize negotiates the version and gives instructions', async () => {
 	assert.ok(client.getServerCapabilities().tools);
 });
 
+// The first call, sent the moment the server starts, waits for the link's
+// backfill instead of answering "connected, nothing received yet".
+test('the first call after start answers from the backfill', async () => {
+	const s = rawServer([], { PORTHOLE_APPLICATION_ID: APP, PORTHOLE_SESSIONS: '0' });
+	s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+	s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call',
+		params: { name: 'timeline', arguments: { since: 'all', detail: 'normal', limit: 1 } } });
+	await s.wait(2);
+	s.end();
+	await s.exited;
+	const r = s.lines.find((l) => l.id === 2);
+	assert.ok(r, 'no answer to the first call');
+	const t = r.result.content[0].text;
+	assert.equal(r.result.isError, false, t);
+	const json = JSON.parse(t.slice(t.indexOf('\n{') + 1));
+	assert.equal(json.source, 'live', t);
+	// the checkout scenario ran seconds before this server started
+	assert.ok(json.matched > 0, t);
+	assert.match(JSON.stringify(json.events), /"seq":/, t);
+});
+
 test('tools/list: every tool, with inputSchema and annotations', async () => {
 	const { tools } = await client.listTools();
 	const names = tools.map((t) => t.name);
@@ -90,6 +133,33 @@ test('tools/list: every tool, with inputSchema and annotations', async () => {
 	}
 	const f = tools.find((t) => t.name === 'findings');
 	for (const k of ['since', 'sinceMs', 'from', 'to']) assert.ok(f.inputSchema.properties[k]);
+});
+
+// MCP 2025-06-18: a tool with an outputSchema returns structuredContent
+// conforming to it on every result that is not an error (the SDK client
+// validates it in callTool, and rejects a result without it).
+test('structuredContent is the whole payload, as the outputSchema declares', async () => {
+	const { tools } = await client.listTools();
+	for (const t of tools) {
+		assert.equal(t.outputSchema?.type, 'object', `${t.name}: no outputSchema`);
+		assert.deepEqual(t.outputSchema.required, ['sinceLast'], t.name);
+	}
+	for (const detail of ['normal', 'full']) {
+		const res = await call('findings', { since: 'all', detail });
+		const t = text(res);
+		assert.equal(res.isError, false, t);
+		assert.deepEqual(res.structuredContent, JSON.parse(t.slice(t.indexOf('\n{') + 1)), detail);
+		assert.ok(res.structuredContent.findings.length >= 2, detail);
+	}
+	// at summary the text is one line; the structured form is still whole
+	const sum = await call('timeline', { since: 'all', limit: 3 });
+	assert.equal(text(sum).split('\n').length, 1);
+	assert.equal(sum.structuredContent.events.length, 3);
+	assert.ok(sum.structuredContent.matched >= 3);
+	// an error has none: there is no answer to describe
+	const bad = await call('timeline', { kinds: ['nope'] });
+	assert.equal(bad.isError, true);
+	assert.equal(bad.structuredContent, undefined);
 });
 
 test('findings: ranked, with evidence tools, and the banner once', async () => {
@@ -311,6 +381,17 @@ test('bad arguments are isError with a useful message', async () => {
 
 test('an unknown tool is JSON-RPC error -32602', async () => {
 	await assert.rejects(call('no_such_tool'), (e) => e.code === -32602);
+});
+
+test('raw protocol: a last request without its newline is answered', async () => {
+	const s = rawServer(['--no-link']);
+	s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+	s.p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+	s.end();
+	assert.equal(await s.exited, 0);
+	assert.equal(s.lines.length, 2);
+	assert.equal(s.lines[1].id, 2);
+	assert.deepEqual(s.lines[1].result, {});
 });
 
 test('raw protocol: version negotiation, ping, a line over the cap', async () => {
