@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -341,6 +341,98 @@ test('save_moment and open_timeline write files', async () => {
 	const o = await call('open_timeline', { detail: 'normal' });
 	assert.equal(o.isError, false, text(o));
 	assert.match(text(o), /file:\/\//);
+});
+
+// capture_system_trace records on a thread of its own: other calls are
+// answered meanwhile, progress comes each second when asked for, and a
+// cancellation stops the recorder and leaves no file behind.
+test('capture_system_trace: in the background, with progress, cancellable', async () => {
+	const traces = path.join(dir, '.porthole', 'traces');
+	const files = () => (existsSync(traces) ? readdirSync(traces) : []).sort();
+	const progress = [];
+	let done = false;
+	const cap = client.callTool({ name: 'capture_system_trace', arguments: { seconds: 3 } },
+		undefined, { onprogress: (p) => progress.push(p), timeout: 120000 })
+		.finally(() => { done = true; });
+	// answered while it records; the clock is not read: the capture's own
+	// answer cannot come before its 3 s have passed
+	const st = await call('porthole_status');
+	assert.match(text(st), /^connected/m);
+	assert.equal(done, false, 'porthole_status waited for the capture');
+	// a second recorder at once is refused (tracefs is one per machine)
+	const second = await call('capture_system_trace', { seconds: 1 });
+	assert.equal(second.isError, true);
+	assert.match(text(second), /being recorded/);
+	const res = await cap;
+	if (res.isError) {
+		// no tracefs here: the recorder's own reason, said plainly
+		assert.match(text(res), /no system trace: /);
+		return;
+	}
+	assert.match(text(res), /the app is pid \d+/, text(res));
+	assert.equal(res.structuredContent.appPid, sample.pid);
+	// the header names the app's pid from its hello, whatever its name
+	const head = readFileSync(res.structuredContent.trace, 'utf8').split('\n', 6).join('\n');
+	assert.match(head, new RegExp(`# porthole application-id: ${APP} pids: ${sample.pid}\\b`), head);
+	assert.ok(progress.length >= 2, JSON.stringify(progress));
+	for (let i = 1; i < progress.length; i++)
+		assert.ok(progress[i].progress > progress[i - 1].progress, JSON.stringify(progress));
+	assert.equal(progress[0].total, 3);
+
+	// asked with no process: the attached app, by its pid from hello
+	const ask = await call('ask_system_trace', { trace: res.structuredContent.trace, detail: 'normal' });
+	assert.equal(ask.isError, false, text(ask));
+	assert.equal(ask.structuredContent.process, 'the attached app', text(ask));
+	assert.equal(ask.structuredContent.answer.process.pid, sample.pid, text(ask));
+	assert.doesNotMatch(text(ask), /busiest/);
+
+	// cancelled: no answer, no file, and the recorder is gone
+	const before = files();
+	const ac = new AbortController();
+	const errors = [];
+	client.onerror = (e) => errors.push(e);
+	const p2 = client.callTool({ name: 'capture_system_trace', arguments: { seconds: 60 } },
+		undefined, { signal: ac.signal, onprogress: () => ac.abort('enough'), timeout: 120000 });
+	await assert.rejects(p2);
+	// it is over once a new capture is no longer refused as busy
+	let again;
+	for (let i = 0; i < 400; i++) {
+		again = await call('capture_system_trace', { seconds: 1 });
+		if (!/being recorded/.test(text(again))) break;
+		await sleep(50);
+	}
+	assert.equal(again.isError, false, text(again));
+	const added = files().filter((f) => !before.includes(f));
+	assert.deepEqual(added, [path.basename(again.structuredContent.trace)]);
+	client.onerror = undefined;
+	assert.deepEqual(errors, [], 'an answer came for the cancelled request');
+});
+
+// A trace of another machine (the fixture, a phone's) holds neither the
+// attached app's pid nor its name: an error naming both, not the answer
+// about whichever process was busiest there. A file the engine cannot
+// read gets the reason and the next step.
+test('ask_system_trace: the attached app by default; unreadable traces say why', async () => {
+	const fixtures = process.env.PORTHOLE_FIXTURES || path.resolve(ROOT, '../shared/fixtures');
+	const phone = path.join(fixtures, 'perfetto/simple_perfetto_2026-03-05_00-54_1338.pftrace');
+	assert.ok(existsSync(phone), `fixture ${phone}`);
+	const other = await call('ask_system_trace', { trace: phone });
+	assert.equal(other.isError, true, text(other));
+	assert.match(text(other), new RegExp(`neither its pid ${sample.pid} nor its process name`));
+	assert.match(text(other), /capture_system_trace/);
+	// asked about one of its processes (by pid: they have no names), it answers
+	const named = await call('ask_system_trace', { trace: phone, process: '557' });
+	assert.equal(named.isError, false, text(named));
+	assert.equal(named.structuredContent.process, 'as asked');
+
+	const missing = await call('ask_system_trace', { trace: path.join(dir, 'no-such.pftrace') });
+	assert.equal(missing.isError, true);
+	assert.match(text(missing), /No such file or directory; pass trace: .*capture_system_trace/);
+	const junk = path.join(dir, 'junk.pftrace');
+	writeFileSync(junk, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]));
+	const bad = await call('ask_system_trace', { trace: junk });
+	assert.equal(bad.isError, true);
+	assert.match(text(bad), /read only in part: byte \d+: .*porthole trace stats FILE/);
 });
 
 test('system traces: record, or say why not', async () => {
