@@ -691,11 +691,13 @@ static void *call_thread(void *arg)
 		send_line(m, &out);
 	}
 	ph_buf_release(&out);
+	/* Freed before the server can see it gone and exit: nothing of the
+	 * call outlives the loop in ph_mcp_serve. */
 	pthread_mutex_lock(&m->mu);
 	m->bg = NULL;
+	call_free(k);
 	pthread_cond_broadcast(&m->idle);
 	pthread_mutex_unlock(&m->mu);
-	call_free(k);
 	return NULL;
 }
 
@@ -752,6 +754,7 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 	struct call *k;
 	const char *why, *det;
 	bool args_ok = false, busy = false;
+	char busy_id[64] = "";
 	pthread_t th;
 
 	if (!ph_json_is(name, PH_JSON_STRING)) {
@@ -794,6 +797,9 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 	if (m->serving) {
 		pthread_mutex_lock(&m->mu);
 		busy = m->bg != NULL;
+		if (busy)
+			snprintf(busy_id, sizeof(busy_id), "%.60s",
+				 ((struct call *)m->bg)->id_text.buf);
 		pthread_mutex_unlock(&m->mu);
 	}
 	if (!ph_json_is(c->args, PH_JSON_OBJECT)) {
@@ -807,7 +813,7 @@ static void tools_call(struct ph_mcp *m, const struct ph_json *id,
 			    "a system trace is being recorded (request %s); "
 			    "wait for its answer, or cancel it "
 			    "(notifications/cancelled), then call %s again",
-			    k->id_text.buf, t->name);
+			    busy_id, t->name);
 	} else {
 		det = ph_mcp_arg_str(c, "detail", "summary");
 		c->detail = !strcmp(det, "full")   ? PH_DETAIL_FULL :

@@ -355,6 +355,10 @@ test('capture_system_trace: in the background, with progress, cancellable', asyn
 	const files = () => (existsSync(traces) ? readdirSync(traces) : []).sort();
 	const progress = [];
 	let done = false;
+	// the requests as sent, for their ids
+	const sent = [];
+	const send = transport.send.bind(transport);
+	transport.send = (msg, opts) => { sent.push(msg); return send(msg, opts); };
 	const cap = client.callTool({ name: 'capture_system_trace', arguments: { seconds: 3 } },
 		undefined, { onprogress: (p) => progress.push(p), timeout: 120000 })
 		.finally(() => { done = true; });
@@ -366,7 +370,9 @@ test('capture_system_trace: in the background, with progress, cancellable', asyn
 	// a second recorder at once is refused (tracefs is one per machine)
 	const second = await call('capture_system_trace', { seconds: 1 });
 	assert.equal(second.isError, true);
-	assert.match(text(second), /being recorded/);
+	// naming the request that records, not this one
+	const capId = sent.find((m) => m.params?.arguments?.seconds === 3).id;
+	assert.match(text(second), new RegExp(`being recorded \\(request ${capId}\\)`), text(second));
 	const res = await cap;
 	if (res.isError) {
 		// no tracefs here: the recorder's own reason, said plainly
@@ -409,6 +415,7 @@ test('capture_system_trace: in the background, with progress, cancellable', asyn
 	const added = files().filter((f) => !before.includes(f));
 	assert.deepEqual(added, [path.basename(again.structuredContent.trace)]);
 	client.onerror = undefined;
+	transport.send = send;
 	assert.deepEqual(errors, [], 'an answer came for the cancelled request');
 });
 
