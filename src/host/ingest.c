@@ -287,6 +287,7 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 	}
 	evs = ph_json_get(res, "events");
 	if (ph_json_is(evs, PH_JSON_ARRAY)) {
+		in->pages++;
 		for (size_t i = 0; i < evs->n; i++) {
 			const struct ph_json *e = &evs->u.items[i];
 

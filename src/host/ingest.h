@@ -45,6 +45,7 @@ struct ph_ingest {
 	uint64_t dropped;   /* sum of `dropped` frames' count */
 	uint64_t gaps;	    /* seqs missing between seen ones */
 	uint64_t hellos;    /* hello answers seen */
+	uint64_t pages;	    /* timeline answers (events arrays) seen */
 	bool restarted;	    /* a later hello named another process */
 	uint32_t streams;   /* seq numberings begun again (restarts) */
 	uint64_t counts[PH_KIND_COUNT]; /* events by kind */

@@ -12,11 +12,19 @@
 
 int ph_run(char *const argv[], struct ph_buf *out, int timeout_ms)
 {
+	return ph_run_stoppable(argv, out, timeout_ms, NULL, NULL, NULL);
+}
+
+int ph_run_stoppable(char *const argv[], struct ph_buf *out, int timeout_ms,
+		     bool (*stop)(void *ctx), void *ctx, bool *stopped)
+{
 	int p[2], status = -1, devnull;
 	pid_t pid;
 	int64_t end = ph_clock_uptime_ms() + timeout_ms;
-	bool cut = false;
+	bool cut = false, cut_short = false;
 
+	if (stopped)
+		*stopped = false;
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
 	pid = fork();
@@ -45,7 +53,14 @@ int ph_run(char *const argv[], struct ph_buf *out, int timeout_ms)
 			kill(pid, SIGTERM);
 			break;
 		}
-		if (poll(&pf, 1, left) <= 0)
+		if (stop && !cut_short && stop(ctx)) {
+			/* Once: then read on until it has finished. */
+			kill(pid, SIGINT);
+			cut_short = true;
+			if (stopped)
+				*stopped = true;
+		}
+		if (poll(&pf, 1, stop && left > 100 ? 100 : left) <= 0)
 			continue;
 		r = read(p[0], tmp, sizeof(tmp));
 		if (r < 0 && errno == EINTR)

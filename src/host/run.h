@@ -20,5 +20,13 @@
  * may be NULL.
  */
 int ph_run(char *const argv[], struct ph_buf *out, int timeout_ms);
+/*
+ * As ph_run, asking stop(ctx) about every 100 ms while the program runs:
+ * once it returns true the program gets SIGINT (a recorder's signal to
+ * stop early and restore what it changed), is read to its end and waited
+ * for, and *stopped is set.  stop may be NULL.
+ */
+int ph_run_stoppable(char *const argv[], struct ph_buf *out, int timeout_ms,
+		     bool (*stop)(void *ctx), void *ctx, bool *stopped);
 
 #endif

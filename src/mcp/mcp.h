@@ -42,6 +42,12 @@ enum {
 	PH_TOOL_IDEMPOTENT = 1 << 2,
 	PH_TOOL_OPENWORLD = 1 << 3,
 	PH_TOOL_WINDOW = 1 << 4, /* since, sinceMs, from, to */
+	/*
+	 * Runs on a thread of its own while the server goes on answering
+	 * (one such call at a time); the client's notifications/cancelled
+	 * reaches it as ph_mcp_cancelled, and it may send progress.
+	 */
+	PH_TOOL_BACKGROUND = 1 << 5,
 };
 
 struct ph_mcp;
@@ -88,6 +94,17 @@ struct ph_mcp {
 	} marks[16];
 	size_t nmarks;
 	uint64_t calls;
+	/* hellos whose backfill a call gave up waiting for (wait_backfill) */
+	uint64_t backfill_given_up;
+	/* while ph_mcp_serve runs: answers and notifications go out to
+	 * out_fd one line at a time under mu; bg is the background call
+	 * running (PH_TOOL_BACKGROUND), NULL when none, and idle is
+	 * signalled when it ends */
+	bool serving;
+	int out_fd;
+	pthread_mutex_t mu;
+	pthread_cond_t idle;
+	void *bg;
 };
 
 struct ph_mcp_call {
@@ -109,6 +126,7 @@ struct ph_mcp_call {
 	/* the window asked for (WINDOW tools) */
 	struct ph_window w;
 	bool w_since_last;
+	_Atomic int cancelled; /* the client cancelled this call */
 };
 
 /* --- the server ---------------------------------------------------------- */
@@ -132,6 +150,15 @@ int ph_mcp_serve(struct ph_mcp *m, int in, int out);
 void ph_mcp_line(struct ph_mcp_call *c, const char *fmt, ...) PH_PRINTF(2, 3);
 /* Appends to the summary line. */
 void ph_mcp_more(struct ph_mcp_call *c, const char *fmt, ...) PH_PRINTF(2, 3);
+/*
+ * For a PH_TOOL_BACKGROUND tool: whether the client cancelled the call
+ * (then its answer is never sent), and a progress notification, sent
+ * when the request carried a progressToken (progress must grow from one
+ * notification to the next; total <= 0 when unknown).
+ */
+bool ph_mcp_cancelled(struct ph_mcp_call *c);
+void ph_mcp_progress(struct ph_mcp_call *c, double progress, double total,
+		     const char *message);
 /* A failure: isError, with why as the line.  Returns 0 (handled). */
 int ph_mcp_fail(struct ph_mcp_call *c, const char *fmt, ...) PH_PRINTF(2, 3);
 

@@ -20,6 +20,7 @@
 #include "ph_log.h"
 #include "systrace.h"
 #include "host/perfetto.h"
+#include "host/run.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -55,11 +56,26 @@ static void fresh(struct ph_mcp *m, const char *stem, const char *ext,
 		 ph_clock_epoch_ms(), ext);
 }
 
-int ph_systrace_capture(struct ph_mcp *m, int seconds, char *path, size_t size,
-			char *why, size_t wsize)
+int64_t ph_systrace_app_pid(struct ph_mcp *m)
+{
+	int64_t pid = 0;
+
+	if (!m->lv || !m->started)
+		return 0;
+	pthread_mutex_lock(&m->lv->link.mu);
+	if (m->lv->link.ident.have)
+		pid = m->lv->link.ident.pid;
+	pthread_mutex_unlock(&m->lv->link.mu);
+	return pid;
+}
+
+int ph_systrace_capture(struct ph_mcp *m, int seconds, bool (*stop)(void *ctx),
+			void *ctx, char *path, size_t size, char *why,
+			size_t wsize)
 {
 	struct ph_buf out = PH_BUF_INIT(1 << 16);
-	char secs[16];
+	char secs[16], pid[24];
+	bool stopped = false;
 	int rc;
 
 	why[0] = '\0';
@@ -70,14 +86,40 @@ int ph_systrace_capture(struct ph_mcp *m, int seconds, char *path, size_t size,
 	snprintf(secs, sizeof(secs), "%d", seconds);
 	if (ph_mcp_local(m)) {
 		const char *app = ph_mcp_app_id(m);
-		char *argv[] = { m->self_exe, "trace",
-				 "record",    "--seconds",
-				 secs,	      "--out",
-				 path,	      app ? "--application-id" : NULL,
-				 (char *)app, NULL };
+		int64_t app_pid = ph_systrace_app_pid(m);
+		char *argv[12];
+		size_t k = 0;
 
 		fresh(m, "trace", "txt", path, size);
-		rc = ph_mcp_run(argv, &out, (seconds + 20) * 1000);
+		argv[k++] = m->self_exe;
+		argv[k++] = "trace";
+		argv[k++] = "record";
+		argv[k++] = "--seconds";
+		argv[k++] = secs;
+		argv[k++] = "--out";
+		argv[k++] = path;
+		/* The app's own process, from its hello: its name on this
+		 * machine need not be its application id. */
+		if (app_pid > 0) {
+			snprintf(pid, sizeof(pid), "%" PRId64, app_pid);
+			argv[k++] = "--pid";
+			argv[k++] = pid;
+		}
+		if (app) {
+			argv[k++] = "--application-id";
+			argv[k++] = (char *)app;
+		}
+		argv[k] = NULL;
+		rc = ph_run_stoppable(argv, &out, (seconds + 20) * 1000, stop,
+				      ctx, &stopped);
+		if (stopped) {
+			/* Cancelled: nothing is left behind to be asked. */
+			unlink(path);
+			path[0] = '\0';
+			snprintf(why, wsize, "cancelled");
+			ph_buf_release(&out);
+			return PH_EAGAIN;
+		}
 		if (rc != 0) {
 			snprintf(
 				why, wsize,
@@ -96,6 +138,15 @@ int ph_systrace_capture(struct ph_mcp *m, int seconds, char *path, size_t size,
 		if (ph_perfetto_record(seconds, remote, path, why, wsize)) {
 			ph_buf_release(&out);
 			return PH_EIO;
+		}
+		/* perfetto -t cannot be cut short over adb: a cancelled
+		 * capture is dropped once it is back. */
+		if (stop && stop(ctx)) {
+			unlink(path);
+			path[0] = '\0';
+			snprintf(why, wsize, "cancelled");
+			ph_buf_release(&out);
+			return PH_EAGAIN;
 		}
 	}
 	ph_buf_release(&out);

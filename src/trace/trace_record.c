@@ -1,6 +1,6 @@
 /*
  * trace_record.c: `porthole trace record --seconds N --out FILE
- * [--application-id ID]` on Linux.
+ * [--application-id ID] [--pid PID]...` on Linux.
  *
  * Records from the top-level tracefs instance, the one trace_marker writes
  * reach (an instance under instances/ would not see the markers
@@ -23,7 +23,8 @@
  * for restoring by hand).
  *
  * Output: ftrace text as trace_pipe prints it, after a header naming the
- * clock (`# trace_clock: mono`) and the application's pids, which
+ * clock (`# trace_clock: mono`) and the application's pids (each --pid,
+ * then the processes whose name is the application id), which
  * `porthole trace analyze` reads.  trace_pipe is streamed to the file
  * while recording, so the ring buffer does not need to hold N seconds.
  */
@@ -336,9 +337,9 @@ static void report(const char *path, double secs, bool cut, const char *appid,
 	       "%" PRId64 " trace_marker slices on %" PRId64 " thread(s)",
 	       secs, cut ? " (stopped early by a signal)" : "", path,
 	       t.tables[PH_T_SCHED].rows, slices, threads);
-	if (appid)
+	if (appid || npids)
 		printf(", %" PRId64 " of them in %s (%zu process(es))", app,
-		       appid, npids);
+		       appid ? appid : "the given pids", npids);
 	printf("\n");
 	if (lost)
 		printf("warning: the ring buffer overran %" PRId64
@@ -357,7 +358,7 @@ int ph_trace_cli_record(int argc, char **argv)
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	FILE *f = NULL;
 	int fd = -1, rc = 0, pids[64];
-	size_t npids = 0;
+	size_t npids = 0, ngiven = 0;
 	char p[160];
 	int64_t t0, lost = 0;
 
@@ -378,6 +379,18 @@ int ph_trace_cli_record(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--application-id") &&
 			   i + 1 < argc) {
 			appid = argv[++i];
+		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
+			long pid = strtol(argv[++i], &end, 10);
+
+			if (*end || pid <= 0 || pid > INT32_MAX ||
+			    ngiven == PH_ARRAY_SIZE(pids)) {
+				fprintf(stderr,
+					"porthole trace record: --pid wants a "
+					"process id (at most %zu), not '%s'\n",
+					PH_ARRAY_SIZE(pids), argv[i]);
+				return 2;
+			}
+			pids[ngiven++] = (int)pid;
 		} else {
 			secs = -1;
 			break;
@@ -386,7 +399,7 @@ int ph_trace_cli_record(int argc, char **argv)
 	if (secs < 0 || !out) {
 		fprintf(stderr,
 			"usage: porthole trace record --seconds N --out "
-			"FILE [--application-id ID]\n");
+			"FILE [--application-id ID] [--pid PID]...\n");
 		return 2;
 	}
 	memset(&r, 0, sizeof(r));
@@ -403,8 +416,21 @@ int ph_trace_cli_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
-	if (appid)
-		npids = app_pids(appid, pids, PH_ARRAY_SIZE(pids));
+	npids = ngiven;
+	if (appid) {
+		int found[64];
+		size_t nf = app_pids(appid, found, PH_ARRAY_SIZE(found));
+
+		/* the given pids first, then the others named so, once */
+		for (size_t i = 0; i < nf && npids < PH_ARRAY_SIZE(pids); i++) {
+			bool dup = false;
+
+			for (size_t j = 0; j < ngiven; j++)
+				dup = dup || pids[j] == found[i];
+			if (!dup)
+				pids[npids++] = found[i];
+		}
+	}
 	if ((rc = find_tracefs(&r)) || (rc = apply(&r)))
 		goto out;
 	/* opening `trace` with O_TRUNC clears the ring buffer */
@@ -421,8 +447,9 @@ int ph_trace_cli_record(int argc, char **argv)
 	fprintf(f, "# tracer: nop\n# trace_clock: mono\n"
 		   "# porthole trace record: sched_switch sched_waking print "
 		   "block_rq_issue block_rq_complete cpu_frequency\n");
-	if (appid) {
-		fprintf(f, "# porthole application-id: %s pids:", appid);
+	if (appid || npids) {
+		fprintf(f, "# porthole application-id: %s pids:",
+			appid ? appid : "-");
 		for (size_t i = 0; i < npids; i++)
 			fprintf(f, " %d", pids[i]);
 		fprintf(f, "\n");

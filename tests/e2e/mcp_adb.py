@@ -232,7 +232,12 @@ check("capture_system_trace: the pulled trace is the device's, under .porthole/t
       path)
 check("capture_system_trace: nothing left on the device", device_files() == [],
       repr(device_files()))
+# The fake perfetto's trace is a real phone's (the fixture): the attached
+# app is not in it, which is said rather than answered for another process.
 text, err = s.call("ask_system_trace", {"trace": path})
+check("ask_system_trace: the attached app is not in the pulled trace: said",
+      err and "neither its pid" in text, text)
+text, err = s.call("ask_system_trace", {"trace": path, "process": "557"})
 check("ask_system_trace: reads the pulled trace", not err and "asked" in text, text)
 
 # --- the ring: --background-wait, --clone-by-name -------------------------

@@ -81,6 +81,7 @@ check record-sigterm-exit-1 sh -c "[ $status -eq 1 ] && grep -q 'stopped early' 
 check record-sigterm-settings-kept sh -c "[ '$before' = '$(snapshot)' ]"
 check record-sigterm-trace-loads sh -c "$BIN/porthole trace stats '$E2E_TMP/b.txt' > /dev/null"
 check record-bad-args sh -c "$BIN/porthole trace record --seconds x --out /dev/null 2>/dev/null; [ \$? -eq 2 ]"
+check record-bad-pid sh -c "out=\$($BIN/porthole trace record --seconds 1 --out /dev/null --pid 12x 2>&1); [ \$? -eq 2 ] && echo \"\$out\" | grep -q 'wants a process id'"
 echo "$old_clock" > $TFS/trace_clock
 echo "$old_tgid" > $TFS/options/record-tgid
 if [ $mounted_here -eq 1 ]; then

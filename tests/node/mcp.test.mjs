@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,17 +39,41 @@ function sizeNote(res) {
 	return { returned: Number(m[1]), full: Number(m[2]), t };
 }
 
+// A server of its own on raw stdio: send() writes one request line, wait(n)
+// polls (bounded) until n answers came, end() closes stdin.
+function rawServer(args, env = {}) {
+	const p = spawn(path.join(BIN, 'porthole'), ['mcp', ...args],
+		{ stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, PORTHOLE_PROJECT_ROOT: dir, ...env } });
+	const lines = [];
+	let buf = '';
+	p.stdout.on('data', (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) { lines.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+	});
+	// 'close': after stdout's last data, unlike 'exit'
+	const exited = new Promise((r) => p.on('close', (code) => r(code)));
+	return {
+		p, lines, exited,
+		send: (o) => p.stdin.write(JSON.stringify(o) + '\n'),
+		wait: async (n) => { for (let i = 0; i < 2400 && lines.length < n; i++) await sleep(25); },
+		end: () => p.stdin.end(),
+	};
+}
+
 before(async () => {
 	dir = mkdtempSync(path.join(tmpdir(), 'ph-mcp-'));
 	sample = spawn(path.join(BIN, 'porthole-sample'), ['--scenario', 'all',
 		'--seconds', '600', '--app-id', APP, '--data-dir', path.join(dir, 'data')],
 	{ stdio: 'ignore' });
-	// the socket appears once the sample's agent listens
-	for (let i = 0; i < 200; i++) {
-		const { readFileSync } = await import('node:fs');
-		if (readFileSync('/proc/net/unix', 'utf8').includes(`@porthole.${APP}`)) break;
-		await sleep(50);
+	// the socket appears once the sample's agent listens (a loaded machine
+	// may take a while: a generous bound, and a clear failure past it)
+	let listening = false;
+	for (let i = 0; i < 1200 && !listening; i++) {
+		listening = readFileSync('/proc/net/unix', 'utf8').includes(`@porthole.${APP}`);
+		if (!listening) await sleep(50);
 	}
+	assert.ok(listening, `porthole-sample never listened on @porthole.${APP}`);
 	// the checkout scenario runs in the first seconds: let it happen
 	await sleep(4000);
 	transport = new StdioClientTransport({
@@ -167,6 +191,56 @@ test('app tools answer with what the sample really did', async () => {
 	}
 });
 
+// The first call, sent the moment the server starts, waits for the link's
+// backfill instead of answering "connected, nothing received yet".  (This
+// and the next run after the app tools' test: that one reads the cart
+// screen, which the sample leaves 7.5 s into its scenario.)
+test('the first call after start answers from the backfill', async () => {
+	const s = rawServer([], { PORTHOLE_APPLICATION_ID: APP, PORTHOLE_SESSIONS: '0' });
+	s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+	s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call',
+		params: { name: 'timeline', arguments: { since: 'all', detail: 'normal', limit: 1 } } });
+	await s.wait(2);
+	s.end();
+	await s.exited;
+	const r = s.lines.find((l) => l.id === 2);
+	assert.ok(r, 'no answer to the first call');
+	const t = r.result.content[0].text;
+	assert.equal(r.result.isError, false, t);
+	const json = JSON.parse(t.slice(t.indexOf('\n{') + 1));
+	assert.equal(json.source, 'live', t);
+	// the checkout scenario ran seconds before this server started
+	assert.ok(json.matched > 0, t);
+	assert.match(JSON.stringify(json.events), /"seq":/, t);
+});
+
+// MCP 2025-06-18: a tool with an outputSchema returns structuredContent
+// conforming to it on every result that is not an error (the SDK client
+// validates it in callTool, and rejects a result without it).
+test('structuredContent is the whole payload, as the outputSchema declares', async () => {
+	const { tools } = await client.listTools();
+	for (const t of tools) {
+		assert.equal(t.outputSchema?.type, 'object', `${t.name}: no outputSchema`);
+		assert.deepEqual(t.outputSchema.required, ['sinceLast'], t.name);
+	}
+	for (const detail of ['normal', 'full']) {
+		const res = await call('findings', { since: 'all', detail });
+		const t = text(res);
+		assert.equal(res.isError, false, t);
+		assert.deepEqual(res.structuredContent, JSON.parse(t.slice(t.indexOf('\n{') + 1)), detail);
+		assert.ok(res.structuredContent.findings.length >= 2, detail);
+	}
+	// at summary the text is one line; the structured form is still whole
+	const sum = await call('timeline', { since: 'all', limit: 3 });
+	assert.equal(text(sum).split('\n').length, 1);
+	assert.equal(sum.structuredContent.events.length, 3);
+	assert.ok(sum.structuredContent.matched >= 3);
+	// an error has none: there is no answer to describe
+	const bad = await call('timeline', { kinds: ['nope'] });
+	assert.equal(bad.isError, true);
+	assert.equal(bad.structuredContent, undefined);
+});
+
 // Block I/O: none recorded yet, then a recording attached to the live
 // session while this server writes it (`porthole iotrace attach`, as
 // `heap dump --session` adds leaks): the server reads the appended lines
@@ -273,6 +347,105 @@ test('save_moment and open_timeline write files', async () => {
 	assert.match(text(o), /file:\/\//);
 });
 
+// capture_system_trace records on a thread of its own: other calls are
+// answered meanwhile, progress comes each second when asked for, and a
+// cancellation stops the recorder and leaves no file behind.
+test('capture_system_trace: in the background, with progress, cancellable', async () => {
+	const traces = path.join(dir, '.porthole', 'traces');
+	const files = () => (existsSync(traces) ? readdirSync(traces) : []).sort();
+	const progress = [];
+	let done = false;
+	// the requests as sent, for their ids
+	const sent = [];
+	const send = transport.send.bind(transport);
+	transport.send = (msg, opts) => { sent.push(msg); return send(msg, opts); };
+	const cap = client.callTool({ name: 'capture_system_trace', arguments: { seconds: 3 } },
+		undefined, { onprogress: (p) => progress.push(p), timeout: 120000 })
+		.finally(() => { done = true; });
+	// answered while it records; the clock is not read: the capture's own
+	// answer cannot come before its 3 s have passed
+	const st = await call('porthole_status');
+	assert.match(text(st), /^connected/m);
+	assert.equal(done, false, 'porthole_status waited for the capture');
+	// a second recorder at once is refused (tracefs is one per machine)
+	const second = await call('capture_system_trace', { seconds: 1 });
+	assert.equal(second.isError, true);
+	// naming the request that records, not this one
+	const capId = sent.find((m) => m.params?.arguments?.seconds === 3).id;
+	assert.match(text(second), new RegExp(`being recorded \\(request ${capId}\\)`), text(second));
+	const res = await cap;
+	if (res.isError) {
+		// no tracefs here: the recorder's own reason, said plainly
+		assert.match(text(res), /no system trace: /);
+		return;
+	}
+	assert.match(text(res), /the app is pid \d+/, text(res));
+	assert.equal(res.structuredContent.appPid, sample.pid);
+	// the header names the app's pid from its hello, whatever its name
+	const head = readFileSync(res.structuredContent.trace, 'utf8').split('\n', 6).join('\n');
+	assert.match(head, new RegExp(`# porthole application-id: ${APP} pids: ${sample.pid}\\b`), head);
+	assert.ok(progress.length >= 2, JSON.stringify(progress));
+	for (let i = 1; i < progress.length; i++)
+		assert.ok(progress[i].progress > progress[i - 1].progress, JSON.stringify(progress));
+	assert.equal(progress[0].total, 3);
+
+	// asked with no process: the attached app, by its pid from hello
+	const ask = await call('ask_system_trace', { trace: res.structuredContent.trace, detail: 'normal' });
+	assert.equal(ask.isError, false, text(ask));
+	assert.equal(ask.structuredContent.process, 'the attached app', text(ask));
+	assert.equal(ask.structuredContent.answer.process.pid, sample.pid, text(ask));
+	assert.doesNotMatch(text(ask), /busiest/);
+
+	// cancelled: no answer, no file, and the recorder is gone
+	const before = files();
+	const ac = new AbortController();
+	const errors = [];
+	client.onerror = (e) => errors.push(e);
+	const p2 = client.callTool({ name: 'capture_system_trace', arguments: { seconds: 60 } },
+		undefined, { signal: ac.signal, onprogress: () => ac.abort('enough'), timeout: 120000 });
+	await assert.rejects(p2);
+	// it is over once a new capture is no longer refused as busy
+	let again;
+	for (let i = 0; i < 400; i++) {
+		again = await call('capture_system_trace', { seconds: 1 });
+		if (!/being recorded/.test(text(again))) break;
+		await sleep(50);
+	}
+	assert.equal(again.isError, false, text(again));
+	const added = files().filter((f) => !before.includes(f));
+	assert.deepEqual(added, [path.basename(again.structuredContent.trace)]);
+	client.onerror = undefined;
+	transport.send = send;
+	assert.deepEqual(errors, [], 'an answer came for the cancelled request');
+});
+
+// A trace of another machine (the fixture, a phone's) holds neither the
+// attached app's pid nor its name: an error naming both, not the answer
+// about whichever process was busiest there. A file the engine cannot
+// read gets the reason and the next step.
+test('ask_system_trace: the attached app by default; unreadable traces say why', async () => {
+	const fixtures = process.env.PORTHOLE_FIXTURES || path.resolve(ROOT, '../shared/fixtures');
+	const phone = path.join(fixtures, 'perfetto/simple_perfetto_2026-03-05_00-54_1338.pftrace');
+	assert.ok(existsSync(phone), `fixture ${phone}`);
+	const other = await call('ask_system_trace', { trace: phone });
+	assert.equal(other.isError, true, text(other));
+	assert.match(text(other), new RegExp(`neither its pid ${sample.pid} nor its process name`));
+	assert.match(text(other), /capture_system_trace/);
+	// asked about one of its processes (by pid: they have no names), it answers
+	const named = await call('ask_system_trace', { trace: phone, process: '557' });
+	assert.equal(named.isError, false, text(named));
+	assert.equal(named.structuredContent.process, 'as asked');
+
+	const missing = await call('ask_system_trace', { trace: path.join(dir, 'no-such.pftrace') });
+	assert.equal(missing.isError, true);
+	assert.match(text(missing), /No such file or directory; pass trace: .*capture_system_trace/);
+	const junk = path.join(dir, 'junk.pftrace');
+	writeFileSync(junk, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]));
+	const bad = await call('ask_system_trace', { trace: junk });
+	assert.equal(bad.isError, true);
+	assert.match(text(bad), /read only in part: byte \d+: .*porthole trace stats FILE/);
+});
+
 test('system traces: record, or say why not', async () => {
 	const cap = await call('capture_system_trace', { seconds: 1 });
 	if (cap.isError) {
@@ -311,6 +484,17 @@ test('bad arguments are isError with a useful message', async () => {
 
 test('an unknown tool is JSON-RPC error -32602', async () => {
 	await assert.rejects(call('no_such_tool'), (e) => e.code === -32602);
+});
+
+test('raw protocol: a last request without its newline is answered', async () => {
+	const s = rawServer(['--no-link']);
+	s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+	s.p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+	s.end();
+	assert.equal(await s.exited, 0);
+	assert.equal(s.lines.length, 2);
+	assert.equal(s.lines[1].id, 2);
+	assert.deepEqual(s.lines[1].result, {});
 });
 
 test('raw protocol: version negotiation, ping, a line over the cap', async () => {

@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "mcp/mcp.h"
 #include "ph_clock.h"
+#include "host/run.h"
 
 #include <zlib.h>
 
@@ -781,4 +782,41 @@ void test_mcp__device_context_readers(void)
 	CHECK_INT(ph_devctx_thermal(d, "", 0), 0);
 	CHECK_INT(ph_devctx_top(d, "PID %CPU ARGS\n", 13), 0);
 	free(d);
+}
+
+/* The recorder's stop question: yes once the program said it started
+ * (its trap is set by then, however slow the machine). */
+static bool stop_once_started(void *ctx)
+{
+	const struct ph_buf *out = ctx;
+
+	return out->len && strstr(out->buf, "started");
+}
+
+/*
+ * A cancelled capture_system_trace stops its recorder this way: SIGINT,
+ * then its output is read to the end and its exit status kept.
+ */
+void test_mcp__run_stoppable_interrupts_and_waits(void)
+{
+	char *argv[] = { "sh", "-c",
+			 "trap 'echo interrupted; exit 3' INT; echo started; "
+			 "while :; do sleep 0.05; done",
+			 NULL };
+	char *quick[] = { "sh", "-c", "exit 4", NULL };
+	struct ph_buf out = PH_BUF_INIT(1 << 16);
+	bool stopped = false;
+	int rc;
+
+	rc = ph_run_stoppable(argv, &out, 120000, stop_once_started, &out,
+			      &stopped);
+	CHECK(stopped);
+	CHECK_INT(rc, 3);
+	CHECK(out.len && strstr(out.buf, "interrupted"));
+	/* never told to stop: runs to its end */
+	ph_buf_reset(&out);
+	rc = ph_run_stoppable(quick, &out, 120000, NULL, NULL, &stopped);
+	CHECK(!stopped);
+	CHECK_INT(rc, 4);
+	ph_buf_release(&out);
 }

@@ -16,7 +16,8 @@ length, so the byte counts below do not depend on where it ran).  The call
 is `tools/call TOOL` with ARGS (a JSON object) and `detail: DETAIL`.
 
 Printed: the answer's text with that directory written as
-/tmp/ph-golden-mcp-XXXXXXXX, isError, structuredContent, then the size
+/tmp/ph-golden-mcp-XXXXXXXX, isError, structuredContent (when the text carries the JSON payload,
+whether the two are equal), then the size
 note checked against real byte counts: N must equal the bytes returned
 (text, plus any image); M ("full ≈ M") is compared with the bytes of the
 same question asked at detail full in a fresh server (within 5%; at
@@ -135,9 +136,17 @@ text = "".join(c["text"] for c in res["content"] if c["type"] == "text")
 image = "".join(c["data"] for c in res["content"] if c["type"] == "image")
 print(text.replace(d, "/tmp/ph-golden-mcp-XXXXXXXX"))
 print("isError: %s" % json.dumps(res.get("isError")))
-print("structuredContent: %s" % json.dumps(res.get("structuredContent")))
-
 failed = False
+sc = res.get("structuredContent")
+if sc is None:
+    print("structuredContent: none")
+elif "\n{" not in text:
+    print("structuredContent: an object, sinceLast %s" % json.dumps(sc.get("sinceLast")))
+elif sc == json.loads(text[text.index("\n{") + 1:]):
+    print("structuredContent: the payload in the text")
+else:
+    print("structuredContent: differs from the payload in the text: MISMATCH")
+    failed = True
 m = NOTE.search(text)
 if not m:
     print("size note: MISSING")
