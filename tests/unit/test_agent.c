@@ -2635,3 +2635,192 @@ void test_agent__mt_bound_values_noted_as_bound(void)
 	porthole_stop();
 	ph_buf_release(&line);
 }
+
+/* --- trace markers: the fd an emitter may hold ---------------------------
+ */
+
+/* How many of this process's fds are open on path. */
+static int fds_on(const char *path)
+{
+	char link[64], target[512];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += !strcmp(target, path);
+	}
+	return n;
+}
+
+/*
+ * An emitter loads the marker fd and writes to it without a lock, so it
+ * may write long after a poll saw the recording end: the fd stays open
+ * (never a number the app reuses for its own file), and the next
+ * recording writes through the same one.
+ */
+void test_agent__marker_fd_outlives_every_recording(void)
+{
+	char root[256], marker[300], text[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(root, sizeof(root), "%s/tracefs", ph_test_tmpdir());
+	CHECK_INT(mkdir(root, 0700), 0);
+	CHECK_INT(write_text(root, "trace_marker", ""), 0);
+	snprintf(marker, sizeof(marker), "%s/trace_marker", root);
+	ph_trace_marker_set_root(root);
+
+	CHECK_INT(write_text(root, "tracing_on", "1\n"), 0);
+	ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("first");
+	ph_trace_marker_end();
+
+	/* the recording ends, and polls go on long after */
+	CHECK_INT(write_text(root, "tracing_on", "0\n"), 0);
+	for (int i = 0; i < 4; i++)
+		ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("not recording");
+
+	/* the next recording writes through the fd kept */
+	CHECK_INT(write_text(root, "tracing_on", "1\n"), 0);
+	ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("second");
+	ph_trace_marker_end();
+
+	f = fopen(marker, "r");
+	CHECK(f != NULL);
+	n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	CHECK(strstr(text, "|first") && strstr(text, "|second"));
+	CHECK(!strstr(text, "not recording"));
+	ph_trace_marker_set_root(NULL);
+	CHECK_INT(fds_on(marker), 0);
+}
+
+/* --- the database inspector: never on the writer, never for ever ------- */
+
+/* Sends a request on c and returns its answer (events skipped). */
+static const struct ph_json *db_call(struct ph_client_conn *c, int id,
+				     const char *method, const char *params,
+				     struct ph_buf *line, int timeout_ms)
+{
+	if (ph_client_call(c, id, method, params, line, NULL, timeout_ms) != 1)
+		return NULL;
+	return parse(line);
+}
+
+static bool error_starts(const struct ph_json *v, const char *prefix)
+{
+	const struct ph_json *e = ph_json_get(v, "error");
+
+	return ph_json_is(ph_json_get(v, "ok"), PH_JSON_FALSE) &&
+	       ph_json_is(e, PH_JSON_STRING) && e->n >= strlen(prefix) &&
+	       !memcmp(e->u.s, prefix, strlen(prefix));
+}
+
+#define ENDLESS                                                          \
+	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) " \
+	"SELECT count(*) FROM c"
+
+/*
+ * A query that never ends runs off the writer: it ends at its deadline
+ * with an error, events reach every client meanwhile, another database
+ * request waits its turn, and stopping the agent ends it.  An
+ * error met while rows are read is the answer's error, and an answer's
+ * rows stop at its byte cap.
+ */
+void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
+{
+	struct ph_client_conn a, b;
+	struct ph_buf line = PH_BUF_INIT(1 << 24), ev = PH_BUF_INIT(1 << 20);
+	char path[512];
+	const struct ph_json *v, *r;
+	sqlite3 *db = NULL;
+	bool seen = false;
+	int64_t n, cpu0;
+	int tid;
+
+	snprintf(path, sizeof(path), "%s/inspect.db", ph_test_tmpdir());
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&a, &line), 0);
+	CHECK_INT(connect_hello(&b, &line), 0);
+
+	/* its deadline ends it, with the reason */
+	v = db_call(&a, 2, "db_query",
+		    "{\"database\":\"inspect.db\",\"timeoutMs\":200,"
+		    "\"sql\":\"" ENDLESS "\"}",
+		    &line, 30000);
+	CHECK(v && error_starts(v, "ETIMEDOUT: the query ran past its "
+				   "deadline of 200 ms"));
+
+	/* an error while rows are read is an error, not the rows so far */
+	v = db_call(&a, 3, "db_query",
+		    "{\"database\":\"inspect.db\",\"sql\":\"WITH RECURSIVE "
+		    "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < "
+		    "5) SELECT CASE WHEN x < 4 THEN x ELSE "
+		    "abs(-9223372036854775808) END FROM c\"}",
+		    &line, 30000);
+	CHECK(v && error_starts(v, "EIO: integer overflow"));
+
+	/* 4 KiB rows: the byte cap cuts the answer before the row cap */
+	v = db_call(&a, 4, "db_query",
+		    "{\"database\":\"inspect.db\",\"sql\":\"WITH RECURSIVE "
+		    "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < "
+		    "1000), w(v) AS (SELECT replace(hex(zeroblob(100)), '0', "
+		    "'y')) SELECT x, v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v "
+		    "FROM c, w\"}",
+		    &line, 30000);
+	r = ph_json_get(v, "result");
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE));
+	n = ph_json_is(ph_json_get(r, "rows"), PH_JSON_ARRAY) ?
+		    (int64_t)ph_json_get(r, "rows")->n :
+		    -1;
+	CHECK(n >= 200 && n < 500);
+	CHECK(line.len < ((size_t)5 << 20) / 4);
+
+	/* one that would run a minute: the writer goes on meanwhile */
+	CHECK_INT(ph_client_send(&a, "{\"id\":5,\"method\":\"db_query\","
+				     "\"params\":{\"database\":\"inspect.db\","
+				     "\"timeoutMs\":60000,\"sql\":\"" ENDLESS
+				     "\"}}\n"),
+		  0);
+	/* running: the inspector's thread spends CPU time (50 ms of it) */
+	tid = ph_thread_named("porthole-db");
+	cpu0 = ph_thread_schedstat(tid, 0);
+	for (int i = 0;
+	     i < 3000 && ph_thread_schedstat(tid, 0) < cpu0 + 50000000; i++)
+		usleep(10000);
+	CHECK(tid > 0 && ph_thread_schedstat(tid, 0) >= cpu0 + 50000000);
+	/* another client's database request waits its turn; events flow */
+	CHECK_INT(ph_client_send(&b, "{\"id\":6,\"method\":\"db_tables\"}\n"),
+		  0);
+	porthole_mark("while the query runs", NULL);
+	while (!seen && ph_client_line(&b, &ev, 10000) == 1) {
+		CHECK(strncmp(ev.buf, "{\"id\":6", 7) != 0);
+		seen = strstr(ev.buf, "while the query runs") != NULL;
+	}
+	CHECK(seen);
+	/* and stopping the agent ends it (the test would hang otherwise) */
+	porthole_stop();
+	CHECK(!have_thread("porthole-db"));
+	sqlite3_close(db);
+	ph_client_close(&a);
+	ph_client_close(&b);
+	ph_buf_release(&line);
+	ph_buf_release(&ev);
+}
