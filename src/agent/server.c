@@ -407,13 +407,20 @@ static bool peer_allowed(int fd, bool tcp, uid_t *uid)
 /* Tells a client why it gets no slot, in one error frame, and closes it. */
 static void refuse_client(int fd, const char *why)
 {
-	char frame[300];
+	char frame[300], drain[4096];
 	int n = snprintf(frame, sizeof(frame),
 			 "{\"id\":-1,\"ok\":false,\"error\":\"%s\"}\n", why);
 
 	if (n <= 0 || (size_t)n >= sizeof(frame) ||
 	    send(fd, frame, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		ph_debug("could not tell a client why it was refused");
+	/*
+	 * What it sent already is read and dropped: closing a TCP socket
+	 * with unread input resets it, and a reset can lose the frame.
+	 */
+	for (int i = 0; i < 16; i++) /* a bounded look: it may go on */
+		if (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) <= 0)
+			break;
 	close(fd);
 }
 

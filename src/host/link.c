@@ -422,8 +422,12 @@ static bool session(struct ph_link *l, int fd)
 		"{\"id\":2,\"method\":\"timeline\",\"params\":{\"sinceSeq\":%" PRId64
 		",\"limit\":100000}}\n",
 		l->last_seq + 1);
+	/*
+	 * A runtime that refuses the connection closes it after one line:
+	 * the send may fail then, and the line is still there to read.
+	 */
 	if (send_line(fd, req))
-		return false;
+		ph_debug("could not send hello to %s", l->target);
 	while (!l->stop && !refused) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		size_t start = 0;

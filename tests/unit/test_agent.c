@@ -19,6 +19,8 @@
 #include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -2823,4 +2825,82 @@ void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
 	ph_client_close(&b);
 	ph_buf_release(&line);
 	ph_buf_release(&ev);
+}
+
+/* --- answers count against a client's budget ---------------------------- */
+
+/* Bytes this client sent that the agent has not read yet. */
+static int unread_by_agent(const struct ph_client_conn *c)
+{
+	int n = -1;
+
+	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
+}
+
+#define FLOODERS 4
+#define ASKS	 100
+
+/*
+ * Clients that pipeline timelines (about 1 MB each) and never read: each
+ * is answered while it holds less than its share of unsent bytes, and
+ * refused (EBUSY) after, so together they hold about the budget, not 16
+ * MiB each; and every request gets an answer, none is lost.
+ */
+void test_agent__mt_answers_count_against_the_budget(void)
+{
+	struct ph_client_conn flood[FLOODERS], probe;
+	struct ph_buf line = PH_BUF_INIT(1 << 24);
+	char detail[241], ask[120];
+	const struct ph_json *v;
+	int64_t unsent = -1, id;
+
+	memset(detail, 'd', sizeof(detail) - 1);
+	detail[sizeof(detail) - 1] = '\0';
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	for (int i = 0; i < 4000; i++)
+		porthole_mark("fill the ring", detail);
+	CHECK_INT(connect_hello(&probe, &line), 0);
+	for (int f = 0; f < FLOODERS; f++) {
+		CHECK_INT(connect_hello(&flood[f], &line), 0);
+		for (int i = 0; i < ASKS; i++) {
+			snprintf(ask, sizeof(ask),
+				 "{\"id\":%d,\"method\":\"timeline\","
+				 "\"params\":{\"limit\":100000}}\n",
+				 100 + i);
+			CHECK_INT(ph_client_send(&flood[f], ask), 0);
+		}
+	}
+	/* the agent has read every request */
+	for (int f = 0; f < FLOODERS; f++)
+		for (int i = 0; i < 3000 && unread_by_agent(&flood[f]); i++)
+			usleep(10000);
+	for (int f = 0; f < FLOODERS; f++)
+		CHECK_INT(unread_by_agent(&flood[f]), 0);
+	v = db_call(&probe, 2, "stats", NULL, &line, 10000);
+	CHECK(ph_json_as_int(
+		ph_json_get(ph_json_get(v, "result"), "unsentBytes"), &unsent));
+	/* the budget (8 MiB), one answer over each share, and refusals */
+	CHECK(unsent >= 0 && unsent < (int64_t)(8 + FLOODERS * 2) << 20);
+
+	/* now read: every request was answered, refused ones said so */
+	for (int f = 0; f < FLOODERS; f++) {
+		int ok = 0, busy = 0;
+
+		while (ok + busy < ASKS &&
+		       ph_client_line(&flood[f], &line, 10000) == 1) {
+			v = parse(&line);
+			if (!ph_json_as_int(ph_json_get(v, "id"), &id))
+				continue; /* an event */
+			if (ph_json_is(ph_json_get(v, "ok"), PH_JSON_TRUE))
+				ok++;
+			else if (error_starts(v, "EBUSY: "))
+				busy++;
+		}
+		CHECK_INT(ok + busy, ASKS);
+		CHECK(ok >= 1 && busy >= 1);
+		ph_client_close(&flood[f]);
+	}
+	ph_client_close(&probe);
+	porthole_stop();
+	ph_buf_release(&line);
 }
