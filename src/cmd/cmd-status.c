@@ -150,6 +150,9 @@ static int status_exec(int argc, char **argv)
 		if (strstr(l.error, "EACCES"))
 			printf("  fix: run porthole as the app's user or as "
 			       "root\n");
+		else if (strstr(l.error, "too many clients"))
+			printf("  fix: close another client of this app "
+			       "(porthole watch, capture, mcp, ui)\n");
 		else if (l.state == PH_LINK_REFUSED)
 			printf("  fix: use a host and runtime of the same "
 			       "protocol\n");

@@ -87,7 +87,8 @@ for i in $(seq 300); do grep -q held "$T/hold.out" && break; sleep 0.1; done
 check "a host that gets no slot prints why" sh -c '
 	out=$("$0/porthole" status --application-id "$1" 2>&1)
 	echo "$out"
-	echo "$out" | grep -q "^not connected: refused by the app: too many clients: all 16 slots are in use"' \
+	echo "$out" | grep -q "^not connected: refused by the app: too many clients: all 16 slots are in use" &&
+	echo "$out" | grep -q "fix: close another client of this app"' \
 	"$BIN" "$APP"
 exec 8>&-
 wait $HOLD
