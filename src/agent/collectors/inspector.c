@@ -35,8 +35,11 @@
 #define ROWS_CAP 500 /* db_query; db_rows takes up to 1000 */
 /* The rows of one answer, encoded: a page must stay small. */
 #define ANSWER_CAP ((size_t)1 << 20)
-/* Deadlines: the default and the most a request may ask for. */
-#define TIMEOUT_MS     5000
+/*
+ * Deadlines: the default, under the 5 s our host waits for an answer so
+ * that the host shows why, and the most a request may ask for.
+ */
+#define TIMEOUT_MS     3000
 #define TIMEOUT_MAX_MS 60000
 /* VM steps between two looks at the clock (about 10-50 us of work). */
 #define PROGRESS_STEPS 1000
