@@ -378,6 +378,8 @@ int ph_methods_handle(struct ph_server *s, struct ph_client *c,
 			 "malformed request: %s at byte %" PRIu64, err.msg,
 			 err.offset);
 		respond_error(s, -1, msg);
+		/* counted, so that a flood of bad lines is bounded too */
+		c->refused += ph_server_client_full(s, c);
 		goto send;
 	}
 	if (!ph_json_as_int(ph_json_get(req, "id"), &id))
@@ -386,6 +388,7 @@ int ph_methods_handle(struct ph_server *s, struct ph_client *c,
 	params = ph_json_get(req, "params");
 	if (!ph_json_is(method, PH_JSON_STRING)) {
 		respond_error(s, id, "malformed request: no method");
+		c->refused += ph_server_client_full(s, c);
 		goto send;
 	}
 	/*

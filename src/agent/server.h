@@ -39,7 +39,8 @@
 /*
  * Answers count against the same share: a request from a client holding
  * its share of unsent bytes is refused (EBUSY), and a client refused this
- * many times in a row, still not reading, is dropped.
+ * many times in a row (malformed lines count too), still not reading, is
+ * dropped.
  */
 #define PH_CLIENT_REFUSALS_MAX 256
 

@@ -2900,6 +2900,23 @@ void test_agent__mt_answers_count_against_the_budget(void)
 		CHECK(ok >= 1 && busy >= 1);
 		ph_client_close(&flood[f]);
 	}
+
+	/* one that goes on sending, good lines or bad, is disconnected */
+	CHECK_INT(connect_hello(&flood[0], &line), 0);
+	ph_buf_reset(&line);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(ph_buf_addstr(&line, "{\"id\":9,\"method\":"
+					       "\"timeline\",\"params\":"
+					       "{\"limit\":100000}}\n"),
+			  0);
+	for (int i = 0; i < 2 * 256; i++)
+		CHECK_INT(ph_buf_addstr(&line, "not json\n"), 0);
+	/* one write: the agent may hang up before a second one */
+	CHECK_INT(ph_client_send(&flood[0], line.buf), 0);
+	while (ph_client_line(&flood[0], &line, 10000) == 1)
+		;
+	CHECK_INT(ph_client_line(&flood[0], &line, 1000), -1);
+	ph_client_close(&flood[0]);
 	ph_client_close(&probe);
 	porthole_stop();
 	ph_buf_release(&line);
