@@ -17,6 +17,8 @@
 #include "ph_log.h"
 #include "platform.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -381,9 +383,47 @@ static bool reap_closed(struct ph_server *s)
  * otherwise read the app's private database through db_query, or take
  * every slot.  The abstract socket has no file mode to do this, so the
  * peer's credentials are checked on accept.  A TCP peer (the legacy port,
- * which the app turns on itself) has none to check.
+ * loopback only) carries none: its uid is that of its socket in
+ * /proc/net/tcp, and a peer not found there is refused.
  */
 #define ANDROID_SHELL_UID 2000
+
+/*
+ * The uid owning the other end of the loopback TCP connection fd.  A line
+ * of /proc/net/tcp (net/ipv4/tcp_ipv4.c, get_tcp4_sock):
+ *	sl local rem st tx_queue:rx_queue tr:tm->when retrnsmt uid ...
+ * with an address as its 32-bit word in hex, as stored, and the port in
+ * hex: the peer's socket is the line whose local end is our remote one.
+ */
+static bool tcp_peer_uid(int fd, uid_t *uid)
+{
+	struct sockaddr_in peer, self;
+	socklen_t plen = sizeof(peer), slen = sizeof(self);
+	char want_local[32], want_rem[32], line[512], local[64], rem[64];
+	unsigned u;
+	bool found = false;
+	FILE *f;
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) ||
+	    getsockname(fd, (struct sockaddr *)&self, &slen) ||
+	    peer.sin_family != AF_INET)
+		return false;
+	snprintf(want_local, sizeof(want_local), "%08X:%04X",
+		 (unsigned)peer.sin_addr.s_addr, ntohs(peer.sin_port));
+	snprintf(want_rem, sizeof(want_rem), "%08X:%04X",
+		 (unsigned)self.sin_addr.s_addr, ntohs(self.sin_port));
+	f = fopen("/proc/net/tcp", "re");
+	while (!found && f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %63s %63s %*x %*s %*s %*s %u", local,
+			   rem, &u) == 3 &&
+		    !strcmp(local, want_local) && !strcmp(rem, want_rem)) {
+			*uid = (uid_t)u;
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
 
 static bool peer_allowed(int fd, bool tcp, uid_t *uid)
 {
@@ -391,17 +431,20 @@ static bool peer_allowed(int fd, bool tcp, uid_t *uid)
 	socklen_t len = sizeof(cred);
 
 	*uid = (uid_t)-1;
-	if (tcp)
-		return true;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    len != sizeof(cred))
-		return false;
-	*uid = cred.uid;
+	if (tcp) {
+		if (!tcp_peer_uid(fd, uid))
+			return false;
+	} else {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    len != sizeof(cred))
+			return false;
+		*uid = cred.uid;
+	}
 #ifdef __ANDROID__
-	if (cred.uid == ANDROID_SHELL_UID)
+	if (*uid == ANDROID_SHELL_UID)
 		return true;
 #endif
-	return cred.uid == 0 || cred.uid == getuid();
+	return *uid == 0 || *uid == getuid();
 }
 
 /* Tells a client why it gets no slot, in one error frame, and closes it. */

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* --- records ---------------------------------------------------------------
@@ -2918,6 +2919,93 @@ void test_agent__mt_answers_count_against_the_budget(void)
 	CHECK_INT(ph_client_line(&flood[0], &line, 1000), -1);
 	ph_client_close(&flood[0]);
 	ph_client_close(&probe);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/*
+ * Connects to 127.0.0.1:port as uid 65534 (a child process that drops to
+ * it) and puts the first line it is sent, if any, into out.  Only system
+ * calls after the fork: this process has threads.
+ */
+static void first_line_as_nobody(int port, char *out, size_t size)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 20 };
+	int pipefd[2];
+	ssize_t n;
+	pid_t pid;
+
+	out[0] = '\0';
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (pipe(pipefd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512];
+		ssize_t got = 0, r;
+		int fd;
+
+		close(pipefd[0]);
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0 ||
+		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			_exit(1);
+		while (got < (ssize_t)sizeof(buf) &&
+		       (r = read(fd, buf + got, sizeof(buf) - (size_t)got)) >
+			       0 &&
+		       !memchr(buf + got, '\n', (size_t)r))
+			got += r;
+		if (r > 0)
+			got += r;
+		if (got > 0 && write(pipefd[1], buf, (size_t)got) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = pid > 0 ? read(pipefd[0], out, size - 1) : -1;
+	out[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/*
+ * The legacy TCP port checks its peer too: a connection whose socket
+ * belongs to another uid (in /proc/net/tcp) gets the EACCES line.
+ */
+void test_agent__mt_the_legacy_port_refuses_another_uid(void)
+{
+	struct porthole_config cfg = {
+		.app_id = "com.example.unit",
+		.data_dir = ph_test_tmpdir(),
+		.flags = QUIET | PORTHOLE_NO_INTEGRATION_CHECK,
+	};
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	int port = free_tcp_port();
+	char got[512];
+
+	porthole_stop();
+	snprintf(sock_name, sizeof(sock_name), "porthole.unittcp-%d",
+		 (int)getpid());
+	cfg.socket_name = sock_name;
+	cfg.legacy_tcp_port = port;
+	CHECK_INT(porthole_start_build(&cfg, 1), PORTHOLE_OK);
+	first_line_as_nobody(port, got, sizeof(got));
+	CHECK(!strncmp(got,
+		       "{\"id\":-1,\"ok\":false,\"error\":\"EACCES: uid 65534 ",
+		       46));
+	/* the app's own uid still gets in */
+	CHECK_INT(connect_tcp(&c, port), 0);
+	CHECK_INT(ph_client_send(&c, "{\"id\":1,\"method\":\"hello\"}\n"), 0);
+	CHECK_INT(ph_client_line(&c, &line, 5000), 1);
+	CHECK(!strncmp(line.buf, "{\"id\":1,\"ok\":true", 16));
+	ph_client_close(&c);
 	porthole_stop();
 	ph_buf_release(&line);
 }
