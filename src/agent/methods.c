@@ -157,10 +157,15 @@ static const char *m_stats(struct ph_server *s, const struct ph_json *params,
 			   struct ph_jw *w)
 {
 	int clients = 0;
+	size_t unsent = 0;
 
 	(void)params;
-	for (int i = 0; i < PH_MAX_CLIENTS; i++)
-		clients += s->clients[i].fd >= 0;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		const struct ph_client *c = &s->clients[i];
+
+		clients += c->fd >= 0;
+		unsent += c->fd >= 0 ? c->out.len - c->out_off : 0;
+	}
 	ph_jw_obj_begin(w);
 	ph_jw_kv_int(w, "emitted", (int64_t)s->next_seq);
 	ph_jw_kv_int(w, "dropped", (int64_t)s->dropped);
@@ -175,6 +180,7 @@ static const char *m_stats(struct ph_server *s, const struct ph_json *params,
 			     (int64_t)s->agent->lanes.lane[0].q.mask + 1 :
 			     0);
 	ph_jw_kv_int(w, "clients", clients);
+	ph_jw_kv_int(w, "unsentBytes", (int64_t)unsent);
 	ph_jw_obj_end(w);
 	return NULL;
 }
@@ -288,31 +294,6 @@ static const char *m_exits(struct ph_server *s, const struct ph_json *params,
 	return ph_collectors_exits(w);
 }
 
-static const char *m_db(struct ph_server *s, const struct ph_json *params,
-			struct ph_jw *w, int which)
-{
-	(void)s;
-	return ph_inspector_method(which, params, w);
-}
-
-static const char *m_db_tables(struct ph_server *s,
-			       const struct ph_json *params, struct ph_jw *w)
-{
-	return m_db(s, params, w, 0);
-}
-
-static const char *m_db_rows(struct ph_server *s, const struct ph_json *params,
-			     struct ph_jw *w)
-{
-	return m_db(s, params, w, 1);
-}
-
-static const char *m_db_query(struct ph_server *s, const struct ph_json *params,
-			      struct ph_jw *w)
-{
-	return m_db(s, params, w, 2);
-}
-
 static const char *m_semantics(struct ph_server *s,
 			       const struct ph_json *params, struct ph_jw *w)
 {
@@ -333,10 +314,6 @@ static const struct method methods[] = {
 	{ "semantics_tree", m_semantics },
 	{ "nav_state", m_nav_state },
 	{ "state", m_state },
-	{ "db_tables", m_db_tables },
-	{ "db_rows", m_db_rows },
-	{ "db_page", m_db_rows },
-	{ "db_query", m_db_query },
 	{ "exit_trace", m_exit_trace },
 	{ "exits", m_exits },
 	{ "setup", m_setup },
@@ -349,6 +326,21 @@ static const struct method methods[] = {
 	{ "stats", m_stats },
 	{ "client_stats", m_client_stats },
 	{ "screenshot", m_screenshot },
+};
+
+/*
+ * The database methods run on the inspector's thread (inspector.c): a
+ * query may take up to its deadline, and the writer must not wait for it.
+ * Their answers come back through ph_server_deliver_db.
+ */
+static const struct {
+	const char *name;
+	int which;
+} db_methods[] = {
+	{ "db_tables", PH_DB_TABLES },
+	{ "db_rows", PH_DB_ROWS },
+	{ "db_page", PH_DB_ROWS },
+	{ "db_query", PH_DB_QUERY },
 };
 
 static void respond_error(struct ph_server *s, int64_t id, const char *msg)
@@ -366,8 +358,8 @@ static void respond_error(struct ph_server *s, int64_t id, const char *msg)
 		ph_buf_reset(&s->resp);
 }
 
-void ph_methods_handle(struct ph_server *s, struct ph_client *c,
-		       const char *line, size_t len)
+int ph_methods_handle(struct ph_server *s, struct ph_client *c,
+		      const char *line, size_t len)
 {
 	struct ph_json *req;
 	const struct ph_json *method, *params;
@@ -378,12 +370,16 @@ void ph_methods_handle(struct ph_server *s, struct ph_client *c,
 	const char *fail = NULL;
 	size_t i;
 
+	if (c->db_waiting)
+		return PH_EAGAIN; /* its answers go out in the order asked */
 	ph_arena_reset(&s->arena);
 	if (ph_json_read(&s->reader, &s->arena, line, len, &req, &err)) {
 		snprintf(msg, sizeof(msg),
 			 "malformed request: %s at byte %" PRIu64, err.msg,
 			 err.offset);
 		respond_error(s, -1, msg);
+		/* counted, so that a flood of bad lines is bounded too */
+		c->refused += ph_server_client_full(s, c);
 		goto send;
 	}
 	if (!ph_json_as_int(ph_json_get(req, "id"), &id))
@@ -392,7 +388,41 @@ void ph_methods_handle(struct ph_server *s, struct ph_client *c,
 	params = ph_json_get(req, "params");
 	if (!ph_json_is(method, PH_JSON_STRING)) {
 		respond_error(s, id, "malformed request: no method");
+		c->refused += ph_server_client_full(s, c);
 		goto send;
+	}
+	/*
+	 * A client that holds its share of unsent bytes is not reading what
+	 * it asked for: its requests are refused (server.c drops it if it
+	 * goes on asking), so answers count against the budget as events do.
+	 */
+	if (ph_server_client_full(s, c)) {
+		c->refused++;
+		snprintf(msg, sizeof(msg),
+			 "EBUSY: %zu bytes wait unsent for this client; read "
+			 "them before asking more",
+			 c->out.len - c->out_off);
+		respond_error(s, id, msg);
+		goto send;
+	}
+	c->refused = 0;
+	for (i = 0; i < PH_ARRAY_SIZE(db_methods); i++) {
+		int rc;
+
+		if (!ph_json_streq(method, db_methods[i].name))
+			continue;
+		rc = ph_inspector_submit(db_methods[i].which, line, len, id,
+					 c->id, s->agent->wake_fd);
+		if (rc == PH_EAGAIN)
+			return PH_EAGAIN; /* another client's is running */
+		if (rc) {
+			respond_error(s, id,
+				      "EIO: cannot start the database "
+				      "inspector");
+			goto send;
+		}
+		c->db_waiting = true; /* answered by ph_server's writer */
+		return 0;
 	}
 	for (i = 0; i < PH_ARRAY_SIZE(methods); i++)
 		if (ph_json_streq(method, methods[i].name))
@@ -420,9 +450,6 @@ void ph_methods_handle(struct ph_server *s, struct ph_client *c,
 			      "response cap; ask for less (limit)");
 	}
 send:
-	/* Past the hard cap this client is not reading: its answer is lost. */
-	ph_server_compact(c);
-	if (s->resp.len && ph_buf_add(&c->out, s->resp.buf, s->resp.len))
-		ph_debug("client %" PRIu64 ": answer dropped, send buffer full",
-			 c->id);
+	ph_server_reply(c, s->resp.buf, s->resp.len);
+	return 0;
 }

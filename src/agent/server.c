@@ -17,6 +17,8 @@
 #include "ph_log.h"
 #include "platform.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -103,9 +105,11 @@ static void close_client(struct ph_server *s, struct ph_client *c,
 	ph_buf_release(&c->out);
 }
 
+/* A held client's requests wait: its socket is not read meanwhile. */
 static void want_write(struct ph_server *s, struct ph_client *c, bool on)
 {
-	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0),
+	struct epoll_event ev = { .events = (c->held ? 0 : EPOLLIN) |
+					    (on ? EPOLLOUT : 0),
 				  .data.ptr = c };
 
 	epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
@@ -151,6 +155,44 @@ void ph_server_compact(struct ph_client *c)
 		ph_buf_consume(&c->out, c->out_off);
 		c->out_off = 0;
 	}
+}
+
+bool ph_server_client_full(const struct ph_server *s, const struct ph_client *c)
+{
+	return pending(c) >= ph_server_client_share(s);
+}
+
+void ph_server_reply(struct ph_client *c, const char *line, size_t len)
+{
+	ph_server_compact(c);
+	if (len && ph_buf_add(&c->out, line, len))
+		ph_debug("client %" PRIu64 ": answer dropped, send buffer full",
+			 c->id);
+}
+
+static void resume_held(struct ph_server *s);
+
+/*
+ * Sends the inspector's answer, if one is ready, to the client that asked
+ * (gone by now: nobody).
+ */
+static void deliver_db_answer(struct ph_server *s)
+{
+	uint64_t conn;
+
+	if (!ph_inspector_take(&s->resp, &conn))
+		return;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd >= 0 && c->id == conn) {
+			c->db_waiting = false;
+			ph_server_reply(c, s->resp.buf, s->resp.len);
+			flush_client(s, c);
+		}
+	}
+	ph_buf_reset(&s->resp);
+	resume_held(s);
 }
 
 /* A `dropped` frame carries the t and seq of the event it precedes. */
@@ -335,6 +377,96 @@ static bool reap_closed(struct ph_server *s)
 	return freed;
 }
 
+/*
+ * Who may use the socket (Stetho's rule): the app's own uid, root, and on
+ * Android the shell (adb's uid, 2000).  Any other local user could
+ * otherwise read the app's private database through db_query, or take
+ * every slot.  The abstract socket has no file mode to do this, so the
+ * peer's credentials are checked on accept.  A TCP peer (the legacy port,
+ * loopback only) carries none: its uid is that of its socket in
+ * /proc/net/tcp, and a peer not found there is refused.
+ */
+#define ANDROID_SHELL_UID 2000
+
+/*
+ * The uid owning the other end of the loopback TCP connection fd.  A line
+ * of /proc/net/tcp (net/ipv4/tcp_ipv4.c, get_tcp4_sock):
+ *	sl local rem st tx_queue:rx_queue tr:tm->when retrnsmt uid ...
+ * with an address as its 32-bit word in hex, as stored, and the port in
+ * hex: the peer's socket is the line whose local end is our remote one.
+ */
+static bool tcp_peer_uid(int fd, uid_t *uid)
+{
+	struct sockaddr_in peer, self;
+	socklen_t plen = sizeof(peer), slen = sizeof(self);
+	char want_local[32], want_rem[32], line[512], local[64], rem[64];
+	unsigned u;
+	bool found = false;
+	FILE *f;
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) ||
+	    getsockname(fd, (struct sockaddr *)&self, &slen) ||
+	    peer.sin_family != AF_INET)
+		return false;
+	snprintf(want_local, sizeof(want_local), "%08X:%04X",
+		 (unsigned)peer.sin_addr.s_addr, ntohs(peer.sin_port));
+	snprintf(want_rem, sizeof(want_rem), "%08X:%04X",
+		 (unsigned)self.sin_addr.s_addr, ntohs(self.sin_port));
+	f = fopen("/proc/net/tcp", "re");
+	while (!found && f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %63s %63s %*x %*s %*s %*s %u", local,
+			   rem, &u) == 3 &&
+		    !strcmp(local, want_local) && !strcmp(rem, want_rem)) {
+			*uid = (uid_t)u;
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool peer_allowed(int fd, bool tcp, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	*uid = (uid_t)-1;
+	if (tcp) {
+		if (!tcp_peer_uid(fd, uid))
+			return false;
+	} else {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    len != sizeof(cred))
+			return false;
+		*uid = cred.uid;
+	}
+#ifdef __ANDROID__
+	if (*uid == ANDROID_SHELL_UID)
+		return true;
+#endif
+	return *uid == 0 || *uid == getuid();
+}
+
+/* Tells a client why it gets no slot, in one error frame, and closes it. */
+static void refuse_client(int fd, const char *why)
+{
+	char frame[300], drain[4096];
+	int n = snprintf(frame, sizeof(frame),
+			 "{\"id\":-1,\"ok\":false,\"error\":\"%s\"}\n", why);
+
+	if (n <= 0 || (size_t)n >= sizeof(frame) ||
+	    send(fd, frame, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		ph_debug("could not tell a client why it was refused");
+	/*
+	 * What it sent already is read and dropped: closing a TCP socket
+	 * with unread input resets it, and a reset can lose the frame.
+	 */
+	for (int i = 0; i < 16; i++) /* a bounded look: it may go on */
+		if (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) <= 0)
+			break;
+	close(fd);
+}
+
 static void accept_clients(struct ph_server *s, int lfd)
 {
 	for (;;) {
@@ -342,8 +474,27 @@ static void accept_clients(struct ph_server *s, int lfd)
 		struct ph_client *c = NULL;
 		struct epoll_event ev = { .events = EPOLLIN };
 
+		char why[160];
+		uid_t uid;
+
 		if (fd < 0)
 			return;
+		if (!peer_allowed(fd, lfd == s->tcp_fd, &uid)) {
+			snprintf(
+				why, sizeof(why),
+				"EACCES: uid %d may not use this app's socket; "
+				"only the app's uid (%d)%s may",
+				(int)uid, (int)getuid(),
+#ifdef __ANDROID__
+				", root and the shell (2000)"
+#else
+				" and root"
+#endif
+			);
+			ph_debug("refused a client of uid %d", (int)uid);
+			refuse_client(fd, why);
+			continue;
+		}
 		for (int pass = 0; pass < 2 && !c; pass++) {
 			for (int i = 0; i < PH_MAX_CLIENTS && !c; i++)
 				if (s->clients[i].fd < 0)
@@ -352,14 +503,10 @@ static void accept_clients(struct ph_server *s, int lfd)
 				break;
 		}
 		if (!c) {
-			static const char full[] =
-				"{\"id\":-1,\"ok\":false,\"error\":\"too many "
-				"clients\"}\n";
-
-			if (send(fd, full, sizeof(full) - 1,
-				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				ph_debug("could not refuse a client");
-			close(fd);
+			snprintf(why, sizeof(why),
+				 "too many clients: all %d slots are in use",
+				 PH_MAX_CLIENTS);
+			refuse_client(fd, why);
 			continue;
 		}
 		memset(c, 0, sizeof(*c));
@@ -374,11 +521,55 @@ static void accept_clients(struct ph_server *s, int lfd)
 	}
 }
 
+/*
+ * Answers the whole lines in c->in, in order, up to one that must wait
+ * for the database inspector: that one and those after it stay in c->in,
+ * and the client is held until resume_held.
+ */
+static void handle_lines(struct ph_server *s, struct ph_client *c)
+{
+	char *nl;
+
+	while (c->fd >= 0 && !c->held &&
+	       (nl = memchr(c->in.buf, '\n', c->in.len))) {
+		size_t len = (size_t)(nl - c->in.buf);
+
+		if (c->skipping) {
+			c->skipping = false;
+		} else if (len && ph_methods_handle(s, c, c->in.buf, len) ==
+					  PH_EAGAIN) {
+			c->held = true;
+			want_write(s, c, pending(c) > 0);
+			return;
+		}
+		ph_buf_consume(&c->in, len + 1);
+		if (c->refused > PH_CLIENT_REFUSALS_MAX) {
+			close_client(s, c, "does not read its answers");
+			return;
+		}
+	}
+}
+
+/* The inspector is free: held clients go on with their requests. */
+static void resume_held(struct ph_server *s)
+{
+	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
+		struct ph_client *c = &s->clients[i];
+
+		if (c->fd < 0 || !c->held || c->db_waiting)
+			continue;
+		c->held = false;
+		want_write(s, c, pending(c) > 0);
+		handle_lines(s, c);
+	}
+}
+
 static void read_client(struct ph_server *s, struct ph_client *c)
 {
+	if (c->held)
+		return; /* its requests wait; its hang-up is seen as EPOLLHUP */
 	for (;;) {
 		ssize_t n = ph_buf_read_once(&c->in, c->fd, 65536);
-		char *nl;
 
 		if (n == PH_EAGAIN)
 			break;
@@ -399,16 +590,9 @@ static void read_client(struct ph_server *s, struct ph_client *c)
 			close_client(s, c, n == 0 ? "closed by peer" : "read");
 			return;
 		}
-		while (c->fd >= 0 &&
-		       (nl = memchr(c->in.buf, '\n', c->in.len))) {
-			size_t len = (size_t)(nl - c->in.buf);
-
-			if (c->skipping)
-				c->skipping = false;
-			else if (len)
-				ph_methods_handle(s, c, c->in.buf, len);
-			ph_buf_consume(&c->in, len + 1);
-		}
+		handle_lines(s, c);
+		if (c->fd < 0 || c->held)
+			return;
 		if (c->skipping)
 			ph_buf_reset(&c->in);
 	}
@@ -433,6 +617,15 @@ static void trim_idle_buffers(struct ph_server *s)
 	}
 }
 
+/* Reads the eventfd back to zero, so epoll stops reporting it. */
+static void clear_wake(int fd)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		ph_debug("could not read the wake fd");
+}
+
 static void *writer_main(void *arg)
 {
 	struct ph_server *s = arg;
@@ -450,6 +643,7 @@ static void *writer_main(void *arg)
 
 		if (!took)
 			trim_idle_buffers(s);
+		deliver_db_answer(s);
 
 		for (int i = 0; i < PH_MAX_CLIENTS; i++)
 			if (s->clients[i].fd >= 0 &&
@@ -469,7 +663,10 @@ static void *writer_main(void *arg)
 			else if (p == &s->tcp_fd)
 				accept_clients(s, s->tcp_fd);
 			else if (p == &s->agent->wake_fd)
-				continue;
+				clear_wake(s->agent->wake_fd);
+			else if (((struct ph_client *)p)->held &&
+				 (evs[i].events & (EPOLLHUP | EPOLLERR)))
+				close_client(s, p, "closed by peer");
 			else if (evs[i].events &
 				 (EPOLLIN | EPOLLHUP | EPOLLERR))
 				read_client(s, p);
@@ -592,6 +789,8 @@ void ph_server_stop(struct ph_agent *a)
 	if (write(a->wake_fd, &one, sizeof(one)) < 0)
 		ph_debug("could not wake the writer");
 	pthread_join(a->writer, NULL);
+	/* a running query ends at its next progress check */
+	ph_inspector_stop();
 	close(s->listen_fd);
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);

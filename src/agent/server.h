@@ -36,6 +36,13 @@
  */
 #define PH_CLIENT_HARD_CAP (2 * PH_CLIENT_SHARE_MAX + ((size_t)8 << 20))
 #define PH_REQUEST_CAP	   ((size_t)1 << 20) /* one request line */
+/*
+ * Answers count against the same share: a request from a client holding
+ * its share of unsent bytes is refused (EBUSY), and a client refused this
+ * many times in a row (malformed lines count too), still not reading, is
+ * dropped.
+ */
+#define PH_CLIENT_REFUSALS_MAX 256
 
 struct ph_client {
 	int fd;		    /* -1: slot free */
@@ -55,6 +62,9 @@ struct ph_client {
 	uint64_t queue_lost, queue_pending, queue_first, queue_last;
 	uint64_t first_seq; /* the first event it was sent */
 	bool lagging;
+	uint32_t refused; /* requests refused in a row (EBUSY) */
+	bool db_waiting;  /* its database request is with the inspector */
+	bool held;	  /* its next request waits for the inspector */
 };
 
 struct ph_server {
@@ -84,9 +94,19 @@ struct ph_server {
 size_t ph_server_client_share(const struct ph_server *s);
 /* Drops the sent prefix of c's send buffer once it is worth a move. */
 void ph_server_compact(struct ph_client *c);
+/* Whether c holds its share of unsent bytes: its requests are refused. */
+bool ph_server_client_full(const struct ph_server *s,
+			   const struct ph_client *c);
+/* Queues an answer line for c (past the hard cap, it is lost). */
+void ph_server_reply(struct ph_client *c, const char *line, size_t len);
 
-/* methods.c: answers one request line on client c into s->resp. */
-void ph_methods_handle(struct ph_server *s, struct ph_client *c,
-		       const char *line, size_t len);
+/*
+ * methods.c: answers one request line on client c.  PH_EAGAIN: the line
+ * must wait (a database request while the inspector is busy, or any
+ * request while c's own database request is running), to be handled again
+ * once the inspector's answer is delivered; else 0.
+ */
+int ph_methods_handle(struct ph_server *s, struct ph_client *c,
+		      const char *line, size_t len);
 
 #endif

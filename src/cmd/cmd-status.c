@@ -147,7 +147,13 @@ static int status_exec(int argc, char **argv)
 	} else {
 		printf("not connected: %s\n",
 		       l.error[0] ? l.error : "no answer within 3 s");
-		if (l.state == PH_LINK_REFUSED)
+		if (strstr(l.error, "EACCES"))
+			printf("  fix: run porthole as the app's user or as "
+			       "root\n");
+		else if (strstr(l.error, "too many clients"))
+			printf("  fix: close another client of this app "
+			       "(porthole watch, capture, mcp, ui)\n");
+		else if (l.state == PH_LINK_REFUSED)
 			printf("  fix: use a host and runtime of the same "
 			       "protocol\n");
 		else

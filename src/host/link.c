@@ -290,6 +290,44 @@ static bool check_hello(struct ph_link *l, const char *line, size_t len)
 }
 
 /*
+ * Before its hello answer, a runtime that gives this host no slot says
+ * why in one error frame with id -1 and closes: a uid it does not allow
+ * (EACCES, for good: the link stops), or every slot taken (it retries).
+ * Returns whether the line was that frame; the reason is the link's
+ * error, printed once for each new reason.
+ */
+static bool check_refusal(struct ph_link *l, const char *line, size_t len)
+{
+	static const char head[] = "{\"id\":-1,\"ok\":false";
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *why;
+	char msg[sizeof(l->error)];
+	bool fresh;
+
+	if (len < sizeof(head) - 1 || memcmp(line, head, sizeof(head) - 1))
+		return false;
+	ph_arena_init(&a, 1 << 12, 1 << 16);
+	if (ph_json_parse(&a, line, len, &root, NULL) ||
+	    !ph_json_is(why = ph_json_get(root, "error"), PH_JSON_STRING)) {
+		ph_arena_release(&a);
+		return false;
+	}
+	snprintf(msg, sizeof(msg), "refused by the app: %.*s",
+		 (int)(why->n < 250 ? why->n : 250), why->u.s);
+	ph_arena_release(&a);
+	pthread_mutex_lock(&l->mu);
+	fresh = strcmp(l->error, msg) != 0;
+	snprintf(l->error, sizeof(l->error), "%s", msg);
+	if (!strncmp(msg, "refused by the app: EACCES", 26))
+		l->state = PH_LINK_REFUSED;
+	pthread_mutex_unlock(&l->mu);
+	if (fresh)
+		ph_log(PH_LOG_ERROR, "%s", msg);
+	return true;
+}
+
+/*
  * Hands an answer to the thread waiting in ph_link_request; true when the
  * line was that answer (then nobody else sees it).
  */
@@ -368,12 +406,15 @@ int ph_link_request(struct ph_link *l, const char *method, const char *params,
 	return rc;
 }
 
-/* One connection: hello, backfill, then lines until EOF or stop. */
-static void session(struct ph_link *l, int fd)
+/*
+ * One connection: hello, backfill, then lines until EOF or stop.  Returns
+ * whether the app refused it (check_refusal).
+ */
+static bool session(struct ph_link *l, int fd)
 {
 	struct ph_buf in = PH_BUF_INIT(LINE_CAP + 65536);
 	char req[160];
-	bool hello_seen = false;
+	bool hello_seen = false, refused = false;
 
 	snprintf(
 		req, sizeof(req),
@@ -381,9 +422,13 @@ static void session(struct ph_link *l, int fd)
 		"{\"id\":2,\"method\":\"timeline\",\"params\":{\"sinceSeq\":%" PRId64
 		",\"limit\":100000}}\n",
 		l->last_seq + 1);
+	/*
+	 * A runtime that refuses the connection closes it after one line:
+	 * the send may fail then, and the line is still there to read.
+	 */
 	if (send_line(fd, req))
-		return;
-	while (!l->stop) {
+		ph_debug("could not send hello to %s", l->target);
+	while (!l->stop && !refused) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		size_t start = 0;
 		char *nl;
@@ -404,6 +449,10 @@ static void session(struct ph_link *l, int fd)
 			size_t len = (size_t)(nl - line);
 
 			start += len + 1;
+			if (!hello_seen && check_refusal(l, line, len)) {
+				refused = true;
+				break;
+			}
 			if (!hello_seen && len > 6 &&
 			    !memcmp(line, "{\"id\":1", 7)) {
 				hello_seen = true;
@@ -446,6 +495,7 @@ static void session(struct ph_link *l, int fd)
 		ph_buf_consume(&in, start);
 	}
 	ph_buf_release(&in);
+	return refused;
 }
 
 static void *run(void *arg)
@@ -455,7 +505,7 @@ static void *run(void *arg)
 	int64_t started_at = -1;
 
 	while (!l->stop) {
-		bool via_adb;
+		bool via_adb, refused;
 		int fd = open_target(l, &via_adb);
 
 		if (fd < 0) {
@@ -476,7 +526,7 @@ static void *run(void *arg)
 		l->via_adb = via_adb;
 		pthread_mutex_unlock(&l->mu);
 		backoff = BACKOFF_MIN_MS;
-		session(l, fd);
+		refused = session(l, fd);
 		/* No request may write to a closed (or reused) descriptor. */
 		pthread_mutex_lock(&l->req_mu);
 		l->fd = -1;
@@ -492,6 +542,15 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		if (l->state == PH_LINK_REFUSED || l->once)
 			break;
+		if (refused) {
+			/* every slot taken: wait, as for an app not up */
+			for (int w = 0; w < backoff && !l->stop; w += 10)
+				usleep(10000);
+			backoff = backoff * 2 > BACKOFF_MAX_MS ?
+					  BACKOFF_MAX_MS :
+					  backoff * 2;
+			continue;
+		}
 		set_error(l, "the app went away; reconnecting");
 		l->last_seq = -1;
 	}

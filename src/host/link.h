@@ -16,6 +16,9 @@
  * that differs from the one asked for is a warning kept in `warning`.
  * Then `timeline` backfills what the ring still holds from the last seq
  * seen, and every line after that goes to on_line, on the reader thread.
+ * A runtime that refuses the connection says why in one line before
+ * closing it (docs/protocol.md): a uid it does not allow stops the link,
+ * every slot taken is retried with backoff; both are the link's error.
  * When the app goes away the link reconnects with backoff, forever, until
  * ph_link_stop; an app restart is a new hello, not an error.
  */
@@ -31,7 +34,7 @@
 enum ph_link_state {
 	PH_LINK_CONNECTING,
 	PH_LINK_CONNECTED,
-	PH_LINK_REFUSED, /* protocol mismatch: stopped */
+	PH_LINK_REFUSED, /* protocol mismatch, or a uid the app refuses */
 	PH_LINK_STOPPED,
 };
 

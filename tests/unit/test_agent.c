@@ -19,9 +19,12 @@
 #include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* --- records ---------------------------------------------------------------
@@ -2634,6 +2637,377 @@ void test_agent__mt_bound_values_noted_as_bound(void)
 	}
 	CHECK_INT(ph_sqlite_expanded_calls() - before, 0);
 	sqlite3_close(db);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/* --- trace markers: the fd an emitter may hold ---------------------------
+ */
+
+/* How many of this process's fds are open on path. */
+static int fds_on(const char *path)
+{
+	char link[64], target[512];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += !strcmp(target, path);
+	}
+	return n;
+}
+
+/*
+ * An emitter loads the marker fd and writes to it without a lock, so it
+ * may write long after a poll saw the recording end: the fd stays open
+ * (never a number the app reuses for its own file), and the next
+ * recording writes through the same one.
+ */
+void test_agent__marker_fd_outlives_every_recording(void)
+{
+	char root[256], marker[300], text[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(root, sizeof(root), "%s/tracefs", ph_test_tmpdir());
+	CHECK_INT(mkdir(root, 0700), 0);
+	CHECK_INT(write_text(root, "trace_marker", ""), 0);
+	snprintf(marker, sizeof(marker), "%s/trace_marker", root);
+	ph_trace_marker_set_root(root);
+
+	CHECK_INT(write_text(root, "tracing_on", "1\n"), 0);
+	ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("first");
+	ph_trace_marker_end();
+
+	/* the recording ends, and polls go on long after */
+	CHECK_INT(write_text(root, "tracing_on", "0\n"), 0);
+	for (int i = 0; i < 4; i++)
+		ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("not recording");
+
+	/* the next recording writes through the fd kept */
+	CHECK_INT(write_text(root, "tracing_on", "1\n"), 0);
+	ph_trace_marker_poll();
+	CHECK_INT(fds_on(marker), 1);
+	ph_trace_marker_begin("second");
+	ph_trace_marker_end();
+
+	f = fopen(marker, "r");
+	CHECK(f != NULL);
+	n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	CHECK(strstr(text, "|first") && strstr(text, "|second"));
+	CHECK(!strstr(text, "not recording"));
+	ph_trace_marker_set_root(NULL);
+	CHECK_INT(fds_on(marker), 0);
+}
+
+/* --- the database inspector: never on the writer, never for ever ------- */
+
+/* Sends a request on c and returns its answer (events skipped). */
+static const struct ph_json *db_call(struct ph_client_conn *c, int id,
+				     const char *method, const char *params,
+				     struct ph_buf *line, int timeout_ms)
+{
+	if (ph_client_call(c, id, method, params, line, NULL, timeout_ms) != 1)
+		return NULL;
+	return parse(line);
+}
+
+static bool error_starts(const struct ph_json *v, const char *prefix)
+{
+	const struct ph_json *e = ph_json_get(v, "error");
+
+	return ph_json_is(ph_json_get(v, "ok"), PH_JSON_FALSE) &&
+	       ph_json_is(e, PH_JSON_STRING) && e->n >= strlen(prefix) &&
+	       !memcmp(e->u.s, prefix, strlen(prefix));
+}
+
+#define ENDLESS                                                          \
+	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) " \
+	"SELECT count(*) FROM c"
+
+/*
+ * A query that never ends runs off the writer: it ends at its deadline
+ * with an error, events reach every client meanwhile, another database
+ * request waits its turn, and stopping the agent ends it.  An
+ * error met while rows are read is the answer's error, and an answer's
+ * rows stop at its byte cap.
+ */
+void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
+{
+	struct ph_client_conn a, b;
+	struct ph_buf line = PH_BUF_INIT(1 << 24), ev = PH_BUF_INIT(1 << 20);
+	char path[512];
+	const struct ph_json *v, *r;
+	sqlite3 *db = NULL;
+	bool seen = false;
+	int64_t n, cpu0;
+	int tid;
+
+	snprintf(path, sizeof(path), "%s/inspect.db", ph_test_tmpdir());
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&a, &line), 0);
+	CHECK_INT(connect_hello(&b, &line), 0);
+
+	/* its deadline ends it, with the reason */
+	v = db_call(&a, 2, "db_query",
+		    "{\"database\":\"inspect.db\",\"timeoutMs\":200,"
+		    "\"sql\":\"" ENDLESS "\"}",
+		    &line, 30000);
+	CHECK(v && error_starts(v, "ETIMEDOUT: the query ran past its "
+				   "deadline of 200 ms"));
+
+	/* an error while rows are read is an error, not the rows so far */
+	v = db_call(&a, 3, "db_query",
+		    "{\"database\":\"inspect.db\",\"sql\":\"WITH RECURSIVE "
+		    "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < "
+		    "5) SELECT CASE WHEN x < 4 THEN x ELSE "
+		    "abs(-9223372036854775808) END FROM c\"}",
+		    &line, 30000);
+	CHECK(v && error_starts(v, "EIO: integer overflow"));
+
+	/* 4 KiB rows: the byte cap cuts the answer before the row cap */
+	v = db_call(&a, 4, "db_query",
+		    "{\"database\":\"inspect.db\",\"sql\":\"WITH RECURSIVE "
+		    "c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < "
+		    "1000), w(v) AS (SELECT replace(hex(zeroblob(100)), '0', "
+		    "'y')) SELECT x, v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v,v "
+		    "FROM c, w\"}",
+		    &line, 30000);
+	r = ph_json_get(v, "result");
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE));
+	n = ph_json_is(ph_json_get(r, "rows"), PH_JSON_ARRAY) ?
+		    (int64_t)ph_json_get(r, "rows")->n :
+		    -1;
+	CHECK(n >= 200 && n < 500);
+	CHECK(line.len < ((size_t)5 << 20) / 4);
+
+	/* one that would run a minute: the writer goes on meanwhile */
+	CHECK_INT(ph_client_send(&a, "{\"id\":5,\"method\":\"db_query\","
+				     "\"params\":{\"database\":\"inspect.db\","
+				     "\"timeoutMs\":60000,\"sql\":\"" ENDLESS
+				     "\"}}\n"),
+		  0);
+	/* running: the inspector's thread spends CPU time (50 ms of it) */
+	tid = ph_thread_named("porthole-db");
+	cpu0 = ph_thread_schedstat(tid, 0);
+	for (int i = 0;
+	     i < 3000 && ph_thread_schedstat(tid, 0) < cpu0 + 50000000; i++)
+		usleep(10000);
+	CHECK(tid > 0 && ph_thread_schedstat(tid, 0) >= cpu0 + 50000000);
+	/* another client's database request waits its turn; events flow */
+	CHECK_INT(ph_client_send(&b, "{\"id\":6,\"method\":\"db_tables\"}\n"),
+		  0);
+	porthole_mark("while the query runs", NULL);
+	while (!seen && ph_client_line(&b, &ev, 10000) == 1) {
+		CHECK(strncmp(ev.buf, "{\"id\":6", 7) != 0);
+		seen = strstr(ev.buf, "while the query runs") != NULL;
+	}
+	CHECK(seen);
+	/* and stopping the agent ends it (the test would hang otherwise) */
+	porthole_stop();
+	CHECK(!have_thread("porthole-db"));
+	sqlite3_close(db);
+	ph_client_close(&a);
+	ph_client_close(&b);
+	ph_buf_release(&line);
+	ph_buf_release(&ev);
+}
+
+/* --- answers count against a client's budget ---------------------------- */
+
+/* Bytes this client sent that the agent has not read yet. */
+static int unread_by_agent(const struct ph_client_conn *c)
+{
+	int n = -1;
+
+	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
+}
+
+#define FLOODERS 4
+#define ASKS	 100
+
+/*
+ * Clients that pipeline timelines (about 1 MB each) and never read: each
+ * is answered while it holds less than its share of unsent bytes, and
+ * refused (EBUSY) after, so together they hold about the budget, not 16
+ * MiB each; and every request gets an answer, none is lost.
+ */
+void test_agent__mt_answers_count_against_the_budget(void)
+{
+	struct ph_client_conn flood[FLOODERS], probe;
+	struct ph_buf line = PH_BUF_INIT(1 << 24);
+	char detail[241], ask[120];
+	const struct ph_json *v;
+	int64_t unsent = -1, id;
+
+	memset(detail, 'd', sizeof(detail) - 1);
+	detail[sizeof(detail) - 1] = '\0';
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	for (int i = 0; i < 4000; i++)
+		porthole_mark("fill the ring", detail);
+	CHECK_INT(connect_hello(&probe, &line), 0);
+	for (int f = 0; f < FLOODERS; f++) {
+		CHECK_INT(connect_hello(&flood[f], &line), 0);
+		for (int i = 0; i < ASKS; i++) {
+			snprintf(ask, sizeof(ask),
+				 "{\"id\":%d,\"method\":\"timeline\","
+				 "\"params\":{\"limit\":100000}}\n",
+				 100 + i);
+			CHECK_INT(ph_client_send(&flood[f], ask), 0);
+		}
+	}
+	/* the agent has read every request */
+	for (int f = 0; f < FLOODERS; f++)
+		for (int i = 0; i < 3000 && unread_by_agent(&flood[f]); i++)
+			usleep(10000);
+	for (int f = 0; f < FLOODERS; f++)
+		CHECK_INT(unread_by_agent(&flood[f]), 0);
+	v = db_call(&probe, 2, "stats", NULL, &line, 10000);
+	CHECK(ph_json_as_int(
+		ph_json_get(ph_json_get(v, "result"), "unsentBytes"), &unsent));
+	/* the budget (8 MiB), one answer over each share, and refusals */
+	CHECK(unsent >= 0 && unsent < (int64_t)(8 + FLOODERS * 2) << 20);
+
+	/* now read: every request was answered, refused ones said so */
+	for (int f = 0; f < FLOODERS; f++) {
+		int ok = 0, busy = 0;
+
+		while (ok + busy < ASKS &&
+		       ph_client_line(&flood[f], &line, 10000) == 1) {
+			v = parse(&line);
+			if (!ph_json_as_int(ph_json_get(v, "id"), &id))
+				continue; /* an event */
+			if (ph_json_is(ph_json_get(v, "ok"), PH_JSON_TRUE))
+				ok++;
+			else if (error_starts(v, "EBUSY: "))
+				busy++;
+		}
+		CHECK_INT(ok + busy, ASKS);
+		CHECK(ok >= 1 && busy >= 1);
+		ph_client_close(&flood[f]);
+	}
+
+	/* one that goes on sending, good lines or bad, is disconnected */
+	CHECK_INT(connect_hello(&flood[0], &line), 0);
+	ph_buf_reset(&line);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(ph_buf_addstr(&line, "{\"id\":9,\"method\":"
+					       "\"timeline\",\"params\":"
+					       "{\"limit\":100000}}\n"),
+			  0);
+	for (int i = 0; i < 2 * 256; i++)
+		CHECK_INT(ph_buf_addstr(&line, "not json\n"), 0);
+	/* one write: the agent may hang up before a second one */
+	CHECK_INT(ph_client_send(&flood[0], line.buf), 0);
+	while (ph_client_line(&flood[0], &line, 10000) == 1)
+		;
+	CHECK_INT(ph_client_line(&flood[0], &line, 1000), -1);
+	ph_client_close(&flood[0]);
+	ph_client_close(&probe);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
+/*
+ * Connects to 127.0.0.1:port as uid 65534 (a child process that drops to
+ * it) and puts the first line it is sent, if any, into out.  Only system
+ * calls after the fork: this process has threads.
+ */
+static void first_line_as_nobody(int port, char *out, size_t size)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 20 };
+	int pipefd[2];
+	ssize_t n;
+	pid_t pid;
+
+	out[0] = '\0';
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (pipe(pipefd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512];
+		ssize_t got = 0, r;
+		int fd;
+
+		close(pipefd[0]);
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0 ||
+		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			_exit(1);
+		while (got < (ssize_t)sizeof(buf) &&
+		       (r = read(fd, buf + got, sizeof(buf) - (size_t)got)) >
+			       0 &&
+		       !memchr(buf + got, '\n', (size_t)r))
+			got += r;
+		if (r > 0)
+			got += r;
+		if (got > 0 && write(pipefd[1], buf, (size_t)got) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = pid > 0 ? read(pipefd[0], out, size - 1) : -1;
+	out[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/*
+ * The legacy TCP port checks its peer too: a connection whose socket
+ * belongs to another uid (in /proc/net/tcp) gets the EACCES line.
+ */
+void test_agent__mt_the_legacy_port_refuses_another_uid(void)
+{
+	struct porthole_config cfg = {
+		.app_id = "com.example.unit",
+		.data_dir = ph_test_tmpdir(),
+		.flags = QUIET | PORTHOLE_NO_INTEGRATION_CHECK,
+	};
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	int port = free_tcp_port();
+	char got[512];
+
+	porthole_stop();
+	snprintf(sock_name, sizeof(sock_name), "porthole.unittcp-%d",
+		 (int)getpid());
+	cfg.socket_name = sock_name;
+	cfg.legacy_tcp_port = port;
+	CHECK_INT(porthole_start_build(&cfg, 1), PORTHOLE_OK);
+	first_line_as_nobody(port, got, sizeof(got));
+	CHECK(!strncmp(got,
+		       "{\"id\":-1,\"ok\":false,\"error\":\"EACCES: uid 65534 ",
+		       46));
+	/* the app's own uid still gets in */
+	CHECK_INT(connect_tcp(&c, port), 0);
+	CHECK_INT(ph_client_send(&c, "{\"id\":1,\"method\":\"hello\"}\n"), 0);
+	CHECK_INT(ph_client_line(&c, &line, 5000), 1);
+	CHECK(!strncmp(line.buf, "{\"id\":1,\"ok\":true", 16));
 	ph_client_close(&c);
 	porthole_stop();
 	ph_buf_release(&line);

@@ -92,9 +92,23 @@ void ph_collectors_setup(struct ph_jw *w);
 void ph_integration_wired(const char *name);
 void ph_integrations_check_later(struct ph_agent *a);
 
-/* inspector.c: db_tables, db_rows, db_query over a read-only connection. */
-const char *ph_inspector_method(int which, const struct ph_json *params,
-				struct ph_jw *w);
+/*
+ * inspector.c: db_tables, db_rows, db_query over a read-only connection,
+ * on a thread of its own, one request at a time, each with a deadline.
+ *
+ * The writer hands a request line over with ph_inspector_submit (copied;
+ * conn names the client, handed back with the answer); PH_EAGAIN while
+ * another is not yet answered.  When the answer (a whole response line,
+ * at most PH_INSPECTOR_ANSWER_MAX bytes) is ready, wake_fd is written;
+ * ph_inspector_take moves it into out.  ph_inspector_stop ends a running
+ * statement at its next progress check and joins the thread.
+ */
+enum { PH_DB_TABLES, PH_DB_ROWS, PH_DB_QUERY };
+#define PH_INSPECTOR_ANSWER_MAX ((size_t)8 << 20)
+int ph_inspector_submit(int which, const char *line, size_t len, int64_t id,
+			uint64_t conn, int wake_fd);
+bool ph_inspector_take(struct ph_buf *out, uint64_t *conn);
+void ph_inspector_stop(void);
 void ph_inspector_add_database(const char *path);
 
 /* providers.c: semantics tree and screenshot. */
@@ -111,6 +125,11 @@ void ph_trace_marker_begin(const char *name);
 void ph_trace_marker_end(void);
 void ph_trace_marker_poll(void);
 void ph_trace_marker_prepare(void);
+/*
+ * For tests only, while no thread emits: reads tracefs under dir (NULL:
+ * the system's) from now on, forgetting the fd kept so far.
+ */
+void ph_trace_marker_set_root(const char *dir);
 uint32_t ph_trace_marker_async_begin(const char *name, int cookie);
 void ph_trace_marker_async_end(uint32_t gen, const char *name, int cookie);
 /* An explicit HTTP or DB call's slice (async: it may end elsewhere). */

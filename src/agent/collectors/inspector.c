@@ -10,15 +10,39 @@
  * assignment; anything else is refused with the reason before it runs,
  * and the authorizer and read-only open flags refuse it again if it were
  * to get through.
+ *
+ * A query may run for as long as the SQL asks (a recursive CTE never
+ * ends), so none runs on the writer thread: each runs on the inspector's
+ * own thread ("porthole-db", started at the first request), one at a
+ * time, while the writer goes on fanning events out.  SQLite's progress
+ * handler ends it at its deadline (params.timeoutMs) or when the agent
+ * stops; an answer holds at most ROWS_CAP rows and ANSWER_CAP bytes of
+ * them; an error met while rows are read is the answer's error.
  */
 #include "ph_common.h"
 #include "collectors.h"
+#include "ph_buf.h"
+#include "ph_clock.h"
+#include "ph_log.h"
+#include "../platform.h"
 
 #include <dlfcn.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #define MAX_DBS	 8
 #define CELL_CAP 256
+#define ROWS_CAP 500 /* db_query; db_rows takes up to 1000 */
+/* The rows of one answer, encoded: a page must stay small. */
+#define ANSWER_CAP ((size_t)1 << 20)
+/*
+ * Deadlines: the default, under the 5 s our host waits for an answer so
+ * that the host shows why, and the most a request may ask for.
+ */
+#define TIMEOUT_MS     3000
+#define TIMEOUT_MAX_MS 60000
+/* VM steps between two looks at the clock (about 10-50 us of work). */
+#define PROGRESS_STEPS 1000
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char databases[MAX_DBS][256];
@@ -45,8 +69,18 @@ static struct {
 			      void *);
 	const char *(*errmsg)(sqlite3 *);
 	int (*bind_int64)(sqlite3_stmt *, int, sqlite3_int64);
+	void (*progress_handler)(sqlite3 *, int, int (*)(void *), void *);
 	bool ok;
 } fn;
+
+/*
+ * What ends a running statement: its deadline passed, or the agent
+ * stops.  Read by the progress handler on the inspector's thread.
+ */
+static int64_t deadline_ns;   /* the inspector thread's alone */
+static int timeout_ms;	      /* the request's, for the message */
+static _Atomic bool stopping; /* set by ph_inspector_stop */
+static bool expired;	      /* the last statement ran out of time */
 
 static bool load(void)
 {
@@ -69,13 +103,43 @@ static bool load(void)
 	LOAD(set_authorizer, "sqlite3_set_authorizer");
 	LOAD(errmsg, "sqlite3_errmsg");
 	LOAD(bind_int64, "sqlite3_bind_int64");
+	LOAD(progress_handler, "sqlite3_progress_handler");
 #undef LOAD
 	fn.ok = fn.open_v2 && fn.close_v2 && fn.prepare_v2 && fn.step &&
 		fn.finalize && fn.column_count && fn.column_name &&
 		fn.column_decltype && fn.column_type && fn.column_text &&
 		fn.column_bytes && fn.column_int64 && fn.stmt_readonly &&
-		fn.set_authorizer && fn.errmsg && fn.bind_int64;
+		fn.set_authorizer && fn.errmsg && fn.bind_int64 &&
+		fn.progress_handler;
 	return fn.ok;
+}
+
+/* Non-zero ends the statement with SQLITE_INTERRUPT. */
+static int progress(void *ctx)
+{
+	(void)ctx;
+	if (atomic_load(&stopping) || ph_clock_mono_ns() >= deadline_ns) {
+		expired = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Why a statement failed while it ran: the deadline, or SQLite's word. */
+static const char *step_error(sqlite3 *db)
+{
+	static char msg[300];
+
+	if (atomic_load(&stopping))
+		return "ECANCELED: the agent is stopping";
+	if (expired)
+		snprintf(msg, sizeof(msg),
+			 "ETIMEDOUT: the query ran past its deadline of %d ms "
+			 "(params.timeoutMs, at most %d)",
+			 timeout_ms, TIMEOUT_MAX_MS);
+	else
+		snprintf(msg, sizeof(msg), "EIO: %s", fn.errmsg(db));
+	return msg;
 }
 
 void ph_inspector_add_database(const char *path)
@@ -138,6 +202,7 @@ static const char *open_db(const struct ph_json *params, sqlite3 **db,
 		return "EIO: could not open the database read-only";
 	}
 	fn.set_authorizer(*db, authorize, NULL);
+	fn.progress_handler(*db, PROGRESS_STEPS, progress, NULL);
 	return NULL;
 }
 
@@ -173,12 +238,16 @@ static void cell(struct ph_jw *w, sqlite3_stmt *st, int i)
 	}
 }
 
-/* Writes columns and rows; returns the row count sent. */
-static int64_t page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
-		    bool *truncated)
+/*
+ * Writes columns and up to `limit` rows (and ANSWER_CAP bytes of them);
+ * returns SQLITE_OK, or the error code a step returned.
+ */
+static int page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
+		bool *truncated)
 {
 	int cols = fn.column_count(st);
 	int64_t n = 0;
+	size_t start;
 	int rc;
 
 	ph_jw_key(w, "columns");
@@ -194,8 +263,9 @@ static int64_t page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
 	ph_jw_arr_end(w);
 	ph_jw_key(w, "rows");
 	ph_jw_arr_begin(w);
+	start = w->out->len;
 	while ((rc = fn.step(st)) == SQLITE_ROW) {
-		if (n == limit) {
+		if (n == limit || w->out->len - start > ANSWER_CAP) {
 			*truncated = true;
 			break;
 		}
@@ -206,7 +276,7 @@ static int64_t page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
 		n++;
 	}
 	ph_jw_arr_end(w);
-	return n;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 static int64_t count_rows(sqlite3 *db, const char *table)
@@ -274,6 +344,7 @@ static const char *db_tables(const struct ph_json *params, struct ph_jw *w)
 	}
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
+	/* tables not counted by the deadline say rows -1: still an answer */
 	fn.close_v2(db);
 	return NULL;
 }
@@ -312,14 +383,15 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 	fn.bind_int64(st, 2, offset);
 	ph_jw_obj_begin(w);
 	ph_jw_kv_str(w, "table", table);
-	page(w, st, limit, &truncated);
+	err = page(w, st, limit, &truncated) ? step_error(db) : NULL;
 	fn.finalize(st);
-	ph_jw_kv_int(w, "total", count_rows(db, table));
+	/* -1 when it could not be counted by the deadline */
+	ph_jw_kv_int(w, "total", err ? -1 : count_rows(db, table));
 	ph_jw_kv_int(w, "offset", offset);
 	ph_jw_kv_bool(w, "truncated", truncated);
 	ph_jw_obj_end(w);
 	fn.close_v2(db);
-	return NULL;
+	return err;
 }
 
 /* The reason a text is not one read-only statement, or NULL. */
@@ -377,7 +449,8 @@ static const char *db_query(const struct ph_json *params, struct ph_jw *w)
 		goto out;
 	}
 	ph_jw_obj_begin(w);
-	page(w, st, 500, &truncated);
+	if (page(w, st, ROWS_CAP, &truncated))
+		err = step_error(db);
 	ph_jw_kv_int(w, "total", -1);
 	ph_jw_kv_int(w, "offset", 0);
 	ph_jw_kv_bool(w, "truncated", truncated);
@@ -391,12 +464,190 @@ out:
 	return err;
 }
 
-const char *ph_inspector_method(int which, const struct ph_json *params,
-				struct ph_jw *w)
+static const char *run_method(int which, const struct ph_json *params,
+			      struct ph_jw *w)
 {
+	int64_t t;
+
+	timeout_ms = TIMEOUT_MS;
+	if (ph_json_as_int(ph_json_get(params, "timeoutMs"), &t)) {
+		if (t <= 0)
+			return "EINVAL: timeoutMs must be positive";
+		timeout_ms = t < TIMEOUT_MAX_MS ? (int)t : TIMEOUT_MAX_MS;
+	}
+	expired = false;
+	deadline_ns = ph_clock_mono_ns() + (int64_t)timeout_ms * 1000000;
 	switch (which) {
-	case 0: return db_tables(params, w);
-	case 1: return db_rows(params, w);
+	case PH_DB_TABLES: return db_tables(params, w);
+	case PH_DB_ROWS: return db_rows(params, w);
 	default: return db_query(params, w);
 	}
+}
+
+/*
+ * The one request handed over and its answer.  The writer submits only
+ * while the inspector is idle and takes the answer once it is done; the
+ * mutex guards the hand-overs, not the work.
+ */
+enum job_state { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum job_state state;
+	bool started; /* the thread exists (joined by ph_inspector_stop) */
+	pthread_t thread;
+	char *line; /* the request, the inspector's while queued/running */
+	size_t len;
+	int which;
+	int64_t id;
+	uint64_t conn;
+	int wake_fd; /* the writer's, written when an answer is ready */
+	struct ph_buf answer; /* the whole response line */
+} job = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	  .cv = PTHREAD_COND_INITIALIZER,
+	  .answer = PH_BUF_INIT(PH_INSPECTOR_ANSWER_MAX) };
+
+static void answer_error(struct ph_buf *out, int64_t id, const char *msg)
+{
+	struct ph_jw w;
+
+	ph_buf_reset(out);
+	ph_jw_init(&w, out);
+	ph_jw_obj_begin(&w);
+	ph_jw_kv_int(&w, "id", id);
+	ph_jw_kv_bool(&w, "ok", false);
+	ph_jw_kv_str(&w, "error", msg);
+	ph_jw_obj_end(&w);
+	if (ph_jw_finish(&w) || ph_buf_addch(out, '\n'))
+		ph_buf_reset(out);
+}
+
+/* Answers the request in job.line into job.answer (inspector thread). */
+static void answer(void)
+{
+	struct ph_arena arena;
+	struct ph_json *req = NULL;
+	const char *fail = NULL;
+	struct ph_jw w;
+
+	ph_arena_init(&arena, 0, 4 << 20);
+	ph_buf_reset(&job.answer);
+	if (ph_json_parse(&arena, job.line, job.len, &req, NULL)) {
+		answer_error(&job.answer, job.id, "ENOMEM");
+		goto out;
+	}
+	ph_jw_init(&w, &job.answer);
+	ph_jw_obj_begin(&w);
+	ph_jw_kv_int(&w, "id", job.id);
+	ph_jw_kv_bool(&w, "ok", true);
+	ph_jw_key(&w, "result");
+	fail = run_method(job.which, ph_json_get(req, "params"), &w);
+	ph_jw_obj_end(&w);
+	if (fail)
+		answer_error(&job.answer, job.id, fail);
+	else if (ph_jw_finish(&w) || ph_buf_addch(&job.answer, '\n'))
+		answer_error(&job.answer, job.id,
+			     "ETOOBIG: the answer is larger than the response "
+			     "cap; ask for less (limit)");
+out:
+	ph_arena_release(&arena);
+}
+
+static void *inspector_main(void *arg)
+{
+	uint64_t one = 1;
+
+	(void)arg;
+	ph_platform_name_self("porthole-db");
+	pthread_mutex_lock(&job.mu);
+	for (;;) {
+		while (job.state != JOB_QUEUED && !atomic_load(&stopping))
+			pthread_cond_wait(&job.cv, &job.mu);
+		if (atomic_load(&stopping))
+			break;
+		job.state = JOB_RUNNING;
+		pthread_mutex_unlock(&job.mu);
+		answer();
+		pthread_mutex_lock(&job.mu);
+		free(job.line);
+		job.line = NULL;
+		job.state = JOB_DONE;
+		/* wakes the writer from its idle sleep to send the answer */
+		if (write(job.wake_fd, &one, sizeof(one)) < 0)
+			ph_debug("could not wake the writer");
+	}
+	pthread_mutex_unlock(&job.mu);
+	return NULL;
+}
+
+int ph_inspector_submit(int which, const char *line, size_t len, int64_t id,
+			uint64_t conn, int wake_fd)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&job.mu);
+	if (job.state != JOB_IDLE) {
+		rc = PH_EAGAIN;
+		goto out;
+	}
+	if (!job.started) {
+		atomic_store(&stopping, false);
+		if (pthread_create(&job.thread, NULL, inspector_main, NULL)) {
+			rc = PH_EIO;
+			goto out;
+		}
+		job.started = true;
+	}
+	job.line = malloc(len + 1);
+	if (!job.line) {
+		rc = PH_ENOMEM;
+		goto out;
+	}
+	memcpy(job.line, line, len);
+	job.line[len] = '\0';
+	job.len = len;
+	job.which = which;
+	job.id = id;
+	job.conn = conn;
+	job.wake_fd = wake_fd;
+	job.state = JOB_QUEUED;
+	pthread_cond_signal(&job.cv);
+out:
+	pthread_mutex_unlock(&job.mu);
+	return rc;
+}
+
+bool ph_inspector_take(struct ph_buf *out, uint64_t *conn)
+{
+	bool done;
+
+	pthread_mutex_lock(&job.mu);
+	done = job.state == JOB_DONE;
+	if (done) {
+		ph_buf_reset(out);
+		if (ph_buf_add(out, job.answer.buf, job.answer.len))
+			ph_buf_reset(out);
+		*conn = job.conn;
+		job.state = JOB_IDLE;
+		/* an answer is kept no longer than it is needed */
+		ph_buf_release(&job.answer);
+	}
+	pthread_mutex_unlock(&job.mu);
+	return done;
+}
+
+void ph_inspector_stop(void)
+{
+	pthread_mutex_lock(&job.mu);
+	atomic_store(&stopping, true);
+	pthread_cond_signal(&job.cv);
+	pthread_mutex_unlock(&job.mu);
+	if (job.started)
+		pthread_join(job.thread, NULL);
+	job.started = false;
+	free(job.line);
+	job.line = NULL;
+	job.state = JOB_IDLE;
+	ph_buf_release(&job.answer);
 }

@@ -14,7 +14,15 @@
  * or trace viewers pair the wrong slices: a span that began before the
  * poll saw tracing come on ends with no "B" in the trace.  So each
  * thread counts the markers it has open, tagged with the recording
- * (a generation bumped at every switch of fd), and ends only those.
+ * (a generation bumped at every switch on or off), and ends only those.
+ *
+ * The trace_marker fd, once opened, stays open while the process lives
+ * and serves every later recording.  An emitter loads the fd and writes
+ * to it with no lock; a thread preempted between the two may write a
+ * second later.  Were the fd ever closed, its number could by then be a
+ * file the app opened since, and the marker would be written into the
+ * app's own data.  One fd kept for ever costs nothing and makes that
+ * impossible without a count of readers on the emit path.
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -25,7 +33,7 @@
 /* One word, so an emitter never sees one recording's fd with another's
  * generation: generation in the high half, fd + 1 in the low (0 = off). */
 static _Atomic uint64_t marker = 0;
-static int retired = -1; /* the sampler thread's alone */
+static int kept = -1; /* trace_marker, once opened: never closed */
 
 static _Thread_local uint32_t open_gen; /* recording this thread's count is for
 					 */
@@ -49,49 +57,59 @@ static inline int marker_fd(uint64_t m)
 	return (int)(uint32_t)m - 1;
 }
 
-static const char *const tracefs[] = { "/sys/kernel/tracing",
-				       "/sys/kernel/debug/tracing" };
+static const char *const tracefs_roots[] = { "/sys/kernel/tracing",
+					     "/sys/kernel/debug/tracing" };
+static const char *test_root; /* ph_trace_marker_set_root */
+
+void ph_trace_marker_set_root(const char *dir)
+{
+	atomic_store(&marker, 0);
+	if (kept >= 0)
+		close(kept);
+	kept = -1;
+	test_root = dir;
+}
+
+/* Whether tracefs under root records now; opens trace_marker if not yet. */
+static bool recording(const char *root)
+{
+	char path[256], on = '0';
+	int t;
+
+	snprintf(path, sizeof(path), "%s/tracing_on", root);
+	t = open(path, O_RDONLY | O_CLOEXEC);
+	if (t < 0)
+		return false;
+	if (read(t, &on, 1) != 1)
+		on = '0';
+	close(t);
+	if (on != '1')
+		return false;
+	if (kept < 0) {
+		snprintf(path, sizeof(path), "%s/trace_marker", root);
+		kept = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	return kept >= 0;
+}
 
 void ph_trace_marker_poll(void)
 {
-	char path[96], on = '0';
-	int fd = -1, old;
+	bool on = false;
 	uint64_t m;
 
 	if (ph_agent.cfg.flags & PORTHOLE_NO_TRACE_MARKERS)
 		return;
-	for (size_t i = 0; i < PH_ARRAY_SIZE(tracefs) && fd < 0; i++) {
-		int t;
-
-		snprintf(path, sizeof(path), "%s/tracing_on", tracefs[i]);
-		t = open(path, O_RDONLY | O_CLOEXEC);
-		if (t < 0)
-			continue;
-		if (read(t, &on, 1) != 1)
-			on = '0';
-		close(t);
-		if (on == '1') {
-			snprintf(path, sizeof(path), "%s/trace_marker",
-				 tracefs[i]);
-			fd = open(path, O_WRONLY | O_CLOEXEC);
-		}
-	}
+	if (test_root)
+		on = recording(test_root);
+	for (size_t i = 0;
+	     !test_root && !on && i < PH_ARRAY_SIZE(tracefs_roots); i++)
+		on = recording(tracefs_roots[i]);
 	m = atomic_load(&marker);
-	old = marker_fd(m);
-	if (old >= 0 && fd >= 0) {
-		close(fd); /* still recording: keep the fd emitters use */
+	if ((marker_fd(m) >= 0) == on)
 		return;
-	}
-	if (old < 0 && fd < 0)
-		return;
-	atomic_store(&marker, (((m >> 32) + 1) << 32) | (uint32_t)(fd + 1));
-	/*
-	 * An emitter may have loaded the old fd just before the swap; close
-	 * it one poll (a second) later, when no write can still be using it.
-	 */
-	if (retired >= 0)
-		close(retired);
-	retired = old;
+	/* a new recording: a new generation, the same fd */
+	atomic_store(&marker,
+		     (((m >> 32) + 1) << 32) | (uint32_t)(on ? kept + 1 : 0));
 }
 
 /*
