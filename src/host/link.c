@@ -414,6 +414,7 @@ static void session(struct ph_link *l, int fd)
 				pthread_mutex_lock(&l->mu);
 				l->state = PH_LINK_CONNECTED;
 				l->error[0] = '\0';
+				l->hellos++;
 				pthread_mutex_unlock(&l->mu);
 				if (l->on_hello)
 					l->on_hello(l->ctx, &l->ident);

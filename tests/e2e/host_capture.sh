@@ -61,4 +61,44 @@ check "watch: timeout with nothing is exit 3" sh -c "[ \$(cat $T/w.rc) -eq 3 ]"
 (cd "$T" && PORTHOLE_SESSIONS=0 "$P" watch --application-id e2e.watch --until-first --severity error --timeout 20 > "$T/watch.out" 2> /dev/null; echo $? > "$T/w.rc")
 check "watch --until-first: exit 1 on the first error" sh -c "[ \$(cat $T/w.rc) -eq 1 ] && grep -q '^error ' $T/watch.out"
 wait
+
+# --- a capture that never connected ------------------------------------------
+# wait_for SECONDS CMD...: polls CMD every 50 ms.
+wait_for() {
+	n=$(($1 * 20))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# never NAME CMD...: a capture around CMD, its file, stderr and status.
+never() {
+	name=$1
+	shift
+	(cd "$T" && PORTHOLE_SESSIONS=0 "$P" capture --scenario checkout \
+		--out "$T/$name.json" -- "$@" > /dev/null 2> "$T/$name.err"
+	echo $? > "$T/$name.rc")
+}
+never nx /nonexistent/porthole-app
+never nolib sh -c 'sleep 0.3'
+# another process holds the app's socket: the app's agent cannot serve
+"$S" --scenario clean --seconds 20 --app-id e2e.held --data-dir "$T/hd1" > /dev/null 2>&1 &
+HELD=$!
+wait_for 10 grep -q '@porthole.e2e.held' /proc/net/unix
+never held "$S" --scenario checkout --seconds 1 --app-id e2e.held --data-dir "$T/hd2"
+kill $HELD
+wait $HELD 2> /dev/null
+for n in nx nolib held; do
+	check "never connected ($n): capture exits 3" sh -c "[ \$(cat $T/$n.rc) -eq 3 ]"
+	check "never connected ($n): the file says nothing was observed, no check quiet" sh -c \
+		"grep -q '\"connected\":false' $T/$n.json && grep -q '\"quiet\":\[\]' $T/$n.json && grep -q 'never connected: nothing observed' $T/$n.json"
+	check "never connected ($n): stderr says so" grep -q 'never connected to the app' "$T/$n.err"
+done
+check "never connected: report says nothing was observed, not 'no findings'" sh -c \
+	"'$P' report $T/nolib.json > $T/nolib.txt; grep -q '^never connected: nothing observed' $T/nolib.txt && ! grep -q 'no findings\|^quiet' $T/nolib.txt"
+check "capture says on stderr when it connects: app, pid, socket" \
+	grep -q '^porthole capture: connected to dev.porthole.sample (pid [0-9]*) on @porthole.dev.porthole.sample$' "$T/cap.err"
 finish
