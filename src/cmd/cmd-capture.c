@@ -6,7 +6,8 @@
  * Runs CMD, records its app from start to exit (the process lifetime is
  * the window), writes the capture file and exits with CMD's status.  The
  * app is found without guessing: CMD inherits PORTHOLE_ANNOUNCE naming a
- * file the agent writes its socket name to (or --application-id names it).
+ * file the agent writes its socket name to (or --application-id names it,
+ * or PORTHOLE_HOST/PORTHOLE_PORT name a TCP device).
  *
  * --systrace records a system trace over the same run: on this machine
  * with the trace engine's tracefs recorder (`porthole trace record`, a
@@ -381,11 +382,12 @@ static int capture_exec(int argc, char **argv)
 		return 2;
 	}
 	lv.on_hello = say_connected;
+	/* PORTHOLE_HOST (read by ph_live_init) names a TCP device and wins:
+	 * the app CMD starts is there, not here. */
 	if (app_id)
 		lv.link.app_id = app_id;
 	else
 		lv.link.announce = announce;
-	lv.link.host = NULL;
 	snprintf(trace_path, sizeof(trace_path), "%s/systrace.txt",
 		 announce_dir);
 	snprintf(dev_path, sizeof(dev_path), "%s/systrace.pftrace",

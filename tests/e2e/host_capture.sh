@@ -101,4 +101,46 @@ check "never connected: report says nothing was observed, not 'no findings'" sh 
 	"'$P' report $T/nolib.json > $T/nolib.txt; grep -q '^never connected: nothing observed' $T/nolib.txt && ! grep -q 'no findings\|^quiet' $T/nolib.txt"
 check "capture says on stderr when it connects: app, pid, socket" \
 	grep -q '^porthole capture: connected to dev.porthole.sample (pid [0-9]*) on @porthole.dev.porthole.sample$' "$T/cap.err"
+
+# --- a TCP device (PORTHOLE_HOST/PORTHOLE_PORT) --------------------------------
+# The app in its own network namespace: its abstract socket is invisible
+# here; relay.py (what `adb forward` does) makes it a TCP port on this
+# machine.  CMD only waits for the app's end (it has no agent of its own).
+unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 6 --app-id e2e.tcp --data-dir '$T/tcpd'" > /dev/null 2>&1 &
+TAPP=$!
+wait_for 10 sh -c "nsenter -t $TAPP -n cat /proc/net/unix | grep -q '@porthole.e2e.tcp'"
+python3 tests/e2e/fake-adb/relay.py porthole.e2e.tcp $TAPP "$T/tcp.port" > /dev/null 2>&1 &
+RELAY=$!
+wait_for 10 test -s "$T/tcp.port"
+TPORT=$(cat "$T/tcp.port")
+# until the app exits (a zombie of this test's shell counts as exited)
+echo "while s=\$(cut -d' ' -f3 /proc/$TAPP/stat 2> /dev/null) && [ \"\$s\" != Z ]; do sleep 0.1; done" > "$T/wait-app.sh"
+(cd "$T" && PORTHOLE_HOST=127.0.0.1 PORTHOLE_PORT=$TPORT PORTHOLE_SESSIONS=0 "$P" capture \
+	--scenario checkout --out "$T/tcp.json" -- sh "$T/wait-app.sh" > /dev/null 2> "$T/tcp.err"
+echo $? > "$T/tcp.rc")
+wait $TAPP
+kill $RELAY 2> /dev/null
+wait $RELAY 2> /dev/null
+check "tcp: capture connected to PORTHOLE_HOST:PORTHOLE_PORT" sh -c \
+	"[ \$(cat $T/tcp.rc) -eq 0 ] && grep -q '^porthole capture: connected to e2e.tcp (pid [0-9]*) on tcp 127.0.0.1:$TPORT' $T/tcp.err"
+check "tcp: the device's findings are in the capture" \
+	grep -q '"id":"db-on-main-thread","severity":"error"' "$T/tcp.json"
+
+# --- ui -- CMD watches the app CMD started, not another one here --------------
+"$S" --scenario clean --seconds 120 --app-id e2e.uiother --data-dir "$T/uo" > /dev/null 2>&1 &
+OTHER=$!
+wait_for 10 grep -q '@porthole.e2e.uiother' /proc/net/unix
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" ui --no-open --port 0 -- "$S" --scenario clean \
+	--seconds 120 --app-id e2e.uimine --data-dir "$T/um" > "$T/ui.out" 2> "$T/ui.err") &
+UI=$!
+wait_for 20 grep -q 'http://127.0.0.1:' "$T/ui.out"
+URL=$(sed -n 's/.*\(http:[^ ]*\).*/\1/p' "$T/ui.out")
+wait_for 20 sh -c "curl -s ${URL}api/status | grep -q '\"state\":\"connected\"'"
+curl -s "${URL}api/status" > "$T/ui.status"
+kill $UI
+wait $UI
+kill $OTHER
+wait $OTHER 2> /dev/null
+check "ui -- CMD: connected to the app CMD started (its announcement)" \
+	grep -q '"state":"connected","target":"@porthole.e2e.uimine"' "$T/ui.status"
 finish
