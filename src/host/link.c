@@ -368,8 +368,12 @@ int ph_link_request(struct ph_link *l, const char *method, const char *params,
 	return rc;
 }
 
-/* One connection: hello, backfill, then lines until EOF or stop. */
-static void session(struct ph_link *l, int fd)
+/*
+ * One connection: hello, backfill, then lines until EOF or stop.  Whether
+ * the app answered hello: a peer that closes first is not an app (adb's
+ * forward accepts, then closes, when nothing listens on the device).
+ */
+static bool session(struct ph_link *l, int fd)
 {
 	struct ph_buf in = PH_BUF_INIT(LINE_CAP + 65536);
 	char req[160];
@@ -382,7 +386,7 @@ static void session(struct ph_link *l, int fd)
 		",\"limit\":100000}}\n",
 		l->last_seq + 1);
 	if (send_line(fd, req))
-		return;
+		return false;
 	while (!l->stop) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		size_t start = 0;
@@ -447,6 +451,16 @@ static void session(struct ph_link *l, int fd)
 		ph_buf_consume(&in, start);
 	}
 	ph_buf_release(&in);
+	return hello_seen;
+}
+
+/* Waits backoff ms (or until stopped) and doubles it, up to the most. */
+static void back_off(struct ph_link *l, int *backoff)
+{
+	for (int w = 0; w < *backoff && !l->stop; w += 10)
+		usleep(10000);
+	*backoff = *backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS :
+						   *backoff * 2;
 }
 
 static void *run(void *arg)
@@ -456,7 +470,7 @@ static void *run(void *arg)
 	int64_t started_at = -1;
 
 	while (!l->stop) {
-		bool via_adb;
+		bool via_adb, answered;
 		int fd = open_target(l, &via_adb);
 
 		if (fd < 0) {
@@ -464,11 +478,7 @@ static void *run(void *arg)
 				set_error(l,
 					  "not running: nothing listens on %s",
 					  l->target);
-			for (int w = 0; w < backoff && !l->stop; w += 10)
-				usleep(10000);
-			backoff = backoff * 2 > BACKOFF_MAX_MS ?
-					  BACKOFF_MAX_MS :
-					  backoff * 2;
+			back_off(l, &backoff);
 			continue;
 		}
 		l->fd = fd;
@@ -476,8 +486,7 @@ static void *run(void *arg)
 		pthread_mutex_lock(&l->mu);
 		l->via_adb = via_adb;
 		pthread_mutex_unlock(&l->mu);
-		backoff = BACKOFF_MIN_MS;
-		session(l, fd);
+		answered = session(l, fd);
 		/* No request may write to a closed (or reused) descriptor. */
 		pthread_mutex_lock(&l->req_mu);
 		l->fd = -1;
@@ -493,8 +502,20 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		if (l->state == PH_LINK_REFUSED || l->once)
 			break;
-		set_error(l, "the app went away; reconnecting");
 		l->last_seq = -1;
+		if (!answered && !l->stop) {
+			/* Backs off as for a refused connection: retrying
+			 * at once would be thousands of connections a
+			 * second. */
+			set_error(l,
+				  "not running: %s closed the connection "
+				  "before the app answered",
+				  l->target);
+			back_off(l, &backoff);
+			continue;
+		}
+		backoff = BACKOFF_MIN_MS;
+		set_error(l, "the app went away; reconnecting");
 	}
 	pthread_mutex_lock(&l->mu);
 	if (l->state != PH_LINK_REFUSED)
