@@ -8,7 +8,9 @@
 /*
  * The floors.  rel is a share of the base value, abs a minimum step; a
  * change must pass both.  info metrics are shown, never judged.
- * docs/cli.md lists this table; keep them in step.
+ * docs/cli.md lists this table and how the absolute floors of the timing
+ * metrics were measured (at least 1.5x the run-to-run spread of identical
+ * checkout runs on a loaded 2-core machine); keep them in step.
  */
 static const struct floor {
 	const char *name;
@@ -18,24 +20,24 @@ static const struct floor {
 } floors[] = {
 	{ "durationMs", 0, 0, true },
 	{ "events", 0, 0, true },
-	{ "frames.janky", 0.5, 5, false },
+	{ "frames.janky", 0.5, 6, false },
 	{ "frames.missedRefreshes", 0.5, 10, false },
 	{ "frames.worstMs", 0.5, 50, false },
 	{ "main.stalls", 0.5, 1, false },
-	{ "main.stallMs", 0.5, 150, false },
-	{ "main.worstStallMs", 0.5, 150, false },
+	{ "main.stallMs", 0.5, 450, false },
+	{ "main.worstStallMs", 0.5, 450, false },
 	{ "db.queries", 0.2, 2, false },
 	{ "db.mainThread", 0.2, 1, false },
 	{ "db.errors", 0.2, 1, false },
-	{ "db.worstMs", 0.5, 20, false },
+	{ "db.worstMs", 0.5, 90, false },
 	{ "http.calls", 0.2, 2, false },
 	{ "http.failed", 0.2, 1, false },
 	{ "http.slow", 0.2, 1, false },
 	{ "http.worstMs", 0.3, 500, false },
 	{ "http.open", 0, 1, false },
 	{ "recompositions", 0.25, 50, false },
-	{ "startup.coldMs", 0.2, 200, false },
-	{ "taps.worstMs", 0.5, 50, false },
+	{ "startup.coldMs", 0.2, 1000, false },
+	{ "taps.worstMs", 0.5, 70, false },
 	{ "logs.errors", 0.2, 2, false },
 	{ "work.retries", 0, 1, false },
 	{ "memory.peakRssMb", 0.2, 20, false },

@@ -143,4 +143,37 @@ kill $OTHER
 wait $OTHER 2> /dev/null
 check "ui -- CMD: connected to the app CMD started (its announcement)" \
 	grep -q '"state":"connected","target":"@porthole.e2e.uimine"' "$T/ui.status"
+# --- watch: errors by default, says why it cannot connect ----------------------
+"$S" --scenario checkout --seconds 6 --app-id e2e.sev --data-dir "$T/sevd" > /dev/null 2>&1 &
+SEVAPP=$!
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" watch --application-id e2e.sev > "$T/sev.default" 2> /dev/null) &
+W1=$!
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" watch --application-id e2e.sev --severity warning > "$T/sev.warning" 2> /dev/null) &
+W2=$!
+wait $SEVAPP
+# both have seen the run once the wide one printed a warning and an error
+wait_for 20 sh -c "grep -q '^warning ' $T/sev.warning && grep -q '^error ' $T/sev.warning && grep -q '^error ' $T/sev.default"
+kill -INT $W1 $W2
+wait $W1 $W2
+check "watch: errors only by default" sh -c \
+	"grep -q '^error ' $T/sev.default && ! grep -v '^error ' $T/sev.default"
+check "watch --severity warning widens it" grep -q '^warning ' "$T/sev.warning"
+(cd "$T" && exec "$P" watch --application-id e2e.nobody > /dev/null 2> "$T/nobody.err") &
+W3=$!
+wait_for 20 grep -q 'cannot connect' "$T/nobody.err"
+kill -INT $W3
+wait $W3
+check "watch says on stderr that it cannot connect, and why" \
+	grep -q '^porthole watch: cannot connect: not running: nothing listens on @porthole.e2e.nobody' "$T/nobody.err"
+(cd "$T" && "$P" watch --severity loud > /dev/null 2> "$T/badsev.err"; echo $? > "$T/badsev.rc")
+check "watch: a bad --severity is exit 2 naming the valid values" sh -c \
+	"[ \$(cat $T/badsev.rc) -eq 2 ] && grep -q \"error, warning, note (got 'loud')\" $T/badsev.err"
+# --- two identical runs compare clean -------------------------------------------
+# The same checkout run as the first capture above, again: the noise
+# floors (docs/cli.md, measured from the spread of such runs) keep the
+# run-to-run differences from reading as a regression or an improvement.
+(cd "$T" && PORTHOLE_SESSIONS=0 "$P" capture --scenario checkout --out "$T/c2.json" -- \
+	"$S" --scenario checkout --seconds 10 --app-id e2e.twin --data-dir "$T/d4" > /dev/null 2>&1)
+check "two identical checkout runs compare clean (no regression)" sh -c \
+	"'$P' compare $T/c.json $T/c2.json --fail-on regression > $T/twin.txt; rc=\$?; cat $T/twin.txt; [ \$rc -eq 0 ] && tail -1 $T/twin.txt | grep -q '^0 regressions, '"
 finish
