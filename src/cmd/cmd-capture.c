@@ -6,7 +6,8 @@
  * Runs CMD, records its app from start to exit (the process lifetime is
  * the window), writes the capture file and exits with CMD's status.  The
  * app is found without guessing: CMD inherits PORTHOLE_ANNOUNCE naming a
- * file the agent writes its socket name to (or --application-id names it).
+ * file the agent writes its socket name to (or --application-id names it,
+ * or PORTHOLE_HOST/PORTHOLE_PORT name a TCP device).
  *
  * --systrace records a system trace over the same run: on this machine
  * with the trace engine's tracefs recorder (`porthole trace record`, a
@@ -49,6 +50,25 @@ static void forward(int sig)
 }
 
 static const struct ph_cmd *self(void);
+
+/* capture's exit status when it never reached the app, whatever CMD's
+ * status: a CI job must not pass on a run nothing observed. */
+#define NEVER_CONNECTED 3
+
+/* One line when the app answers hello, so a person sees it working. */
+static void say_connected(void *ctx, const struct ph_ident *id,
+			  const char *target)
+{
+	(void)ctx;
+	if (id->pid)
+		fprintf(stderr,
+			"porthole capture: connected to %s (pid %" PRId64
+			") on %s\n",
+			id->package, id->pid, target);
+	else
+		fprintf(stderr, "porthole capture: connected to %s on %s\n",
+			id->package, target);
+}
 
 /* Whether the recorder (pid) has tracing on: trace_pipe open, then
  * tracing_on at 1 in the same tracefs (recording set it 0 before). */
@@ -361,11 +381,13 @@ static int capture_exec(int argc, char **argv)
 		rmdir(announce_dir);
 		return 2;
 	}
+	lv.on_hello = say_connected;
+	/* PORTHOLE_HOST (read by ph_live_init) names a TCP device and wins:
+	 * the app CMD starts is there, not here. */
 	if (app_id)
 		lv.link.app_id = app_id;
 	else
 		lv.link.announce = announce;
-	lv.link.host = NULL;
 	snprintf(trace_path, sizeof(trace_path), "%s/systrace.txt",
 		 announce_dir);
 	snprintf(dev_path, sizeof(dev_path), "%s/systrace.pftrace",
@@ -469,10 +491,11 @@ static int capture_exec(int argc, char **argv)
 	if (lv.link.state == PH_LINK_REFUSED) {
 		fprintf(stderr, "porthole capture: %s\n", lv.link.error);
 		status = 2;
-	} else if (!lv.link.connects) {
+	} else if (!lv.link.hellos) {
+		info.never_connected = true;
 		fprintf(stderr,
 			"porthole capture: never connected to the app (%s); "
-			"does it link libporthole?\n",
+			"does it link libporthole?  Nothing was observed\n",
 			lv.link.error[0] ? lv.link.error : lv.link.target);
 	}
 	{
@@ -490,6 +513,13 @@ static int capture_exec(int argc, char **argv)
 	}
 	if (lv.link.warning[0])
 		ph_analysis_note(a, "%s", lv.link.warning);
+	if (info.never_connected) {
+		/* No check looked at anything: none of them is quiet. */
+		a->nquiet = 0;
+		ph_analysis_note(a, "never connected: nothing observed (%s)",
+				 lv.link.error[0] ? lv.link.error :
+						    lv.link.target);
+	}
 	if (rec > 0) {
 		int n = ph_systrace_merge(a, trace_path,
 					  a->ident.pid ? a->ident.pid : pid, t0,
@@ -554,7 +584,8 @@ static int capture_exec(int argc, char **argv)
 	ph_analysis_free(a);
 	ph_io_view_free(io);
 	if (!status)
-		status = info.exit_status;
+		status = info.never_connected ? NEVER_CONNECTED :
+						info.exit_status;
 out:
 	if (dev_pid > 0) /* CMD never ran: stop the device's session */
 		ph_perfetto_stop(dev_pid, remote, NULL, 30000, why,
@@ -600,7 +631,8 @@ const struct ph_cmd ph_cmd_capture = {
 		"                         [iotrace]; the capture keeps the view\n"
 		"                         as `io`.  --iotrace-out DIR keeps the\n"
 		"                         recording there (porthole io DIR)\n"
-		"Exits with CMD's status.",
+		"Exits with CMD's status; 3 when it never connected to the\n"
+		"app (nothing observed); 2 on its own errors.",
 	.exec = capture_exec,
 };
 

@@ -5,8 +5,11 @@
  * Turns a window of a recorded session (the most recently active one by
  * default) into a capture file, the same format `capture` writes, so
  * `report` and `compare` work on it.  --since counts back from the
- * session's last event; clippedMs says how much of the window came before
- * the recording began.
+ * session's last event; a session shorter than that is saved whole, and
+ * the output and a note say how much it held.  With --from/--to,
+ * clippedMs says how much of the window came before the recording began.
+ * An empty or inverted window is refused (exit 2) and nothing is written:
+ * save never touches the session's watermark.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -22,12 +25,13 @@ static int save_exec(int argc, char **argv)
 {
 	const char *session = NULL, *scenario = "saved",
 		   *out = "porthole-trace.json";
+	const char *since_arg = NULL; /* --since as given, for messages */
 	int64_t since = -1, from = INT64_MIN, to = INT64_MAX;
 	struct ph_session_info *v = NULL;
 	struct ph_capture_info info = { .driver = "porthole save" };
 	struct ph_ingest in;
 	struct ph_analysis *a;
-	char dir[4200], path[8400];
+	char dir[4200], path[8400], held[160] = "";
 	size_t n, pick = 0;
 	int rc, status = 0;
 
@@ -44,7 +48,8 @@ static int save_exec(int argc, char **argv)
 		else if (!strcmp(argv[i], "--out"))
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--since") &&
-			 (since = ph_parse_duration_ms(argv[++i])) >= 0)
+			 (since = ph_parse_duration_ms(since_arg =
+							       argv[++i])) >= 0)
 			;
 		else if (!strcmp(argv[i], "--from") &&
 			 ph_cmd_int(argv[++i], &from))
@@ -62,6 +67,18 @@ static int save_exec(int argc, char **argv)
 	if (since >= 0 && (from != INT64_MIN || to != INT64_MAX))
 		return ph_cmd_usage_error(&ph_cmd_save,
 					  "--since or --from/--to, not both");
+	if (since == 0)
+		return ph_cmd_usage_error(&ph_cmd_save,
+					  "--since 0 is an empty window; "
+					  "nothing saved");
+	if (from != INT64_MIN && to != INT64_MAX && from >= to)
+		return ph_cmd_usage_error(&ph_cmd_save,
+					  "--from %" PRId64
+					  " is not before --to "
+					  "%" PRId64 ": the window is %s; "
+					  "nothing saved",
+					  from, to,
+					  from == to ? "empty" : "inverted");
 	ph_env_sessions_dir(dir, sizeof(dir));
 	if (ph_sessions_list(dir, &v, &n) || !n) {
 		fprintf(stderr, "porthole save: no recorded sessions in %s\n",
@@ -87,6 +104,16 @@ static int save_exec(int argc, char **argv)
 		rc = ph_ingest_file(&in, path);
 		to = in.last_t;
 		from = in.last_t - since;
+		/* A session shorter than asked: all of it, said so, rather
+		 * than a window mostly before the recording. */
+		if (in.first_t && from < in.first_t) {
+			from = in.first_t;
+			snprintf(
+				held, sizeof(held),
+				"the session holds %.1f s of the %s asked for: "
+				"all of it is saved",
+				(double)(to - from) / 1000.0, since_arg);
+		}
 		ph_ingest_release(&in);
 		if (rc) {
 			fprintf(stderr, "porthole save: cannot read %s\n",
@@ -102,6 +129,8 @@ static int save_exec(int argc, char **argv)
 		return 2;
 	}
 	ph_analysis_resolve_where(a, ph_env_project_root());
+	if (held[0])
+		ph_analysis_note(a, "%s", held);
 	info.scenario = scenario;
 	if (ph_capture_save(a, &info, out)) {
 		fprintf(stderr, "porthole save: cannot write %s\n", out);
@@ -113,6 +142,8 @@ static int save_exec(int argc, char **argv)
 		if (a->clipped_ms > 0)
 			printf(" (%" PRId64 " ms before the recording began)",
 			       a->clipped_ms);
+		if (held[0])
+			printf(" (%s)", held);
 		printf("\n");
 	}
 	ph_analysis_free(a);

@@ -140,6 +140,8 @@ static int ui_exec(int argc, char **argv)
 	bool open = true;
 	char why[300], url[80];
 	int status = 0, i;
+	char announce_dir[] = "/tmp/porthole-ui-XXXXXX";
+	char announce[200] = "";
 
 	for (i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -183,6 +185,20 @@ static int ui_exec(int argc, char **argv)
 
 	if (i < argc) {
 		r->cmd = argv + i;
+		/* The app CMD starts (and each restart) announces its socket
+		 * name, so the link watches that app and no other one on
+		 * this machine (as capture does). */
+		if (!app_id && !mkdtemp(announce_dir)) {
+			fprintf(stderr, "porthole ui: %s\n", strerror(errno));
+			status = 2;
+			goto out;
+		}
+		if (!app_id) {
+			snprintf(announce, sizeof(announce), "%s/socket",
+				 announce_dir);
+			setenv("PORTHOLE_ANNOUNCE", announce, 1);
+			r->lv.link.announce = announce;
+		}
 		if (spawn_app(r)) {
 			fprintf(stderr, "porthole ui: cannot start %s: %s\n",
 				r->cmd[0], strerror(errno));
@@ -234,6 +250,10 @@ out:
 	pthread_mutex_unlock(&r->child_mu);
 	pthread_mutex_destroy(&r->child_mu);
 	free(r);
+	if (announce[0]) {
+		unlink(announce);
+		rmdir(announce_dir);
+	}
 	return status;
 }
 

@@ -2,13 +2,14 @@
  * porthole watch [--until-first] [--json] [--timeout SECONDS]
  *                [--severity error|warning|note] [--application-id ID]
  *
- * One line per finding occurrence on stdout, as events arrive; diagnostics
- * only on stderr, where a stretch the host did not observe (events
- * missing by seq, a late attach) is said as "not seen: why".  Exit: 0
- * stopped by SIGINT/SIGTERM (or a timeout after something was reported),
- * 1 --until-first found one, 2 bad arguments or an internal error, 3
- * timeout with nothing to report over a whole observation, 4 timeout with
- * nothing to report but nothing (or not everything) observed.
+ * One line per finding occurrence on stdout, as events arrive, errors only
+ * unless --severity widens it; diagnostics only on stderr: why it cannot
+ * connect, each time the reason changes, and a stretch the host did not
+ * observe (events missing by seq, a late attach) as "not seen: why".
+ * Exit: 0 stopped by SIGINT/SIGTERM (or a timeout after something was
+ * reported), 1 --until-first found one, 2 bad arguments or an internal
+ * error, 3 timeout with nothing to report over a whole observation, 4
+ * timeout with nothing to report but nothing (or not everything) observed.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -154,9 +155,34 @@ static int scan(struct watch *w, struct ph_live *lv)
 	return printed;
 }
 
+/*
+ * Says on stderr why the link is not connected, once per reason, and when
+ * it connects: a watch that prints nothing must not look like a quiet app.
+ */
+static void say_link(struct ph_link *l, char *said, size_t size)
+{
+	char now[sizeof(l->error) + sizeof(l->target) + 200];
+
+	pthread_mutex_lock(&l->mu);
+	if (l->state == PH_LINK_CONNECTED)
+		snprintf(now, sizeof(now), "connected to %s on %s",
+			 l->ident.package, l->target);
+	else if (l->error[0])
+		snprintf(now, sizeof(now), "cannot connect: %s (still trying)",
+			 l->error);
+	else
+		now[0] = '\0';
+	pthread_mutex_unlock(&l->mu);
+	if (now[0] && strcmp(now, said)) {
+		fprintf(stderr, "porthole watch: %s\n", now);
+		snprintf(said, size, "%s", now);
+	}
+}
+
 static int watch_exec(int argc, char **argv)
 {
-	struct watch w = { .min_sev = PH_SEV_NOTE };
+	struct watch w = { .min_sev = PH_SEV_ERROR };
+	char said[1000] = "";
 	bool until_first = false;
 	double timeout = -1;
 	const char *app_id = NULL;
@@ -168,21 +194,32 @@ static int watch_exec(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(argv[i], "--until-first"))
+		if (!strcmp(argv[i], "--until-first")) {
 			until_first = true;
-		else if (!strcmp(argv[i], "--json"))
+		} else if (!strcmp(argv[i], "--json")) {
 			w.json = true;
-		else if (!strcmp(argv[i], "--timeout") && v &&
-			 (timeout = strtod(argv[++i], NULL)) > 0)
-			;
-		else if (!strcmp(argv[i], "--severity") && v &&
-			 (w.min_sev = ph_severity_parse(argv[++i])) >= 0)
-			;
-		else if (!strcmp(argv[i], "--application-id") && v)
+		} else if (!strcmp(argv[i], "--timeout")) {
+			if (!v || (timeout = strtod(v, NULL)) <= 0)
+				return ph_cmd_usage_error(
+					&ph_cmd_watch,
+					"--timeout takes seconds, more than 0 "
+					"(got '%s')",
+					v ? v : "nothing");
+			i++;
+		} else if (!strcmp(argv[i], "--severity")) {
+			if (!v || (w.min_sev = ph_severity_parse(v)) < 0)
+				return ph_cmd_usage_error(
+					&ph_cmd_watch,
+					"--severity takes one of error, "
+					"warning, note (got '%s')",
+					v ? v : "nothing");
+			i++;
+		} else if (!strcmp(argv[i], "--application-id") && v) {
 			app_id = argv[++i];
-		else
+		} else {
 			return ph_cmd_usage_error(&ph_cmd_watch,
 						  "bad option %s", argv[i]);
+		}
 	}
 	if (ph_live_init(&lv))
 		return 2;
@@ -213,6 +250,7 @@ static int watch_exec(int argc, char **argv)
 				break;
 			}
 		}
+		say_link(&lv.link, said, sizeof(said));
 		pthread_mutex_lock(&lv.link.mu);
 		refused = lv.link.state == PH_LINK_REFUSED;
 		pthread_mutex_unlock(&lv.link.mu);
@@ -251,6 +289,7 @@ const struct ph_cmd ph_cmd_watch = {
 		"porthole watch [--until-first] [--json] [--timeout SECONDS]\n"
 		"               [--severity error|warning|note] "
 		"[--application-id ID]\n"
+		"  --severity L  the least severe shown (default error)\n"
 		"  exit 0 stopped by a signal, 1 --until-first found one,\n"
 		"  2 bad arguments or internal error, 3 timeout, nothing found,\n"
 		"  4 timeout, nothing found but not everything observed",

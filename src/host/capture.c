@@ -68,6 +68,8 @@ void ph_capture_write(const struct ph_analysis *a,
 		ph_jw_kv_int(jw, "exitStatus", info->exit_status);
 		ph_jw_obj_end(jw);
 	}
+	if (info->never_connected)
+		ph_jw_kv_bool(jw, "connected", false);
 	ph_jw_key(jw, "metrics");
 	ph_jw_obj_begin(jw);
 	for (int m = 0; m < PH_M_COUNT; m++) {

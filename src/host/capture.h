@@ -14,6 +14,8 @@
  *   window     {from, to, durationMs}          app clock, ms
  *   clippedMs  how much of the window was before the recording (save)
  *   command    {argv, exitStatus}              capture only
+ *   connected  false when the host never reached the app: nothing was
+ *              observed, so no check is quiet (absent otherwise)
  *   metrics    {name: number}                  findings.h PH_METRICS
  *   coverage   what the window's answer rests on (coverage.h)
  *   findings   [finding]                       ranked, as findings.h writes
@@ -50,6 +52,7 @@ struct ph_capture_info {
 	char *const *argv;	     /* the command run, or NULL */
 	int exit_status;	     /* with argv */
 	const struct ph_io_view *io; /* capture --iotrace's view, or NULL */
+	bool never_connected;	     /* the app never answered hello */
 };
 
 /* Writes the capture of analysis a as one JSON object. */

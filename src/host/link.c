@@ -407,15 +407,18 @@ int ph_link_request(struct ph_link *l, const char *method, const char *params,
 }
 
 /*
- * One connection: hello, backfill, then lines until EOF or stop.  Returns
- * whether the app refused it (check_refusal).
+ * One connection: hello, backfill, then lines until EOF or stop.  Whether
+ * the app answered hello: a peer that closes first is not an app (adb's
+ * forward accepts, then closes, when nothing listens on the device).
+ * *refused: the app refused the connection in one line (check_refusal).
  */
-static bool session(struct ph_link *l, int fd)
+static bool session(struct ph_link *l, int fd, bool *refused)
 {
 	struct ph_buf in = PH_BUF_INIT(LINE_CAP + 65536);
 	char req[160];
-	bool hello_seen = false, refused = false;
+	bool hello_seen = false;
 
+	*refused = false;
 	snprintf(
 		req, sizeof(req),
 		"{\"id\":1,\"method\":\"hello\",\"params\":{}}\n"
@@ -428,7 +431,7 @@ static bool session(struct ph_link *l, int fd)
 	 */
 	if (send_line(fd, req))
 		ph_debug("could not send hello to %s", l->target);
-	while (!l->stop && !refused) {
+	while (!l->stop && !*refused) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		size_t start = 0;
 		char *nl;
@@ -450,7 +453,7 @@ static bool session(struct ph_link *l, int fd)
 
 			start += len + 1;
 			if (!hello_seen && check_refusal(l, line, len)) {
-				refused = true;
+				*refused = true;
 				break;
 			}
 			if (!hello_seen && len > 6 &&
@@ -463,6 +466,7 @@ static bool session(struct ph_link *l, int fd)
 				pthread_mutex_lock(&l->mu);
 				l->state = PH_LINK_CONNECTED;
 				l->error[0] = '\0';
+				l->hellos++;
 				pthread_mutex_unlock(&l->mu);
 				if (l->on_hello)
 					l->on_hello(l->ctx, &l->ident);
@@ -495,7 +499,16 @@ static bool session(struct ph_link *l, int fd)
 		ph_buf_consume(&in, start);
 	}
 	ph_buf_release(&in);
-	return refused;
+	return hello_seen;
+}
+
+/* Waits backoff ms (or until stopped) and doubles it, up to the most. */
+static void back_off(struct ph_link *l, int *backoff)
+{
+	for (int w = 0; w < *backoff && !l->stop; w += 10)
+		usleep(10000);
+	*backoff = *backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS :
+						   *backoff * 2;
 }
 
 static void *run(void *arg)
@@ -505,7 +518,7 @@ static void *run(void *arg)
 	int64_t started_at = -1;
 
 	while (!l->stop) {
-		bool via_adb, refused;
+		bool via_adb, refused, answered;
 		int fd = open_target(l, &via_adb);
 
 		if (fd < 0) {
@@ -513,11 +526,7 @@ static void *run(void *arg)
 				set_error(l,
 					  "not running: nothing listens on %s",
 					  l->target);
-			for (int w = 0; w < backoff && !l->stop; w += 10)
-				usleep(10000);
-			backoff = backoff * 2 > BACKOFF_MAX_MS ?
-					  BACKOFF_MAX_MS :
-					  backoff * 2;
+			back_off(l, &backoff);
 			continue;
 		}
 		l->fd = fd;
@@ -525,8 +534,7 @@ static void *run(void *arg)
 		pthread_mutex_lock(&l->mu);
 		l->via_adb = via_adb;
 		pthread_mutex_unlock(&l->mu);
-		backoff = BACKOFF_MIN_MS;
-		refused = session(l, fd);
+		answered = session(l, fd, &refused);
 		/* No request may write to a closed (or reused) descriptor. */
 		pthread_mutex_lock(&l->req_mu);
 		l->fd = -1;
@@ -542,17 +550,21 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		if (l->state == PH_LINK_REFUSED || l->once)
 			break;
-		if (refused) {
-			/* every slot taken: wait, as for an app not up */
-			for (int w = 0; w < backoff && !l->stop; w += 10)
-				usleep(10000);
-			backoff = backoff * 2 > BACKOFF_MAX_MS ?
-					  BACKOFF_MAX_MS :
-					  backoff * 2;
+		l->last_seq = -1;
+		if ((refused || !answered) && !l->stop) {
+			/* Backs off as for a refused connection: retrying
+			 * at once would be thousands of connections a
+			 * second.  (Every slot taken: the app said so.) */
+			if (!refused)
+				set_error(l,
+					  "not running: %s closed the "
+					  "connection before the app answered",
+					  l->target);
+			back_off(l, &backoff);
 			continue;
 		}
+		backoff = BACKOFF_MIN_MS;
 		set_error(l, "the app went away; reconnecting");
-		l->last_seq = -1;
 	}
 	pthread_mutex_lock(&l->mu);
 	if (l->state != PH_LINK_REFUSED)

@@ -58,6 +58,7 @@ struct ph_link {
 	char warning[300];     /* app id mismatch, "" when none */
 	char error[300];       /* why not connected, "" when connected */
 	uint64_t connects, lines;
+	uint64_t hellos; /* connections the app answered hello on */
 	int64_t last_seq;
 	bool via_adb; /* the last connection is a device's, through adb */
 

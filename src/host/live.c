@@ -9,6 +9,8 @@ static void on_hello(void *ctx, const struct ph_ident *id)
 {
 	struct ph_live *lv = ctx;
 
+	if (lv->on_hello)
+		lv->on_hello(lv->ctx, id, lv->link.target);
 	if (!lv->sessions)
 		return;
 	pthread_mutex_lock(&lv->mu);

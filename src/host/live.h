@@ -27,6 +27,9 @@ struct ph_live {
 	char session_path[4300]; /* the newest session's events.ndjson */
 	pthread_mutex_t mu;
 	void (*on_line)(void *ctx); /* after lines were stored; may be NULL */
+	/* after each hello, with what the link connected to; may be NULL */
+	void (*on_hello)(void *ctx, const struct ph_ident *id,
+			 const char *target);
 	void *ctx;
 
 	/*

@@ -151,6 +151,13 @@ static int source_tag(const struct ph_json *f, struct ph_buf *b)
 	return add(b, "[%.*s] ", S(src));
 }
 
+/* A capture whose host never reached the app: it observed nothing, so
+ * "no findings" would be a false all-clear. */
+static bool never_connected(const struct ph_json *cap)
+{
+	return ph_json_is(ph_json_get(cap, "connected"), PH_JSON_FALSE);
+}
+
 static int finding_text(const struct ph_json *f, struct ph_buf *b)
 {
 	const struct ph_json *det = ph_json_get(f, "detail");
@@ -227,7 +234,9 @@ int ph_report_text(const struct ph_json *cap, struct ph_buf *b)
 
 	rc = rc ? rc : coverage_line(cap, b);
 	rc = rc ? rc : add(b, "\n");
-	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
+	if (!rc && never_connected(cap))
+		rc = add(b, "never connected: nothing observed\n");
+	else if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
 		rc = add(b, covered(cap) ?
 				    "no findings\n" :
 				    "no findings in what was observed\n");
@@ -268,9 +277,10 @@ int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
 	struct ph_jw jw;
 	const struct ph_json *m = get(cap, "metrics");
 	double hz = dnum(cap, "device.refreshHz", 0);
-	static const char *const copy[] = { "coverage", "findings",	"quiet",
-					    "notSeen",	"alsoInWindow", "notes",
-					    "counts",	"marks",	"io" };
+	static const char *const copy[] = {
+		"connected",	"coverage", "findings", "quiet", "notSeen",
+		"alsoInWindow", "notes",    "counts",	"marks", "io"
+	};
 
 	ph_jw_init(&jw, b);
 	ph_jw_obj_begin(&jw);
@@ -600,7 +610,9 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 				 num(f, "window.to", 0));
 		rc = rc ? rc : add(b, "</div>");
 	}
-	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
+	if (!rc && never_connected(cap))
+		rc = add(b, "<p>never connected: nothing observed</p>");
+	else if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
 		rc = add(b, covered(cap) ? "<p>no findings</p>" :
 					   "<p>no findings in what was "
 					   "observed</p>");

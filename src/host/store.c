@@ -328,7 +328,8 @@ int ph_store_timeline(struct ph_store *s, struct ph_window w, uint64_t kinds,
 		free(t.ev);
 		return t.err;
 	}
-	qsort(t.ev, t.n, sizeof(*t.ev), by_t_then_seq);
+	if (t.n) /* an empty store has no array: qsort's is never NULL */
+		qsort(t.ev, t.n, sizeof(*t.ev), by_t_then_seq);
 	first = limit && t.n > limit ? t.n - limit : 0;
 	if (s->covered_from != INT64_MIN && w.from < s->covered_from)
 		clipped = w.from == INT64_MIN ? -1 : s->covered_from - w.from;

@@ -62,4 +62,119 @@ check "watch: timeout having observed nothing is exit 4" sh -c "[ \$(cat $T/w.rc
 (cd "$T" && PORTHOLE_SESSIONS=0 "$P" watch --application-id e2e.watch --until-first --severity error --timeout 20 > "$T/watch.out" 2> /dev/null; echo $? > "$T/w.rc")
 check "watch --until-first: exit 1 on the first error" sh -c "[ \$(cat $T/w.rc) -eq 1 ] && grep -q '^error ' $T/watch.out"
 wait
+
+# --- a capture that never connected ------------------------------------------
+# wait_for SECONDS CMD...: polls CMD every 50 ms.
+wait_for() {
+	n=$(($1 * 20))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# never NAME CMD...: a capture around CMD, its file, stderr and status.
+never() {
+	name=$1
+	shift
+	(cd "$T" && PORTHOLE_SESSIONS=0 "$P" capture --scenario checkout \
+		--out "$T/$name.json" -- "$@" > /dev/null 2> "$T/$name.err"
+	echo $? > "$T/$name.rc")
+}
+never nx /nonexistent/porthole-app
+never nolib sh -c 'sleep 0.3'
+# another process holds the app's socket: the app's agent cannot serve
+"$S" --scenario clean --seconds 20 --app-id e2e.held --data-dir "$T/hd1" > /dev/null 2>&1 &
+HELD=$!
+wait_for 10 grep -q '@porthole.e2e.held' /proc/net/unix
+never held "$S" --scenario checkout --seconds 1 --app-id e2e.held --data-dir "$T/hd2"
+kill $HELD
+wait $HELD 2> /dev/null
+for n in nx nolib held; do
+	check "never connected ($n): capture exits 3" sh -c "[ \$(cat $T/$n.rc) -eq 3 ]"
+	check "never connected ($n): the file says nothing was observed, no check quiet" sh -c \
+		"grep -q '\"connected\":false' $T/$n.json && grep -q '\"quiet\":\[\]' $T/$n.json && grep -q 'never connected: nothing observed' $T/$n.json"
+	check "never connected ($n): stderr says so" grep -q 'never connected to the app' "$T/$n.err"
+done
+check "never connected: report says nothing was observed, not 'no findings'" sh -c \
+	"'$P' report $T/nolib.json > $T/nolib.txt; grep -q '^never connected: nothing observed' $T/nolib.txt && ! grep -q 'no findings\|^quiet' $T/nolib.txt"
+check "capture says on stderr when it connects: app, pid, socket" \
+	grep -q '^porthole capture: connected to dev.porthole.sample (pid [0-9]*) on @porthole.dev.porthole.sample$' "$T/cap.err"
+
+# --- a TCP device (PORTHOLE_HOST/PORTHOLE_PORT) --------------------------------
+# The app in its own network namespace: its abstract socket is invisible
+# here; relay.py (what `adb forward` does) makes it a TCP port on this
+# machine.  CMD only waits for the app's end (it has no agent of its own).
+unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 6 --app-id e2e.tcp --data-dir '$T/tcpd'" > /dev/null 2>&1 &
+TAPP=$!
+wait_for 10 sh -c "nsenter -t $TAPP -n cat /proc/net/unix | grep -q '@porthole.e2e.tcp'"
+python3 tests/e2e/fake-adb/relay.py porthole.e2e.tcp $TAPP "$T/tcp.port" > /dev/null 2>&1 &
+RELAY=$!
+wait_for 10 test -s "$T/tcp.port"
+TPORT=$(cat "$T/tcp.port")
+# until the app exits (a zombie of this test's shell counts as exited)
+echo "while s=\$(cut -d' ' -f3 /proc/$TAPP/stat 2> /dev/null) && [ \"\$s\" != Z ]; do sleep 0.1; done" > "$T/wait-app.sh"
+(cd "$T" && PORTHOLE_HOST=127.0.0.1 PORTHOLE_PORT=$TPORT PORTHOLE_SESSIONS=0 "$P" capture \
+	--scenario checkout --out "$T/tcp.json" -- sh "$T/wait-app.sh" > /dev/null 2> "$T/tcp.err"
+echo $? > "$T/tcp.rc")
+wait $TAPP
+kill $RELAY 2> /dev/null
+wait $RELAY 2> /dev/null
+check "tcp: capture connected to PORTHOLE_HOST:PORTHOLE_PORT" sh -c \
+	"[ \$(cat $T/tcp.rc) -eq 0 ] && grep -q '^porthole capture: connected to e2e.tcp (pid [0-9]*) on tcp 127.0.0.1:$TPORT' $T/tcp.err"
+check "tcp: the device's findings are in the capture" \
+	grep -q '"id":"db-on-main-thread","severity":"error"' "$T/tcp.json"
+
+# --- ui -- CMD watches the app CMD started, not another one here --------------
+"$S" --scenario clean --seconds 120 --app-id e2e.uiother --data-dir "$T/uo" > /dev/null 2>&1 &
+OTHER=$!
+wait_for 10 grep -q '@porthole.e2e.uiother' /proc/net/unix
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" ui --no-open --port 0 -- "$S" --scenario clean \
+	--seconds 120 --app-id e2e.uimine --data-dir "$T/um" > "$T/ui.out" 2> "$T/ui.err") &
+UI=$!
+wait_for 20 grep -q 'http://127.0.0.1:' "$T/ui.out"
+URL=$(sed -n 's/.*\(http:[^ ]*\).*/\1/p' "$T/ui.out")
+wait_for 20 sh -c "curl -s ${URL}api/status | grep -q '\"state\":\"connected\"'"
+curl -s "${URL}api/status" > "$T/ui.status"
+kill $UI
+wait $UI
+kill $OTHER
+wait $OTHER 2> /dev/null
+check "ui -- CMD: connected to the app CMD started (its announcement)" \
+	grep -q '"state":"connected","target":"@porthole.e2e.uimine"' "$T/ui.status"
+# --- watch: errors by default, says why it cannot connect ----------------------
+"$S" --scenario checkout --seconds 6 --app-id e2e.sev --data-dir "$T/sevd" > /dev/null 2>&1 &
+SEVAPP=$!
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" watch --application-id e2e.sev > "$T/sev.default" 2> /dev/null) &
+W1=$!
+(cd "$T" && PORTHOLE_SESSIONS=0 exec "$P" watch --application-id e2e.sev --severity warning > "$T/sev.warning" 2> /dev/null) &
+W2=$!
+wait $SEVAPP
+# both have seen the run once the wide one printed a warning and an error
+wait_for 20 sh -c "grep -q '^warning ' $T/sev.warning && grep -q '^error ' $T/sev.warning && grep -q '^error ' $T/sev.default"
+kill -INT $W1 $W2
+wait $W1 $W2
+check "watch: errors only by default" sh -c \
+	"grep -q '^error ' $T/sev.default && ! grep -v '^error ' $T/sev.default"
+check "watch --severity warning widens it" grep -q '^warning ' "$T/sev.warning"
+(cd "$T" && exec "$P" watch --application-id e2e.nobody > /dev/null 2> "$T/nobody.err") &
+W3=$!
+wait_for 20 grep -q 'cannot connect' "$T/nobody.err"
+kill -INT $W3
+wait $W3
+check "watch says on stderr that it cannot connect, and why" \
+	grep -q '^porthole watch: cannot connect: not running: nothing listens on @porthole.e2e.nobody' "$T/nobody.err"
+(cd "$T" && "$P" watch --severity loud > /dev/null 2> "$T/badsev.err"; echo $? > "$T/badsev.rc")
+check "watch: a bad --severity is exit 2 naming the valid values" sh -c \
+	"[ \$(cat $T/badsev.rc) -eq 2 ] && grep -q \"error, warning, note (got 'loud')\" $T/badsev.err"
+# --- two identical runs compare clean -------------------------------------------
+# The same checkout run as the first capture above, again: the noise
+# floors (docs/cli.md, measured from the spread of such runs) keep the
+# run-to-run differences from reading as a regression or an improvement.
+(cd "$T" && PORTHOLE_SESSIONS=0 "$P" capture --scenario checkout --out "$T/c2.json" -- \
+	"$S" --scenario checkout --seconds 10 --app-id e2e.twin --data-dir "$T/d4" > /dev/null 2>&1)
+check "two identical checkout runs compare clean (no regression)" sh -c \
+	"'$P' compare $T/c.json $T/c2.json --fail-on regression > $T/twin.txt; rc=\$?; cat $T/twin.txt; [ \$rc -eq 0 ] && tail -1 $T/twin.txt | grep -q '^0 regressions, '"
 finish

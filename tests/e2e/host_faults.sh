@@ -165,4 +165,50 @@ check "adb: status says connected through the forward" sh -c \
 	"[ \$(cat $T/adb.status.rc) -eq 0 ] && grep -q '^connected: e2e.adb via adb forward tcp:[0-9]* -> localabstract:porthole.e2e.adb' $T/adb.status"
 check "adb: watch --until-first found an error through it (exit 1)" sh -c \
 	"[ \$(cat $T/adb.rc) -eq 1 ] && grep -q '^error ' $T/adb.out"
+# --- a peer that accepts and closes at once ------------------------------------
+# What `adb forward` does when the app on the device is dead.  The host
+# backs off as when nothing listens: over the same `watch --timeout`, its
+# connections to an accept-and-close listener are no more than its
+# attempts at a port that refuses (each counted from strace's connect
+# calls, in this test, so the machine's speed cancels out).
+cat > "$T/backoff.py" << 'EOF'
+import os, socket, subprocess, sys, threading
+P, T = sys.argv[1], sys.argv[2]
+
+def attempts(port, name):
+    out = os.path.join(T, name + ".strace")
+    env = dict(os.environ, PORTHOLE_HOST="127.0.0.1", PORTHOLE_PORT=str(port),
+               PORTHOLE_SESSIONS="0")
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=connect", "-o", out,
+                    P, "watch", "--timeout", "3"], env=env, cwd=T,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pat = "sin_port=htons(%d)" % port
+    return sum(pat in l for l in open(out))
+
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(128)
+accepted = [0]
+
+def serve():
+    while True:
+        try:
+            c, _ = ls.accept()
+        except OSError:
+            return
+        accepted[0] += 1
+        c.close()
+
+threading.Thread(target=serve, daemon=True).start()
+closed = attempts(ls.getsockname()[1], "closed")
+# bound, never listening: every connect is refused
+r = socket.socket()
+r.bind(("127.0.0.1", 0))
+refused = attempts(r.getsockname()[1], "refused")
+print("accept-and-close: %d connections (%d accepted); refused: %d attempts"
+      % (closed, accepted[0], refused))
+sys.exit(0 if 0 < closed <= refused + 2 and refused > 0 else 1)
+EOF
+check "a peer that closes at once: the host backs off as for a refused port" \
+	python3 "$T/backoff.py" "$P" "$T"
 finish

@@ -630,6 +630,43 @@ test('the restart button asks first, then restarts the app', async () => {
   await exited(ui2);
 });
 
+// With no app connected the findings say so: never the green "nothing
+// found" of a run that was looked at.
+test('with no app connected the findings say "not connected", never "nothing found"', async () => {
+  const ui3 = spawn(path.join(BIN, 'porthole'), ['ui', '--no-open', '--port', '0', '--application-id', APP + 'none'],
+    { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out3 = '';
+  ui3.stdout.on('data', (d) => { out3 += d; });
+  ui3.stderr.on('data', (d) => { out3 += d; });
+  let page3;
+  try {
+    const base3 = (await until('the third server\'s URL', async () => {
+      if (ui3.exitCode !== null) throw new Error('porthole ui exited ' + ui3.exitCode + ': ' + out3);
+      const m = /porthole ui: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out3);
+      return m ? m[1] : null;
+    })).replace(/\/$/, '');
+    page3 = await browser.newPage();
+    page3.on('pageerror', (e) => pageErrors.push(e.message));
+    await page3.goto(base3 + '/');
+    await until('the page knows it is not connected', async () =>
+      (await page3.evaluate(() => window.__ph.stats())).state !== undefined &&
+      (await (await fetch(base3 + '/api/status')).json()).link.error !== '');
+    // A window asked about, as scrolling the page does: the engine answers.
+    await page3.evaluate(() => window.__ph.setView(0, 60000));
+    const f = await until('an answer', async () => {
+      const x = await page3.evaluate(() => window.__ph.findings());
+      return x.state === 'ok' && x.kind !== 'stale' && x.kind !== 'loading' ? x : null;
+    });
+    assert.doesNotMatch(f.text, /nothing found/);
+    assert.notEqual(f.kind, 'empty');
+    assert.match(f.text, /^not connected: nothing observed \(.*@porthole\.dev\.porthole\.uitest\d+none/);
+  } finally {
+    if (page3) await page3.close();
+    ui3.kill('SIGTERM');
+    await exited(ui3);
+  }
+});
+
 test('no page threw an uncaught exception', () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -574,6 +574,15 @@
     if (stale) return { text: 'stale: answer for t=' + F.asked.from + '..' + F.asked.to + '; asking again…', color: C.warn, kind: 'stale' };
     const fs = F.answer.findings || [];
     const tr = traceText(fs) + ioText(fs);
+    // No app connected: nothing new is observed, so an empty answer is
+    // "not connected", never the green all-clear of a run looked at.
+    const link = S.status && S.status.link;
+    if (!fs.length && (!link || link.state !== 'connected')) {
+      const why = link && link.error ? ' (' + link.error + ')' : '';
+      const held = S.status && S.status.store ? S.status.store.events : 0;
+      return { text: held ? 'not connected' + why + ' · no findings in the ' + held + ' events held' + tr :
+        'not connected: nothing observed' + why + tr, color: C.warn, kind: 'disconnected' };
+    }
     // Quiet only over a window the host observed whole (docs/findings.md,
     // "Coverage"); otherwise what it could not see, and why.
     const cov = F.answer.coverage;
