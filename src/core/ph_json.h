@@ -166,6 +166,7 @@ void ph_jw_bool(struct ph_jw *w, bool v);
 void ph_jw_null(struct ph_jw *w);
 /* Writes already-encoded JSON as one value; the caller vouches for it. */
 void ph_jw_raw(struct ph_jw *w, const char *json, size_t n);
+/* Writes a parsed value again; NULL (an absent member) writes null. */
 void ph_jw_value(struct ph_jw *w, const struct ph_json *v);
 /* Returns the first error, or PH_EINVAL if containers are still open. */
 int ph_jw_finish(struct ph_jw *w) PH_WUR;

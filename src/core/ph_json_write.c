@@ -388,6 +388,10 @@ void ph_jw_raw(struct ph_jw *w, const char *json, size_t n)
 
 void ph_jw_value(struct ph_jw *w, const struct ph_json *v)
 {
+	if (!v) {
+		ph_jw_null(w); /* an absent member, as the lookups say it */
+		return;
+	}
 	switch (v->type) {
 	case PH_JSON_NULL: ph_jw_null(w); break;
 	case PH_JSON_TRUE: ph_jw_bool(w, true); break;
