@@ -1051,11 +1051,14 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 {
 	struct ph_analysis *a;
 	bool loading;
+	int64_t min_seq, min_t;
 
 	/* Read before the answer: a load that ends during it may still have
 	 * missed the walk. */
 	pthread_mutex_lock(&s->lock);
 	loading = s->loading;
+	min_seq = s->in.min_seq;
+	min_t = s->in.min_t;
 	pthread_mutex_unlock(&s->lock);
 	a = window_answer(s, session_path, w);
 	if (a && loading)
@@ -1063,6 +1066,18 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 				    "earlier host recorded: what the app sent "
 				    "before this host attached may be missing "
 				    "from this answer; ask again");
+	else if (a && min_seq > 0 && w.from <= min_t)
+		/* Seqs start at 0 (docs/protocol.md 1.6): those below the
+		 * first one held left the app's ring before this host came,
+		 * and no session on disk gave them back. */
+		ph_analysis_note(
+			a,
+			"not seen: the app's first %" PRId64
+			" events (seq 0..%" PRId64 ", before t=%" PRId64
+			") were sent before this host attached and no "
+			"session on disk holds them; the answer is over "
+			"the events from there on",
+			min_seq, min_seq - 1, min_t);
 	return a;
 }
 

@@ -232,6 +232,7 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 	}
 	if (ev.seq >= 0 && (in->min_seq < 0 || ev.seq < in->min_seq)) {
 		in->min_seq = ev.seq;
+		in->min_t = ev.t;
 		in->min_print = fingerprint(&ev);
 	}
 	if (ev.kind == PH_KIND_DEVICE && ph_ev_streq(&ev, "kind", "profile"))

@@ -58,6 +58,7 @@ struct ph_ingest {
 	bool restarted;	    /* a later hello named another process */
 	int64_t min_seq;    /* the stream's lowest seq seen, -1 before any */
 	uint64_t min_print; /* that event's fingerprint (t, kind, data) */
+	int64_t min_t;	    /* and its t */
 	bool rehello;	    /* a hello of the same identity came since; the
 			     * next device event says whether it restarted */
 	uint64_t streams;   /* processes seen (hellos that started one) */

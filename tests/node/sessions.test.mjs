@@ -41,11 +41,11 @@ async function until(fn, ms = 90000, step = 200) {
 	return v;
 }
 
-async function host(args = []) {
+async function host(args = [], env = {}) {
 	const transport = new StdioClientTransport({
 		command: path.join(BIN, 'porthole'),
 		args: ['mcp', ...args],
-		env: { ...process.env, PORTHOLE_APPLICATION_ID: APP, PORTHOLE_PROJECT_ROOT: dir },
+		env: { ...process.env, PORTHOLE_APPLICATION_ID: APP, PORTHOLE_PROJECT_ROOT: dir, ...env },
 		stderr: 'ignore',
 	});
 	const client = new Client({ name: 'porthole-sessions-test', version: '1.0.0' });
@@ -98,7 +98,7 @@ async function settled(client, args) {
 	});
 }
 
-let window1, want, meta1;
+let window1, want, meta1, h3;
 
 before(async () => {
 	dir = mkdtempSync(path.join(tmpdir(), 'ph-sessions-'));
@@ -148,7 +148,7 @@ test('a restarted host answers from the session for what its store lacks', async
 	await hosts[0].close();
 	meta1 = meta();
 	assert.ok(meta1 && meta1.events > 4 * RING, JSON.stringify(meta1));
-	const h3 = await host();
+	h3 = await host();
 	await connected(h3);
 	const r = await settled(h3, { from: window1.from, to: window1.to });
 	assert.deepEqual(ids(r.p), want, r.t);
@@ -159,8 +159,25 @@ test('a restarted host answers from the session for what its store lacks', async
 	await off.close();
 });
 
+test('a late host with no session on disk says what it did not see', async () => {
+	// Its own project root: no session of the app there, and it writes none.
+	const h = await host([], { PORTHOLE_SESSIONS: '0', PORTHOLE_PROJECT_ROOT: path.join(dir, 'elsewhere') });
+	await connected(h);
+	// (an error answer until its first events arrive: nothing to answer from)
+	const r = await until(async () => {
+		const res = await h.callTool({ name: 'findings', arguments: { since: 'all', detail: 'normal' } });
+		const t = text(res);
+		if (res.isError) return null;
+		const x = { t, p: JSON.parse(t.slice(t.indexOf('\n{') + 1)) };
+		return (x.p.notes || []).find((n) => /^not seen: the app's first \d+ events/.test(n)) ? x : null;
+	}, 30000);
+	assert.ok(r, 'no "not seen" note');
+	const n = r.p.notes.find((x) => /^not seen/.test(x));
+	assert.ok(Number(n.match(/first (\d+) events/)[1]) > 4 * RING, n);
+	await h.close();
+});
+
 test('a restarted writer never shrinks what an earlier writer recorded', async () => {
-	const h3 = hosts[hosts.length - 2];
 	await h3.close(); // its close writes meta.json
 	const m = meta();
 	assert.ok(m, 'meta.json');
