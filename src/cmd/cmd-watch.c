@@ -3,9 +3,12 @@
  *                [--severity error|warning|note] [--application-id ID]
  *
  * One line per finding occurrence on stdout, as events arrive; diagnostics
- * only on stderr.  Exit: 0 stopped by SIGINT/SIGTERM (or a timeout after
- * something was reported), 1 --until-first found one, 2 bad arguments or
- * an internal error, 3 timeout with nothing to report.
+ * only on stderr, where a stretch the host did not observe (events
+ * missing by seq, a late attach) is said as "not seen: why".  Exit: 0
+ * stopped by SIGINT/SIGTERM (or a timeout after something was reported),
+ * 1 --until-first found one, 2 bad arguments or an internal error, 3
+ * timeout with nothing to report over a whole observation, 4 timeout with
+ * nothing to report but nothing (or not everything) observed.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -47,6 +50,8 @@ struct watch {
 	struct ph_watermark wm;
 	bool wm_loaded;
 	char session_dir[4200];
+	char not_seen[400]; /* the coverage's reason last said, "" if none */
+	bool covered;	    /* the last scan's coverage was complete */
 };
 
 static struct seen *find(struct watch *w, const char *key)
@@ -105,6 +110,15 @@ static int scan(struct watch *w, struct ph_live *lv)
 
 	if (!a)
 		return 0;
+	/* A stretch not observed is said once as it changes: silence on
+	 * stdout is an all-clear only for what was seen. */
+	w->covered = a->cov.complete;
+	if (!a->cov.complete && a->cov.held &&
+	    strcmp(w->not_seen, a->cov.reason)) {
+		snprintf(w->not_seen, sizeof(w->not_seen), "%s", a->cov.reason);
+		fprintf(stderr, "porthole watch: not seen: %s\n",
+			a->cov.reason);
+	}
 	if (!w->wm_loaded && lv->session_open) {
 		snprintf(w->session_dir, sizeof(w->session_dir), "%s",
 			 lv->session.dir);
@@ -208,7 +222,13 @@ static int watch_exec(int argc, char **argv)
 			break;
 		}
 		if (ph_clock_uptime_ms() >= end) {
-			status = printed ? 0 : 3;
+			/* Nothing found is 3 only over a whole observation:
+			 * nothing received, or a part missing, is 4. */
+			status = printed ? 0 : version && w.covered ? 3 : 4;
+			if (status == 4 && !version)
+				fprintf(stderr,
+					"porthole watch: not seen: no event "
+					"received from the app\n");
 			break;
 		}
 		usleep(2000);
@@ -232,6 +252,7 @@ const struct ph_cmd ph_cmd_watch = {
 		"               [--severity error|warning|note] "
 		"[--application-id ID]\n"
 		"  exit 0 stopped by a signal, 1 --until-first found one,\n"
-		"  2 bad arguments or internal error, 3 timeout, nothing found",
+		"  2 bad arguments or internal error, 3 timeout, nothing found,\n"
+		"  4 timeout, nothing found but not everything observed",
 	.exec = watch_exec,
 };

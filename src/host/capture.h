@@ -15,8 +15,11 @@
  *   clippedMs  how much of the window was before the recording (save)
  *   command    {argv, exitStatus}              capture only
  *   metrics    {name: number}                  findings.h PH_METRICS
+ *   coverage   what the window's answer rests on (coverage.h)
  *   findings   [finding]                       ranked, as findings.h writes
- *   quiet      [id]                            checks that found nothing
+ *   quiet      [id]            checks that found nothing, window observed
+ *   notSeen    [id]            checks that found nothing, window not fully
+ *                              observed (coverage.reason says why)
  *   alsoInWindow, notes                        as in a findings answer
  *   marks      [{t, label, detail?}]
  *   counts     {kind: n}                       events in the window

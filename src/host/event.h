@@ -21,6 +21,7 @@ struct ph_event {
 	int64_t t;	   /* app uptime ms: when it happened */
 	int64_t seq;	   /* per-process; -1 for host-made events */
 	enum ph_kind kind; /* PH_KIND_UNKNOWN for kinds we do not know */
+	uint32_t stream;   /* which process's seqs: ph_ingest.streams */
 	const struct ph_json *data;  /* an object; never NULL */
 	const struct ph_json *frame; /* the whole envelope, for re-encoding */
 };

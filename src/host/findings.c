@@ -112,6 +112,7 @@ struct ph_engine {
 	uint8_t nby[PH_KIND_COUNT];
 	uint8_t by[PH_KIND_COUNT][NFAM];
 	struct summary sum;
+	struct ph_seq_runs runs; /* the app seqs fed, for the coverage */
 	struct ph_profile no_profile;
 	struct ph_ident no_ident;
 };
@@ -393,6 +394,7 @@ void ph_engine_free(struct ph_engine *e)
 		free(e->state[i]);
 	}
 	ph_smap_release(&e->sum.open_http);
+	ph_seq_runs_release(&e->runs);
 	free(e->sum.lanes);
 	free(e->sum.marks);
 	free(e->sum.exits);
@@ -413,6 +415,7 @@ int ph_engine_feed(struct ph_engine *e, const struct ph_event *ev)
 	e->ctx.from = from;
 	e->ctx.to = to;
 	e->sum.counts[k]++;
+	ph_seq_runs_add(&e->runs, ev->stream, ev->seq, ev->t);
 	if (!e->sum.first_t || ev->t < e->sum.first_t)
 		e->sum.first_t = ev->t;
 	if (ev->t > e->sum.last_t)
@@ -527,8 +530,8 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 
 		families[i]->emit(&e->ctx, e->state[i]);
 		/* Quiet: every id the family looked for and did not emit. */
-		for (j = 0;
-		     families[i]->ids[j] && a->nquiet < PH_ARRAY_SIZE(a->quiet);
+		for (j = 0; families[i]->ids[j] &&
+			    a->nlooked < PH_ARRAY_SIZE(a->looked);
 		     j++) {
 			bool seen = false;
 
@@ -538,7 +541,7 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 			if (!seen && (!families[i]->judged ||
 				      families[i]->judged(e->state[i],
 							  families[i]->ids[j])))
-				a->quiet[a->nquiet++] = families[i]->ids[j];
+				a->looked[a->nlooked++] = families[i]->ids[j];
 		}
 	}
 	e->ctx.a = NULL;
@@ -555,7 +558,55 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 				 "the runtime dropped %" PRIu64
 				 " events (%" PRIu64 " seqs missing)",
 				 a->dropped, a->gaps);
+	{
+		uint64_t n = 0;
+
+		for (i = 0; i < PH_KIND_COUNT; i++)
+			n += s->counts[i];
+		ph_coverage_from_runs(&a->cov, &e->runs, e->w, s->first_t,
+				      s->last_t, n, e->src);
+	}
+	ph_analysis_cover(a);
 	return a;
+}
+
+void ph_analysis_cover(struct ph_analysis *a)
+{
+	ph_coverage_judge(&a->cov);
+	a->nquiet = a->nnot_seen = 0;
+	for (size_t i = 0; i < a->nlooked; i++) {
+		if (a->cov.complete)
+			a->quiet[a->nquiet++] = a->looked[i];
+		else
+			a->not_seen[a->nnot_seen++] = a->looked[i];
+	}
+}
+
+void ph_analysis_link(struct ph_analysis *a, bool connected, const char *why,
+		      int64_t store_first_t)
+{
+	struct ph_coverage *c = &a->cov;
+	struct ph_window w = a->window;
+
+	if (connected) {
+		c->link = PH_COV_LINK_CONNECTED;
+		/* Connected since before the window, and nothing came: an
+		 * idle app, seen to be idle. */
+		if (!c->held && store_first_t && w.from != INT64_MIN &&
+		    store_first_t <= w.from) {
+			c->held = true;
+			c->held_from = w.from;
+			c->held_to = w.to != INT64_MAX ? w.to : w.from;
+		}
+	} else if (w.to == INT64_MAX || !c->held || w.to > c->held_to) {
+		/* The window reaches past what arrived before the link
+		 * went: that stretch was not observed. */
+		c->link = PH_COV_LINK_NOT_CONNECTED;
+		c->link_since = c->held ? c->held_to : 0;
+		snprintf(c->link_why, sizeof(c->link_why), "%s",
+			 why ? why : "");
+	}
+	ph_analysis_cover(a);
 }
 
 struct ph_finding *ph_analysis_add(struct ph_analysis *a)
@@ -585,8 +636,8 @@ const struct ph_finding *ph_analysis_find(const struct ph_analysis *a,
 
 bool ph_analysis_quiet(const struct ph_analysis *a, const char *id)
 {
-	for (size_t i = 0; i < a->nquiet; i++)
-		if (!strcmp(a->quiet[i], id))
+	for (size_t i = 0; i < a->nlooked; i++)
+		if (!strcmp(a->looked[i], id))
 			return true;
 	return false;
 }
@@ -742,6 +793,13 @@ struct ph_analysis *ph_analyze_store(struct ph_store *s, struct ph_window w)
 					 "; %" PRId64 " ms of the window "
 					 "before it were clipped",
 					 s->covered_from, a->clipped_ms);
+		/* Evicted with no file read in their place: not held.  (A
+		 * window before the first event of a recording that began
+		 * at seq 0 is not a loss, so only this counts as clipped.) */
+		a->cov.clipped_ms =
+			s->covered_from -
+			(w.from == INT64_MIN ? s->in.first_t : w.from);
+		ph_analysis_cover(a);
 	}
 	pthread_mutex_unlock(&s->lock);
 	ph_engine_free(e);
@@ -1051,14 +1109,11 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 {
 	struct ph_analysis *a;
 	bool loading;
-	int64_t min_seq, min_t;
 
 	/* Read before the answer: a load that ends during it may still have
 	 * missed the walk. */
 	pthread_mutex_lock(&s->lock);
 	loading = s->loading;
-	min_seq = s->in.min_seq;
-	min_t = s->in.min_t;
 	pthread_mutex_unlock(&s->lock);
 	a = window_answer(s, session_path, w);
 	if (a && loading)
@@ -1066,18 +1121,6 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 				    "earlier host recorded: what the app sent "
 				    "before this host attached may be missing "
 				    "from this answer; ask again");
-	else if (a && min_seq > 0 && w.from <= min_t)
-		/* Seqs start at 0 (docs/protocol.md 1.6): those below the
-		 * first one held left the app's ring before this host came,
-		 * and no session on disk gave them back. */
-		ph_analysis_note(
-			a,
-			"not seen: the app's first %" PRId64
-			" events (seq 0..%" PRId64 ", before t=%" PRId64
-			") were sent before this host attached and no "
-			"session on disk holds them; the answer is over "
-			"the events from there on",
-			min_seq, min_seq - 1, min_t);
 	return a;
 }
 
@@ -1396,6 +1439,7 @@ void ph_finding_write(const struct ph_finding *f, struct ph_jw *jw)
 
 void ph_analysis_write_findings(const struct ph_analysis *a, struct ph_jw *jw)
 {
+	ph_coverage_write(&a->cov, a->window, jw);
 	ph_jw_key(jw, "findings");
 	ph_jw_arr_begin(jw);
 	for (size_t i = 0; i < a->nf; i++)
@@ -1405,6 +1449,11 @@ void ph_analysis_write_findings(const struct ph_analysis *a, struct ph_jw *jw)
 	ph_jw_arr_begin(jw);
 	for (size_t i = 0; i < a->nquiet; i++)
 		ph_jw_str(jw, a->quiet[i]);
+	ph_jw_arr_end(jw);
+	ph_jw_key(jw, "notSeen");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < a->nnot_seen; i++)
+		ph_jw_str(jw, a->not_seen[i]);
 	ph_jw_arr_end(jw);
 	if (a->nexits || a->device_events || a->memory_events || a->gc_events) {
 		ph_jw_key(jw, "alsoInWindow");

@@ -25,6 +25,7 @@
 #include "event.h"
 #include "ingest.h"
 #include "store.h"
+#include "coverage.h"
 
 enum ph_severity { PH_SEV_ERROR, PH_SEV_WARNING, PH_SEV_NOTE };
 enum ph_confidence { PH_CONF_OBSERVED, PH_CONF_CORRELATED };
@@ -156,8 +157,17 @@ struct ph_analysis {
 
 	struct ph_finding *f; /* ranked: severity, then time */
 	size_t nf, af;
-	const char *quiet[48]; /* ids checked that found nothing */
+	/*
+	 * The ids checked that found nothing (looked) are quiet when the
+	 * coverage is complete, and not seen otherwise (ph_analysis_cover).
+	 */
+	struct ph_coverage cov;
+	const char *looked[48];
+	size_t nlooked;
+	const char *quiet[48];
 	size_t nquiet;
+	const char *not_seen[48];
+	size_t nnot_seen;
 
 	double metric[PH_M_COUNT];
 	bool metric_set[PH_M_COUNT];
@@ -238,8 +248,24 @@ void ph_analysis_rank(struct ph_analysis *a);
 /* The first finding with this id, or NULL. */
 const struct ph_finding *ph_analysis_find(const struct ph_analysis *a,
 					  const char *id);
-/* Whether id is among the analysis's quiet ids. */
+/* Whether id was checked and found nothing (quiet or not seen). */
 bool ph_analysis_quiet(const struct ph_analysis *a, const char *id);
+
+/*
+ * Judges a->cov again (after clipped_ms or the link changed) and sorts
+ * the looked-for ids into quiet or not seen accordingly.
+ */
+void ph_analysis_cover(struct ph_analysis *a);
+
+/*
+ * What a live host knows about its link, for the stretch after the last
+ * event held: connected (an idle app sends nothing, and that is seen), or
+ * not, and why.  store_first_t is the oldest event the store holds, 0 when
+ * none: a connected host holding events from before the window has seen
+ * the window even when nothing happened in it.  Calls ph_analysis_cover.
+ */
+void ph_analysis_link(struct ph_analysis *a, bool connected, const char *why,
+		      int64_t store_first_t);
 
 /* Adds a note (copied) to the analysis. */
 void ph_analysis_note(struct ph_analysis *a, const char *fmt, ...)
@@ -273,7 +299,8 @@ void ph_analysis_classify(struct ph_analysis *a, const struct ph_prev_call *p);
 
 /*
  * The answer as JSON (the shape MCP and `report --json` share):
- * {window, findings:[...], quiet:[...], alsoInWindow?, notes?}.
+ * {window, coverage, findings:[...], quiet:[...], notSeen:[...],
+ * alsoInWindow?, notes?}.
  */
 void ph_analysis_write_findings(const struct ph_analysis *a, struct ph_jw *jw);
 void ph_finding_write(const struct ph_finding *f, struct ph_jw *jw);

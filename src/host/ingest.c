@@ -208,7 +208,7 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 {
 	const struct ph_json *name = env->event, *data = env->data;
 	static const struct ph_json empty = { .type = PH_JSON_OBJECT };
-	struct ph_event ev = { .frame = frame };
+	struct ph_event ev = { .frame = frame, .stream = in->streams };
 
 	ev.kind = ph_wire_kind(name->u.s, name->n);
 	if (!ph_json_as_int(env->t, &ev.t))
@@ -224,15 +224,16 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 			in->dropped += (uint64_t)c;
 		return 0;
 	}
-	if (ev.seq >= 0 && in->rehello && restarted_same_identity(in, &ev))
+	if (ev.seq >= 0 && in->rehello && restarted_same_identity(in, &ev)) {
 		new_stream(in);
+		ev.stream = in->streams;
+	}
 	if (!seq_is_new(in, ev.seq)) {
 		in->dups++;
 		return 0;
 	}
 	if (ev.seq >= 0 && (in->min_seq < 0 || ev.seq < in->min_seq)) {
 		in->min_seq = ev.seq;
-		in->min_t = ev.t;
 		in->min_print = fingerprint(&ev);
 	}
 	if (ev.kind == PH_KIND_DEVICE && ph_ev_streq(&ev, "kind", "profile"))
@@ -244,6 +245,38 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 	if (ev.t > in->last_t)
 		in->last_t = ev.t;
 	return in->on_event ? in->on_event(in->ctx, &ev) : 0;
+}
+
+bool ph_ingest_seq_seen(const struct ph_ingest *in, int64_t seq)
+{
+	size_t w;
+
+	if (seq < 0 || seq >= SEEN_MAX_SEQ)
+		return true;
+	w = (size_t)(seq >> 6);
+	return w < in->seen_words &&
+	       (in->seen[w] & ((uint64_t)1 << (seq & 63)));
+}
+
+int64_t ph_ingest_seen_below(const struct ph_ingest *in, int64_t seq)
+{
+	if (seq > SEEN_MAX_SEQ)
+		seq = SEEN_MAX_SEQ;
+	while (--seq >= 0) {
+		size_t w = (size_t)(seq >> 6);
+		uint64_t bits;
+
+		if (w >= in->seen_words) {
+			seq = (int64_t)in->seen_words << 6;
+			continue;
+		}
+		/* The bits at and below seq's in its word. */
+		bits = in->seen[w] & (~(uint64_t)0 >> (63 - (seq & 63)));
+		if (bits)
+			return (int64_t)(w << 6) + 63 - __builtin_clzll(bits);
+		seq &= ~(int64_t)63;
+	}
+	return -1;
 }
 
 void ph_ingest_malformed(struct ph_ingest *in, const char *why)
@@ -303,10 +336,8 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 			 * with its identity: its next event tells. */
 			in->rehello = in->min_seq >= 0;
 		}
-		if (!in->ident.have) {
+		if (!in->ident.have)
 			in->ident = id;
-			in->streams++;
-		}
 		in->hellos++;
 		return 0;
 	}

@@ -58,10 +58,9 @@ struct ph_ingest {
 	bool restarted;	    /* a later hello named another process */
 	int64_t min_seq;    /* the stream's lowest seq seen, -1 before any */
 	uint64_t min_print; /* that event's fingerprint (t, kind, data) */
-	int64_t min_t;	    /* and its t */
 	bool rehello;	    /* a hello of the same identity came since; the
 			     * next device event says whether it restarted */
-	uint64_t streams;   /* processes seen (hellos that started one) */
+	uint32_t streams;   /* seq numberings begun again (restarts) */
 	uint64_t counts[PH_KIND_COUNT]; /* events by kind */
 	int64_t first_t, last_t;	/* over all events; 0 before any */
 	char first_error[200];		/* the first malformed line, why */
@@ -93,6 +92,18 @@ void ph_ingest_malformed(struct ph_ingest *in, const char *why);
  */
 int ph_ingest_fd(struct ph_ingest *in, int fd);
 int ph_ingest_file(struct ph_ingest *in, const char *path);
+
+/*
+ * The seqs of the current stream (ph_event.stream == ph_ingest_stream):
+ * whether seq was taken, and the highest taken below seq (-1 when none).
+ * Seqs past the bitmap's reach count as taken.
+ */
+static inline uint32_t ph_ingest_stream(const struct ph_ingest *in)
+{
+	return in->streams;
+}
+bool ph_ingest_seq_seen(const struct ph_ingest *in, int64_t seq);
+int64_t ph_ingest_seen_below(const struct ph_ingest *in, int64_t seq);
 
 /* The identity's fields from a hello `result` object. */
 void ph_ident_from_hello(struct ph_ident *id, const struct ph_json *result);

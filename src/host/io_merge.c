@@ -86,15 +86,17 @@ static int merge_findings(struct ph_analysis *a, const struct ph_io_view *v)
 			break;
 		added++;
 	}
-	for (size_t i = 0; i < v->nquiet && a->nquiet < PH_ARRAY_SIZE(a->quiet);
-	     i++) {
+	for (size_t i = 0;
+	     i < v->nquiet && a->nlooked < PH_ARRAY_SIZE(a->looked); i++) {
 		const char *q;
 
 		if (judged(a, v->quiet[i]))
 			continue;
 		if ((q = keep(a, v->quiet[i])))
-			a->quiet[a->nquiet++] = q;
+			a->looked[a->nlooked++] = q;
 	}
+	/* Quiet or not seen, by the app's coverage as the rest. */
+	ph_analysis_cover(a);
 	ph_analysis_rank(a);
 	return added;
 }

@@ -178,26 +178,66 @@ static int finding_text(const struct ph_json *f, struct ph_buf *b)
 	return rc;
 }
 
+/*
+ * Whether the capture observed its whole window: its coverage says so
+ * (complete), or it predates coverage (absent: its quiet list stands).
+ */
+static bool covered(const struct ph_json *cap)
+{
+	const struct ph_json *c = get(cap, "coverage.complete");
+
+	return !c || c->type != PH_JSON_FALSE;
+}
+
+/* "coverage: ..." — what the answer rests on, before any finding. */
+static int coverage_line(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *held = get(cap, "coverage.held");
+
+	if (!get(cap, "coverage"))
+		return 0;
+	if (!covered(cap))
+		return add(b, "coverage: INCOMPLETE: %.*s\n",
+			   S(get(cap, "coverage.reason")));
+	return add(b,
+		   "coverage: complete (events t=%" PRId64 "..%" PRId64
+		   ", no seq missing)\n",
+		   num(held, "from", 0), num(held, "to", 0));
+}
+
+/* "label: a, b, c" for a list of ids; nothing when empty. */
+static int id_list(struct ph_buf *b, const char *label, const struct ph_json *q)
+{
+	int rc;
+
+	if (!ph_json_is(q, PH_JSON_ARRAY) || !q->n)
+		return 0;
+	rc = add(b, "\n%s: ", label);
+	for (size_t i = 0; !rc && i < q->n; i++)
+		rc = add(b, "%s%.*s", i ? ", " : "", S(&q->u.items[i]));
+	return rc ? rc : add(b, "\n");
+}
+
 int ph_report_text(const struct ph_json *cap, struct ph_buf *b)
 {
 	const struct ph_json *fs = ph_json_get(cap, "findings");
-	const struct ph_json *q = ph_json_get(cap, "quiet");
 	const struct ph_json *counts = ph_json_get(cap, "counts");
 	const struct ph_json *notes = ph_json_get(cap, "notes");
 	int rc = header(cap, b);
 
+	rc = rc ? rc : coverage_line(cap, b);
 	rc = rc ? rc : add(b, "\n");
 	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
-		rc = add(b, "no findings\n");
+		rc = add(b, covered(cap) ?
+				    "no findings\n" :
+				    "no findings in what was observed\n");
 	for (size_t i = 0; !rc && ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n;
 	     i++)
 		rc = finding_text(&fs->u.items[i], b);
-	if (!rc && ph_json_is(q, PH_JSON_ARRAY) && q->n) {
-		rc = add(b, "\nquiet: ");
-		for (size_t i = 0; !rc && i < q->n; i++)
-			rc = add(b, "%s%.*s", i ? ", " : "", S(&q->u.items[i]));
-		rc = rc ? rc : add(b, "\n");
-	}
+	rc = rc ? rc : id_list(b, "quiet", ph_json_get(cap, "quiet"));
+	rc = rc ? rc :
+		  id_list(b, "not seen (see coverage)",
+			  ph_json_get(cap, "notSeen"));
 	rc = rc ? rc : add(b, "\n");
 	rc = rc ? rc : footer(cap, b);
 	rc = rc ? rc : io_line(cap, b);
@@ -228,10 +268,9 @@ int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
 	struct ph_jw jw;
 	const struct ph_json *m = get(cap, "metrics");
 	double hz = dnum(cap, "device.refreshHz", 0);
-	static const char *const copy[] = {
-		"findings", "quiet", "alsoInWindow", "notes", "counts",
-		"marks",    "io"
-	};
+	static const char *const copy[] = { "coverage", "findings",	"quiet",
+					    "notSeen",	"alsoInWindow", "notes",
+					    "counts",	"marks",	"io" };
 
 	ph_jw_init(&jw, b);
 	ph_jw_obj_begin(&jw);
@@ -316,7 +355,8 @@ static const char css[] =
 	"background:#f6f6f6}.error{border-color:#c62828}.warning{"
 	"border-color:#ef8f00}.note{border-color:#1565c0}.f b{display:block}"
 	".f small{color:#555;display:block}.q,.foot{color:#555;margin:8px 0}"
-	"text{font-size:11px;fill:#333}";
+	"text{font-size:11px;fill:#333}.cov.bad{color:#ffb4a9;"
+	"font-weight:600}.q.bad{color:#b3261e}";
 
 /* At most this many io lanes (one per device) in the HTML timeline. */
 #define IO_LANES 8
@@ -441,7 +481,6 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 	double nl = (double)(PH_ARRAY_SIZE(lane_names) + ndev);
 	const struct ph_json *lanes = ph_json_get(cap, "lanes");
 	const struct ph_json *fs = ph_json_get(cap, "findings");
-	const struct ph_json *q = ph_json_get(cap, "quiet");
 	int64_t from = num(cap, "window.from", 0),
 		to = num(cap, "window.to", 0);
 	double span = to > from ? (double)(to - from) : 1, w = 1000, lh = 28;
@@ -465,6 +504,14 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 	if (!rc && text.len) {
 		rc = add(b, "<br>");
 		rc = rc ? rc : esc(b, text.buf, text.len);
+	}
+	ph_buf_reset(&text);
+	rc = rc ? rc : coverage_line(cap, &text);
+	if (!rc && text.len) {
+		rc = add(b, "<br><span class=\"%s\">",
+			 covered(cap) ? "cov" : "cov bad");
+		rc = rc ? rc : esc(b, text.buf, text.len);
+		rc = rc ? rc : add(b, "</span>");
 	}
 	rc = rc ? rc : add(b, "</p></header><main><section id=\"tl\">");
 	rc = rc ? rc :
@@ -554,9 +601,17 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 		rc = rc ? rc : add(b, "</div>");
 	}
 	if (!rc && (!ph_json_is(fs, PH_JSON_ARRAY) || !fs->n))
-		rc = add(b, "<p>no findings</p>");
-	if (!rc && ph_json_is(q, PH_JSON_ARRAY) && q->n) {
-		rc = add(b, "<p class=\"q\">quiet: ");
+		rc = add(b, covered(cap) ? "<p>no findings</p>" :
+					   "<p>no findings in what was "
+					   "observed</p>");
+	for (int k = 0; k < 2; k++) {
+		const struct ph_json *q =
+			ph_json_get(cap, k ? "notSeen" : "quiet");
+
+		if (rc || !ph_json_is(q, PH_JSON_ARRAY) || !q->n)
+			continue;
+		rc = add(b, k ? "<p class=\"q bad\">not seen (see coverage): " :
+				"<p class=\"q\">quiet: ");
 		for (size_t i = 0; !rc && i < q->n; i++) {
 			rc = add(b, "%s", i ? ", " : "");
 			rc = rc ? rc : escj(b, &q->u.items[i]);

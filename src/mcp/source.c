@@ -625,6 +625,18 @@ struct ph_analysis *ph_mcp_analyze(struct ph_mcp_call *c, struct ph_window w,
 				      src->path[0] ? src->path : NULL, w);
 	else
 		a = ph_analyze_file(src->path, w, &rc);
+	/* What the live link says of the stretch after the last event. */
+	if (a && src->live && c->m->started) {
+		char why[400];
+		int64_t first_t;
+
+		pthread_mutex_lock(&c->m->lv->store.lock);
+		first_t = c->m->lv->store.in.first_t;
+		pthread_mutex_unlock(&c->m->lv->store.lock);
+		ph_analysis_link(a, ph_mcp_connected(c->m),
+				 ph_mcp_why_not(c->m, why, sizeof(why)),
+				 first_t);
+	}
 	if (!a)
 		ph_mcp_fail(c, "the findings engine could not read %s (%s)",
 			    src->live ? "the live store" : src->path,

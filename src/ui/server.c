@@ -234,6 +234,22 @@ static void *engine_run(void *arg)
 		return NULL;
 	}
 	ph_analysis_resolve_where(a, ph_env_project_root());
+	{
+		struct ph_link *l = &j->ui->lv->link;
+		char why[300];
+		int64_t first_t;
+		bool up;
+
+		pthread_mutex_lock(&l->mu);
+		up = l->state == PH_LINK_CONNECTED;
+		snprintf(why, sizeof(why), "%s",
+			 l->error[0] ? l->error : "not connected");
+		pthread_mutex_unlock(&l->mu);
+		pthread_mutex_lock(&j->ui->lv->store.lock);
+		first_t = j->ui->lv->store.in.first_t;
+		pthread_mutex_unlock(&j->ui->lv->store.lock);
+		ph_analysis_link(a, up, why, first_t);
+	}
 	/* The engine writes the members; the window is the caller's, as in
 	 * a capture: what was asked, and what the store held of it. */
 	ph_jw_init(&jw, j->fb);

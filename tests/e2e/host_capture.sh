@@ -56,7 +56,7 @@ check "wire fixture: every kind shown" sh -c \
 	"for k in recompose state_write nav http_start http_end db_start db_end; do grep -q \"\\\"\$k\\\":\" $T/w.json || exit 1; done"
 
 (cd "$T" && "$P" watch --application-id e2e.none --timeout 0.2 > /dev/null 2>&1; echo $? > "$T/w.rc")
-check "watch: timeout with nothing is exit 3" sh -c "[ \$(cat $T/w.rc) -eq 3 ]"
+check "watch: timeout having observed nothing is exit 4" sh -c "[ \$(cat $T/w.rc) -eq 4 ]"
 "$S" --scenario checkout --seconds 6 --app-id e2e.watch --data-dir "$T/d3" > /dev/null 2>&1 &
 (cd "$T" && PORTHOLE_SESSIONS=0 "$P" watch --application-id e2e.watch --until-first --severity error --timeout 20 > "$T/watch.out" 2> /dev/null; echo $? > "$T/w.rc")
 check "watch --until-first: exit 1 on the first error" sh -c "[ \$(cat $T/w.rc) -eq 1 ] && grep -q '^error ' $T/watch.out"

@@ -159,24 +159,6 @@ test('a restarted host answers from the session for what its store lacks', async
 	await off.close();
 });
 
-test('a late host with no session on disk says what it did not see', async () => {
-	// Its own project root: no session of the app there, and it writes none.
-	const h = await host([], { PORTHOLE_SESSIONS: '0', PORTHOLE_PROJECT_ROOT: path.join(dir, 'elsewhere') });
-	await connected(h);
-	// (an error answer until its first events arrive: nothing to answer from)
-	const r = await until(async () => {
-		const res = await h.callTool({ name: 'findings', arguments: { since: 'all', detail: 'normal' } });
-		const t = text(res);
-		if (res.isError) return null;
-		const x = { t, p: JSON.parse(t.slice(t.indexOf('\n{') + 1)) };
-		return (x.p.notes || []).find((n) => /^not seen: the app's first \d+ events/.test(n)) ? x : null;
-	}, 30000);
-	assert.ok(r, 'no "not seen" note');
-	const n = r.p.notes.find((x) => /^not seen/.test(x));
-	assert.ok(Number(n.match(/first (\d+) events/)[1]) > 4 * RING, n);
-	await h.close();
-});
-
 test('a restarted writer never shrinks what an earlier writer recorded', async () => {
 	await h3.close(); // its close writes meta.json
 	const m = meta();

@@ -528,7 +528,11 @@ static int capture_text(struct ph_analysis *a, struct ph_buf *out)
 	struct ph_capture_info info = { .scenario = "s", .driver = "d" };
 	struct ph_jw jw;
 
+	/* The engines' answers, without what the store adds about itself
+	 * (its notes, and the part it evicted). */
 	a->nnotes = 0;
+	a->cov.clipped_ms = 0;
+	ph_analysis_cover(a);
 	ph_buf_reset(out);
 	ph_jw_init(&jw, out);
 	ph_capture_write(a, &info, &jw);

@@ -155,9 +155,14 @@ static int findings_call(struct ph_mcp_call *c)
 			ph_mcp_more(c, "; %zu resolved since the last call",
 				    resolved);
 	}
-	if (!matched)
+	if (!matched && a->cov.complete)
 		ph_mcp_more(c, ": nothing found; %zu checks ran quiet",
 			    a->nquiet);
+	else if (!matched)
+		ph_mcp_more(c, ": nothing found in what was observed");
+	if (!a->cov.complete)
+		ph_mcp_more(c, ". NOT SEEN (%zu checks): %s", a->nnot_seen,
+			    a->cov.reason);
 	if (a->status_note)
 		ph_mcp_more(c, " (status: %s)", a->status_note);
 	if (src.note[0])
@@ -174,6 +179,7 @@ static int findings_call(struct ph_mcp_call *c)
 	ph_jw_kv_int(&c->jw, "to", a->window.to);
 	ph_jw_obj_end(&c->jw);
 	ph_jw_kv_str(&c->jw, "source", src.live ? "live" : src.path);
+	ph_coverage_write(&a->cov, a->window, &c->jw);
 	ph_jw_key(&c->jw, "findings");
 	arr_at = c->payload.len;
 	ph_jw_arr_begin(&c->jw);
@@ -223,6 +229,11 @@ static int findings_call(struct ph_mcp_call *c)
 	for (size_t i = 0; i < a->nquiet; i++)
 		ph_jw_str(&c->jw, a->quiet[i]);
 	ph_jw_arr_end(&c->jw);
+	ph_jw_key(&c->jw, "notSeen");
+	ph_jw_arr_begin(&c->jw);
+	for (size_t i = 0; i < a->nnot_seen; i++)
+		ph_jw_str(&c->jw, a->not_seen[i]);
+	ph_jw_arr_end(&c->jw);
 	if (a->nnotes) {
 		ph_jw_key(&c->jw, "notes");
 		ph_jw_arr_begin(&c->jw);
@@ -269,8 +280,12 @@ const struct ph_mcp_tool ph_mcp_tool_findings = {
 		"proof), a window on the app clock, its status against your "
 		"previous call (new|ongoing|resolved), `where` in the source "
 		"when PORTHOLE_PROJECT_ROOT is set, and `evidenceTool`: the "
-		"tool to call next for its evidence. `quiet` lists the "
-		"checks that ran and found nothing.",
+		"tool to call next for its evidence. `coverage` says what "
+		"the answer rests on (events held, seqs missing, the link); "
+		"`quiet` lists the checks that found nothing over a fully "
+		"observed window, `notSeen` those that found nothing in a "
+		"window the host did not fully observe (coverage.reason "
+		"says why): not an all-clear.",
 	.props = "\"severity\":{\"type\":\"string\",\"enum\":[\"error\","
 		 "\"warning\",\"note\"],\"default\":\"note\",\"description\":"
 		 "\"the least severe level to list\"},"

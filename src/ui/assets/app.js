@@ -574,9 +574,15 @@
     if (stale) return { text: 'stale: answer for t=' + F.asked.from + '..' + F.asked.to + '; asking again…', color: C.warn, kind: 'stale' };
     const fs = F.answer.findings || [];
     const tr = traceText(fs) + ioText(fs);
+    // Quiet only over a window the host observed whole (docs/findings.md,
+    // "Coverage"); otherwise what it could not see, and why.
+    const cov = F.answer.coverage;
+    const unseen = cov && !cov.complete ? ' · not seen (' + (F.answer.notSeen || []).length + ' checks): ' + cov.reason : '';
+    if (!fs.length && unseen)
+      return { text: 'nothing found in what was observed' + unseen + tr, color: C.warn, kind: 'notseen' };
     if (!fs.length)
       return { text: 'looked: nothing found (' + (F.answer.quiet || []).length + ' checks quiet)' + tr, color: C.ok, kind: 'empty' };
-    return { text: fs.length + ' finding' + (fs.length > 1 ? 's' : '') + tr, color: C.dim, kind: 'ok' };
+    return { text: fs.length + ' finding' + (fs.length > 1 ? 's' : '') + unseen + tr, color: unseen ? C.warn : C.dim, kind: 'ok' };
   }
   // What the block I/O view added (findings with source "iotrace").
   function ioText(fs) {
