@@ -22,6 +22,26 @@ static void queue_preload(struct ph_live *lv)
 }
 
 /*
+ * Drops a load of the closed session that the parser has not begun: its
+ * lines would reach the store after the new process's hello and pass for
+ * that process's own.
+ */
+static void cancel_preload(struct ph_live *lv)
+{
+	bool dropped;
+
+	pthread_mutex_lock(&lv->qmu);
+	dropped = lv->preload_bytes != 0;
+	lv->preload_bytes = 0;
+	pthread_mutex_unlock(&lv->qmu);
+	if (dropped) {
+		pthread_mutex_lock(&lv->store.lock);
+		lv->store.loading = false;
+		pthread_mutex_unlock(&lv->store.lock);
+	}
+}
+
+/*
  * On the parser thread, qmu not held: loads the session file's first
  * `bytes` into the store, then lets the session write meta.json from the
  * store, if that session is still the open one.
@@ -62,6 +82,7 @@ static void on_hello(void *ctx, const struct ph_ident *id)
 	if (lv->session_open && lv->started_at != id->started_at) {
 		ph_session_close(&lv->session);
 		lv->session_open = false;
+		cancel_preload(lv);
 	}
 	if (!lv->session_open &&
 	    !ph_session_open(&lv->session, lv->sessions_dir, id, &lv->store)) {

@@ -9,11 +9,12 @@
  *
  * A session an earlier host recorded (this host attached after the fact,
  * or restarted while the app ran on) is loaded into the store first: the
- * parser thread reads what the file held at the open (ph_store_load_
- * prefix) before it stores another queued line, so every face answers
- * for the whole recording, not only for the app's ring of recent events;
- * seqs the backfill brings again are skipped as already seen.  Lines
- * that arrive meanwhile wait in the queue.
+ * parser thread reads what the file held at the open with
+ * ph_store_load_prefix before it stores another queued line, so every
+ * face answers for the whole recording, not only for the app's ring of
+ * recent events; seqs the backfill brings again are skipped as already
+ * seen.  Lines that arrive meanwhile wait in the queue (store.loading is
+ * set until the load ends, and answers say so).
  */
 #ifndef PH_HOST_LIVE_H
 #define PH_HOST_LIVE_H
