@@ -33,7 +33,7 @@ void ph_state_reset(struct ph_state *st, int64_t now)
 {
 	st->n_nodes = 0;
 	st->recomp_since = now;
-	st->n_worst = 0;
+	st->jank_next = st->jank_count = 0;
 	st->janky = 0;
 	st->stall_count = st->stall_next = 0;
 	st->main_db_count = st->main_db_next = 0;
@@ -380,26 +380,19 @@ static void apply_work(struct ph_state *st, struct ph_rec *r)
 
 static void apply_frame(struct ph_state *st, const struct ph_rec *r)
 {
-	struct ph_jank j = { .at = ph_rec_t(r) };
-	size_t slot;
+	struct ph_jank *j = &st->jank[st->jank_next];
 
 	st->janky++;
-	j.total_ms = ph_rec_get_int(r, PH_KEY_TOTAL_MS, 0);
-	j.missed = ph_rec_get_int(r, PH_KEY_MISSED_FRAMES, 0);
-	ph_rec_get_str(r, PH_KEY_WORST_PHASE, j.worst_phase,
-		       sizeof(j.worst_phase));
-	/* Keep the 20 worst, by total time. */
-	if (st->n_worst < 20) {
-		slot = st->n_worst++;
-	} else {
-		slot = 0;
-		for (size_t i = 1; i < 20; i++)
-			if (st->worst[i].total_ms < st->worst[slot].total_ms)
-				slot = i;
-		if (st->worst[slot].total_ms >= j.total_ms)
-			return;
-	}
-	st->worst[slot] = j;
+	/* The newest late frames, not the worst ever kept: a window asks
+	 * for the worst of its own (ph_state_frames). */
+	*j = (struct ph_jank){ .at = ph_rec_t(r) };
+	j->total_ms = ph_rec_get_int(r, PH_KEY_TOTAL_MS, 0);
+	j->missed = ph_rec_get_int(r, PH_KEY_MISSED_FRAMES, 0);
+	ph_rec_get_str(r, PH_KEY_WORST_PHASE, j->worst_phase,
+		       sizeof(j->worst_phase));
+	st->jank_next = (st->jank_next + 1) % PH_ARRAY_SIZE(st->jank);
+	if (st->jank_count < PH_ARRAY_SIZE(st->jank))
+		st->jank_count++;
 }
 
 static void apply_blocked(struct ph_state *st, const struct ph_rec *r)
@@ -468,6 +461,7 @@ static void apply_log(struct ph_state *st, struct ph_rec *r, uint64_t seq)
 		st->last_log_next = (st->last_log_next + 1) % 8;
 	ph_rec_get_str(r, PH_KEY_TAG, st->last_log[i].tag, PH_NAME_MAX);
 	st->last_log[i].seq = seq;
+	st->logs++;
 }
 
 static void apply_log_append(struct ph_state *st, struct ph_rec *r)
@@ -555,6 +549,10 @@ void ph_state_recompositions(const struct ph_state *st, struct ph_jw *w,
 	struct ph_recomp_node *sorted;
 	size_t n = 0;
 
+	/* "" and "null" count as absent, as in the published runtime. */
+	if (!ph_json_is(screen, PH_JSON_STRING) || !screen->n ||
+	    ph_json_streq(screen, "null"))
+		screen = NULL;
 	window(params, now, &from, &to);
 	sorted = malloc((st->n_nodes ? st->n_nodes : 1) * sizeof(*sorted));
 	for (size_t i = 0; sorted && i < st->n_nodes; i++) {
@@ -562,8 +560,7 @@ void ph_state_recompositions(const struct ph_state *st, struct ph_jw *w,
 
 		if (nd->last_at < from || nd->first_at > to)
 			continue;
-		if (ph_json_is(screen, PH_JSON_STRING) &&
-		    !ph_json_streq(screen, nd->screen))
+		if (screen && !ph_json_streq(screen, nd->screen))
 			continue;
 		sorted[n++] = *nd;
 	}
@@ -867,29 +864,56 @@ void ph_state_inflight(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_obj_end(w);
 }
 
+/* Whether the span [at, at + ms] overlaps the window (both ends in). */
+static bool overlaps(int64_t at, int64_t ms, int64_t from, int64_t to)
+{
+	return at <= to && at + (ms > 0 ? ms : 0) >= from;
+}
+
+static int cmp_jank(const void *a, const void *b)
+{
+	const struct ph_jank *x = *(const struct ph_jank *const *)a;
+	const struct ph_jank *y = *(const struct ph_jank *const *)b;
+
+	if (x->total_ms != y->total_ms)
+		return x->total_ms < y->total_ms ? 1 : -1;
+	return x->at < y->at ? 1 : x->at > y->at ? -1 : 0; /* newer first */
+}
+
 void ph_state_frames(const struct ph_state *st, struct ph_jw *w,
 		     const struct ph_json *params, uint64_t total_frames,
 		     double refresh_hz)
 {
-	int64_t limit = param_int(params, "limit", 20);
+	const size_t cap = PH_ARRAY_SIZE(st->jank);
+	const struct ph_jank *in[PH_ARRAY_SIZE(st->jank)];
+	const struct ph_jank *oldest =
+		&st->jank[st->jank_count < cap ? 0 : st->jank_next];
+	int64_t limit = param_int(params, "limit", 20), from, to;
+	size_t n = 0;
 
+	window(params, ph_clock_uptime_ms(), &from, &to);
+	for (size_t i = 0; i < st->jank_count; i++)
+		if (overlaps(st->jank[i].at, st->jank[i].total_ms, from, to))
+			in[n++] = &st->jank[i];
+	/* Worst first, so any limit lists the window's worst. */
+	qsort(in, n, sizeof(in[0]), cmp_jank);
 	ph_jw_obj_begin(w);
 	ph_jw_kv_int(w, "totalFrames", (int64_t)total_frames);
-	ph_jw_kv_int(w, "jankyFrames", (int64_t)st->janky);
+	ph_jw_kv_int(w, "jankyFrames", (int64_t)n);
 	ph_jw_kv_int(w, "droppedBySystem", 0);
 	ph_jw_kv_int(w, "frameIntervalMs", (int64_t)(1000.0 / refresh_hz));
 	ph_jw_key(w, "worst");
 	ph_jw_arr_begin(w);
-	for (size_t i = 0; i < st->n_worst && (int64_t)i < limit; i++) {
+	for (size_t i = 0; i < n && (int64_t)i < limit; i++) {
 		ph_jw_obj_begin(w);
-		ph_jw_kv_int(w, "at", st->worst[i].at);
-		ph_jw_kv_int(w, "totalMs", st->worst[i].total_ms);
-		ph_jw_kv_int(w, "missedFrames", st->worst[i].missed);
-		ph_jw_kv_str(w, "worstPhase", st->worst[i].worst_phase);
+		ph_jw_kv_int(w, "at", in[i]->at);
+		ph_jw_kv_int(w, "totalMs", in[i]->total_ms);
+		ph_jw_kv_int(w, "missedFrames", in[i]->missed);
+		ph_jw_kv_str(w, "worstPhase", in[i]->worst_phase);
 		ph_jw_key(w, "phases");
 		ph_jw_obj_begin(w);
 		ph_jw_obj_end(w);
-		ph_jw_kv_bool(w, "firstDraw", st->worst[i].first_draw);
+		ph_jw_kv_bool(w, "firstDraw", in[i]->first_draw);
 		ph_jw_obj_end(w);
 	}
 	ph_jw_arr_end(w);
@@ -897,6 +921,16 @@ void ph_state_frames(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	ph_jw_str(w, "Per-phase times of each late frame are on its frame "
 		     "event.");
+	if (st->jank_count == cap && oldest->at > from) {
+		char note[160];
+
+		snprintf(note, sizeof(note),
+			 "late frames before t=%" PRId64
+			 " are no longer held here (the newest %zu are); "
+			 "the frame events have them",
+			 oldest->at, cap);
+		ph_jw_str(w, note);
+	}
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
 }
@@ -904,41 +938,77 @@ void ph_state_frames(const struct ph_state *st, struct ph_jw *w,
 void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 		       const struct ph_json *params, int64_t stall_ms)
 {
-	int64_t limit = param_int(params, "limit", 20);
+	int64_t limit = param_int(params, "limit", 20),
+		now = ph_clock_uptime_ms();
+	int64_t from, to, listed = 0;
+	char note[200];
 
+	window(params, now, &from, &to);
 	ph_jw_obj_begin(w);
 	ph_jw_key(w, "stalls");
 	ph_jw_arr_begin(w);
-	for (size_t i = 0; i < st->stall_count && (int64_t)i < limit; i++) {
+	for (size_t i = 0; i < st->stall_count && listed < limit; i++) {
 		const struct ph_stall *s =
 			&st->stalls[(st->stall_next + 19 - i) % 20];
 
+		if (!overlaps(s->at, s->duration_ms, from, to))
+			continue;
 		ph_jw_obj_begin(w);
 		ph_jw_kv_int(w, "at", s->at);
 		ph_jw_kv_int(w, "durationMs", s->duration_ms);
 		ph_jw_kv_str(w, "stack", s->top);
 		ph_jw_obj_end(w);
+		listed++;
 	}
 	ph_jw_arr_end(w);
 	ph_jw_key(w, "mainThreadQueries");
 	ph_jw_arr_begin(w);
-	for (size_t i = 0; i < st->main_db_count && (int64_t)i < limit; i++)
-		query_json(w, &st->main_db[(st->main_db_next + 19 - i) % 20],
-			   0);
+	listed = 0;
+	for (size_t i = 0; i < st->main_db_count && listed < limit; i++) {
+		const struct ph_query *q =
+			&st->main_db[(st->main_db_next + 19 - i) % 20];
+
+		if (!overlaps(q->started_at, q->elapsed_ms, from, to))
+			continue;
+		query_json(w, q, 0);
+		listed++;
+	}
 	ph_jw_arr_end(w);
 	ph_jw_key(w, "mainThreadHttp");
 	ph_jw_arr_begin(w);
-	for (size_t i = 0; i < st->recent_count; i++) {
+	listed = 0;
+	for (size_t i = 0; i < st->recent_count && listed < limit; i++) {
 		const struct ph_call *c =
 			&st->recent_http[(st->recent_next + 199 - i) % 200];
 
-		if (c->main)
-			call_json(w, c, 0);
+		if (!c->main ||
+		    !overlaps(c->started_at, c->elapsed_ms, from, to))
+			continue;
+		call_json(w, c, 0);
+		listed++;
 	}
 	ph_jw_arr_end(w);
 	ph_jw_kv_int(w, "stallThresholdMs", stall_ms);
 	ph_jw_key(w, "notes");
 	ph_jw_arr_begin(w);
+	/* Each list is a ring of the newest: say where a full one starts. */
+	if (st->stall_count == 20 && st->stalls[st->stall_next].at > from) {
+		snprintf(note, sizeof(note),
+			 "stalls before t=%" PRId64
+			 " are no longer held here (the newest 20 are); the "
+			 "blocked events have them",
+			 st->stalls[st->stall_next].at);
+		ph_jw_str(w, note);
+	}
+	if (st->main_db_count == 20 &&
+	    st->main_db[st->main_db_next].started_at > from) {
+		snprintf(note, sizeof(note),
+			 "main-thread queries before t=%" PRId64
+			 " are no longer held here (the newest 20 are); the "
+			 "db_end events have them",
+			 st->main_db[st->main_db_next].started_at);
+		ph_jw_str(w, note);
+	}
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
 }

@@ -108,9 +108,9 @@ struct ph_state {
 	struct ph_job jobs[16];
 	size_t n_jobs;
 
-	struct ph_jank worst[20];
-	size_t n_worst;
-	uint64_t janky;
+	struct ph_jank jank[256]; /* recent late frames, ring */
+	size_t jank_next, jank_count;
+	uint64_t janky; /* every late frame since start or reset */
 	struct ph_stall stalls[20];
 	size_t stall_next, stall_count;
 
@@ -126,6 +126,7 @@ struct ph_state {
 		uint64_t seq;
 	} last_log[8]; /* per tag: what a log_append extends */
 	unsigned last_log_next;
+	uint64_t logs;		/* log lines put in the ring since start */
 	int64_t wall_offset_ms; /* realtime - monotonic, for wallTime */
 };
 

@@ -15,6 +15,7 @@
 #include "ph_json.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <math.h>
 
 struct parse {
@@ -333,14 +334,23 @@ static inline int read_string(struct parse *ps, struct ph_json *v)
 	}
 }
 
-static locale_t c_locale(void)
-{
-	static locale_t loc;
+static locale_t c_loc;
+static pthread_once_t c_loc_once = PTHREAD_ONCE_INIT;
 
-	/* Racing threads may both create it; one leaks, harmlessly. */
-	if (!loc)
-		loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	return loc;
+static void c_loc_init(void)
+{
+	c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	/* Out of memory this early: the process's locale, which is "C"
+	 * unless the app called setlocale (then a number with a decimal
+	 * comma could be misread, said here rather than crash on 0). */
+	if (!c_loc)
+		c_loc = LC_GLOBAL_LOCALE;
+}
+
+locale_t ph_json_c_locale(void)
+{
+	pthread_once(&c_loc_once, c_loc_init);
+	return c_loc;
 }
 
 static const double pow10_exact[] = {
@@ -441,7 +451,7 @@ static int read_number(struct parse *ps, struct ph_json *v)
 		ph_buf_reset(b);
 		if (ph_buf_add(b, start, (size_t)(p - start)))
 			return fail(ps, start, PH_ENOMEM, "out of memory");
-		d = strtod_l(b->buf, NULL, c_locale());
+		d = strtod_l(b->buf, NULL, ph_json_c_locale());
 		if (!isfinite(d))
 			return FAIL(ps, start, "number out of range");
 		v->u.d = d;

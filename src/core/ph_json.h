@@ -198,6 +198,14 @@ static inline void ph_jw_kv_double(struct ph_jw *w, const char *k, double v)
 /* Appends s as a quoted, escaped JSON string. */
 int ph_json_escape(struct ph_buf *out, const char *s, size_t n) PH_WUR;
 
+/*
+ * The "C" locale, made once for the process (pthread_once): numbers are
+ * read and written in it whatever the app's locale.  LC_GLOBAL_LOCALE
+ * when it could not be made.  Needs <locale.h>.
+ */
+#include <locale.h>
+locale_t ph_json_c_locale(void);
+
 /* Shortest round-trip text for a finite double, C locale; returns length. */
 size_t ph_json_format_double(double v, char *buf, size_t size);
 

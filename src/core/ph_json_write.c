@@ -131,18 +131,9 @@ int ph_json_escape(struct ph_buf *out, const char *s, size_t n)
 	return rc;
 }
 
-static locale_t c_locale(void)
-{
-	static locale_t loc;
-
-	if (!loc)
-		loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	return loc;
-}
-
 size_t ph_json_format_double(double v, char *buf, size_t size)
 {
-	locale_t old = uselocale(c_locale());
+	locale_t old = uselocale(ph_json_c_locale());
 	int n = 0;
 
 	/* The shortest of %.15g..%.17g that reads back to the same double. */

@@ -669,13 +669,17 @@ static int cmp_u64pair(const void *a, const void *b)
 static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
 {
 	uint64_t *tmp, *t2;
-	size_t i;
+	size_t i, *count;
 
 	tmp = malloc(n * 16);
 	t2 = malloc(n * 16);
-	if (!tmp || !t2) {
+	/* The digit counts, 512 KiB: the caller's own (a static one was
+	 * shared by every thread sorting at once). */
+	count = malloc(65537 * sizeof(*count));
+	if (!tmp || !t2 || !count) {
 		free(tmp);
 		free(t2);
+		free(count);
 		return PH_ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -683,7 +687,6 @@ static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
 		tmp[2 * i + 1] = metas[i];
 	}
 	for (unsigned shift = 0; shift < 64; shift += 16) {
-		static size_t count[65537];
 		uint64_t all_or = 0, all_and = ~0ull;
 
 		for (i = 0; i < n; i++) {
@@ -692,7 +695,7 @@ static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
 		}
 		if (!(((all_or ^ all_and) >> shift) & 0xffff))
 			continue; /* this digit is the same everywhere */
-		memset(count, 0, sizeof(count));
+		memset(count, 0, 65537 * sizeof(*count));
 		for (i = 0; i < n; i++)
 			count[((tmp[2 * i] >> shift) & 0xffff) + 1]++;
 		for (i = 1; i < 65537; i++)
@@ -713,6 +716,7 @@ static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
 	}
 	free(tmp);
 	free(t2);
+	free(count);
 	return 0;
 }
 

@@ -372,31 +372,34 @@ out:
 
 /* ---- top --------------------------------------------------------------- */
 
-static const struct ph_heap *sort_heap;
-static int sort_by; /* 0 retained, 1 shallow, 2 count */
+/* What top sorts by: a context, as several threads may ask. */
+struct top_sort {
+	const struct ph_heap *h;
+	int by; /* 0 retained, 1 shallow, 2 count */
+};
 
-static int cmp_class_idx(const void *a, const void *b)
+static int cmp_class_idx(const void *a, const void *b, void *arg)
 {
-	const struct ph_heap_class *x =
-		&sort_heap->classes[*(const uint32_t *)a];
-	const struct ph_heap_class *y =
-		&sort_heap->classes[*(const uint32_t *)b];
-	uint64_t vx = sort_by == 0 ? x->retained :
-		      sort_by == 1 ? x->shallow :
-				     x->count;
-	uint64_t vy = sort_by == 0 ? y->retained :
-		      sort_by == 1 ? y->shallow :
-				     y->count;
+	const struct top_sort *k = arg;
+	const struct ph_heap_class *x = &k->h->classes[*(const uint32_t *)a];
+	const struct ph_heap_class *y = &k->h->classes[*(const uint32_t *)b];
+	uint64_t vx = k->by == 0 ? x->retained :
+		      k->by == 1 ? x->shallow :
+				   x->count;
+	uint64_t vy = k->by == 0 ? y->retained :
+		      k->by == 1 ? y->shallow :
+				   y->count;
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-static int cmp_obj_retained(const void *a, const void *b)
+static int cmp_obj_retained(const void *a, const void *b, void *arg)
 {
+	const struct top_sort *k = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t vx = sort_heap->retained[x], vy = sort_heap->retained[y];
+	uint64_t vx = k->h->retained[x], vy = k->h->retained[y];
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
@@ -410,6 +413,7 @@ int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out)
 	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
 	uint32_t *idx = NULL, *objs = NULL;
 	size_t limit = o->limit > 0 ? (size_t)o->limit : 20, nobj = 0;
+	struct top_sort k = { 0 };
 	int status = 2;
 
 	if (open_dump(o, &h, &map))
@@ -418,10 +422,10 @@ int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out)
 		ph_log(PH_LOG_ERROR, "out of memory");
 		goto out;
 	}
-	sort_heap = &h;
-	sort_by = !o->by || !strcmp(o->by, "retained") ? 0 :
-		  !strcmp(o->by, "shallow")	       ? 1 :
-							 2;
+	k.h = &h;
+	k.by = !o->by || !strcmp(o->by, "retained") ? 0 :
+	       !strcmp(o->by, "shallow")	    ? 1 :
+						      2;
 	idx = malloc((h.nclasses + 1) * 4);
 	/* biggest retainers: keep the top `limit` with a partial sort */
 	objs = malloc((limit + 1) * 4);
@@ -429,7 +433,7 @@ int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out)
 		goto out;
 	for (uint32_t i = 0; i < h.nclasses; i++)
 		idx[i] = i;
-	qsort(idx, h.nclasses, 4, cmp_class_idx);
+	qsort_r(idx, h.nclasses, 4, cmp_class_idx, &k);
 	for (uint32_t x = 0; x < h.nobj; x++) {
 		size_t at;
 
@@ -448,7 +452,7 @@ int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out)
 			at--;
 		}
 	}
-	qsort(objs, nobj, 4, cmp_obj_retained);
+	qsort_r(objs, nobj, 4, cmp_obj_retained, &k);
 	if (o->json) {
 		struct ph_jw w;
 		size_t shown = 0;
@@ -456,9 +460,9 @@ int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out)
 		ph_jw_init(&w, &b);
 		ph_jw_obj_begin(&w);
 		ph_jw_kv_str(&w, "by",
-			     sort_by == 0 ? "retained" :
-			     sort_by == 1 ? "shallow" :
-					    "count");
+			     k.by == 0 ? "retained" :
+			     k.by == 1 ? "shallow" :
+					 "count");
 		jw_partial(&w, &h);
 		ph_jw_key(&w, "classes");
 		ph_jw_arr_begin(&w);

@@ -205,6 +205,19 @@ void ph_mcp_put(struct ph_mcp_call *c, const char *key,
 		const struct ph_json *v);
 
 /*
+ * For WINDOW tools, first thing: true (the call failed, saying why) when
+ * the window asked for holds no instant, from after to; the tool returns
+ * 0 at once, so nothing is read and no since:"last" mark moves.  A
+ * since:"last" window with nothing new since is answered, not refused.
+ */
+bool ph_mcp_window_refused(struct ph_mcp_call *c);
+/*
+ * Appends to the summary line, in parentheses, each of the app answer r's
+ * `notes` that contains `having` (what the app says it no longer holds).
+ */
+void ph_mcp_app_notes(struct ph_mcp_call *c, const struct ph_json *r,
+		      const char *having);
+/*
  * For tools mirroring a windowed app method: the params text with the
  * call's window ({"from","to"}), "limit" and extra members (a JSON
  * members' text, or NULL), into the arena.

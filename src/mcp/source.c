@@ -272,13 +272,21 @@ int ph_mcp_fail(struct ph_mcp_call *c, const char *fmt, ...)
 	return 0;
 }
 
+/* As in the published runtime: a string argument that is empty or "null"
+ * counts as absent (docs/protocol.md section 2). */
+static bool absent_str(const struct ph_json *v)
+{
+	return ph_json_is(v, PH_JSON_STRING) &&
+	       (!v->n || (v->n == 4 && !memcmp(v->u.s, "null", 4)));
+}
+
 const char *ph_mcp_arg_str(struct ph_mcp_call *c, const char *name,
 			   const char *def)
 {
 	const struct ph_json *v = ph_json_get(c->args, name);
 	const char *s;
 
-	if (!ph_json_is(v, PH_JSON_STRING))
+	if (!ph_json_is(v, PH_JSON_STRING) || absent_str(v))
 		return def;
 	s = ph_json_strdup(c->arena, v);
 	return s ? s : def;
@@ -298,7 +306,7 @@ bool ph_mcp_arg_has(struct ph_mcp_call *c, const char *name)
 {
 	const struct ph_json *v = ph_json_get(c->args, name);
 
-	return v && v->type != PH_JSON_NULL;
+	return v && v->type != PH_JSON_NULL && !absent_str(v);
 }
 
 bool ph_mcp_arg_bool(struct ph_mcp_call *c, const char *name, bool def)
@@ -403,6 +411,39 @@ void ph_mcp_put(struct ph_mcp_call *c, const char *key, const struct ph_json *v)
 		ph_jw_value(&c->jw, v);
 	else
 		ph_jw_null(&c->jw);
+}
+
+bool ph_mcp_window_refused(struct ph_mcp_call *c)
+{
+	char ws[80];
+
+	/* since:"last" with nothing new since is not the caller's error. */
+	if (c->w_since_last || c->w.from <= c->w.to)
+		return false;
+	ph_mcp_fail(c,
+		    "the window t=%s is empty: it starts after it ends "
+		    "(from %" PRId64 " > to %" PRId64
+		    "; an open to is now, the app's newest t). Give from <= "
+		    "to (app clock ms, both inclusive), or sinceMs, or since; "
+		    "nothing was read and the since:\"last\" mark did not "
+		    "move",
+		    ph_mcp_wstr(c->w, ws, sizeof(ws)), c->w.from, c->w.to);
+	return true;
+}
+
+void ph_mcp_app_notes(struct ph_mcp_call *c, const struct ph_json *r,
+		      const char *having)
+{
+	const struct ph_json *notes = ph_json_get(r, "notes");
+
+	for (uint32_t i = 0; notes && i < notes->n; i++) {
+		const struct ph_json *n = &notes->u.items[i];
+
+		if (ph_json_is(n, PH_JSON_STRING) &&
+		    memmem(n->u.s, n->n, having, strlen(having)))
+			ph_mcp_more(c, " (%.*s)", ph_mcp_first_line(n, 300),
+				    n->u.s);
+	}
 }
 
 /* --- the app ---------------------------------------------------------------

@@ -48,13 +48,17 @@ static int64_t cell_int(const struct ph_table *tb, int c, size_t r)
 	}
 }
 
-static const struct ph_table *sort_tb;
-static int sort_col;
+/* What cmp_rows sorts by: a context, as several threads may sort. */
+struct sort_by_col {
+	const struct ph_table *tb;
+	int col;
+};
 
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
-	int64_t x = cell_int(sort_tb, sort_col, *(const uint32_t *)a);
-	int64_t y = cell_int(sort_tb, sort_col, *(const uint32_t *)b);
+	const struct sort_by_col *k = arg;
+	int64_t x = cell_int(k->tb, k->col, *(const uint32_t *)a);
+	int64_t y = cell_int(k->tb, k->col, *(const uint32_t *)b);
 
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -129,11 +133,11 @@ static const uint32_t *perm_of(struct vt_aux *aux, int c)
 	if (!p)
 		return NULL;
 	if (!tb->rows || radix_perm(tb, c, p)) {
+		struct sort_by_col k = { tb, c };
+
 		for (size_t i = 0; i < tb->rows; i++)
 			p[i] = (uint32_t)i;
-		sort_tb = tb;
-		sort_col = c;
-		qsort(p, tb->rows, sizeof(*p), cmp_rows);
+		qsort_r(p, tb->rows, sizeof(*p), cmp_rows, &k);
 	}
 	aux->perm[c] = p;
 	return p;

@@ -16,18 +16,13 @@ check "sdk installed (make deps)" test -d node_modules/@modelcontextprotocol/sdk
 # live trace at a time (tests/e2e/trace_record.sh).
 PH_BIN=$BIN flock /tmp/porthole-tracefs.lock \
 	node --test --test-reporter=tap tests/node/mcp.test.mjs > "$T/tap" 2>&1
-# "ok N - name" / "not ok N - name" at the top level: one check each.
-grep -E '^(not )?ok [0-9]+ - ' "$T/tap" > "$T/results"
-[ -s "$T/results" ] || { cat "$T/tap" | tail -30; \
-	check "node suite ran" false; }
-while IFS= read -r line; do
-	name=${line#*- }
-	case $line in
-	"not ok"*) grep -F -A30 -- "$line" "$T/tap" > "$T/why"
-		check "$name" sh -c "cat '$T/why'; false" ;;
-	*) check "$name" true ;;
-	esac
-done < "$T/results"
+tap_checks "mcp.test.mjs" "$T/tap" $?
+
+# --- the tools' windows and parameters (tests/node/mcp_tools.test.mjs) -----
+# Its own sample and server; one check per node test, as above.
+PH_BIN=$BIN node --test --test-reporter=tap tests/node/mcp_tools.test.mjs \
+	> "$T/tap-tools" 2>&1
+tap_checks "mcp_tools.test.mjs" "$T/tap-tools" $?
 
 # --- the MCP Inspector's CLI -----------------------------------------------
 # Against `porthole mcp --no-link` reading a recorded checkout session from

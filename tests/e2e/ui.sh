@@ -11,15 +11,6 @@ check "chromium is installed" test -x /usr/bin/chromium
 check "playwright-core is installed (make deps)" test -d node_modules/playwright-core
 PH_BIN=$BIN PH_SCREENSHOT=${PH_BUILD:-build}/ui-screenshot.png \
 	node --test --test-reporter=tap tests/node/ui.test.mjs > "$TAP" 2>&1
-# Each "ok N - name" / "not ok N - name" line of the top level is a check.
-grep -E '^(not )?ok [0-9]+ - ' "$TAP" | sed 's/#.*//' > "$E2E_TMP/results"
-check "the browser tests ran" test -s "$E2E_TMP/results"
-while IFS= read -r line; do
-	name=${line#*- }
-	case $line in
-	"not ok"*) check "$name" sh -c "grep -A30 -F -- '$line' '$TAP' | head -30; false" ;;
-	*) check "$name" true ;;
-	esac
-done < "$E2E_TMP/results"
+tap_checks "ui.test.mjs" "$TAP" $?
 check "the screenshot was written" test -s "${PH_BUILD:-build}/ui-screenshot.png"
 finish

@@ -29,6 +29,28 @@ fixture() {
 	echo "$FIXTURES/$1"
 }
 
+# tap_checks SUITE TAP_FILE EXIT_STATUS: one check per top-level
+# "ok N - name" / "not ok N - name" of a node --test TAP stream, then two
+# more, so a run that died halfway cannot pass on the tests it got to:
+# node exited 0, and the plan line ("1..N") was printed and N tests ran.
+tap_checks() {
+	suite=$1 tap=$2 rc=$3
+	grep -E '^(not )?ok [0-9]+ - ' "$tap" | sed 's/ # .*//' > "$tap.results"
+	while IFS= read -r line; do
+		name=${line#*- }
+		case $line in
+		"not ok"*) grep -F -A30 -- "$line" "$tap" | head -30 > "$tap.why"
+			check "$name" sh -c "cat '$tap.why'; false" ;;
+		*) check "$name" true ;;
+		esac
+	done < "$tap.results"
+	plan=$(grep -E '^1\.\.[0-9]+$' "$tap" | tail -1)
+	ran=$(grep -c '' "$tap.results")
+	check "$suite: node exited 0" sh -c "[ $rc -eq 0 ] || { tail -30 '$tap'; false; }"
+	check "$suite: all of its plan ran ($plan, $ran results)" \
+		sh -c "[ -n '$plan' ] && [ '$plan' = '1..$ran' ] || { tail -30 '$tap'; false; }"
+}
+
 finish() {
 	echo "[${PH_SUITE:-e2e}] $e2e_passed passed, $e2e_failed failed"
 	[ $e2e_failed -eq 0 ]

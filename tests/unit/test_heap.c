@@ -9,6 +9,8 @@
  */
 #include "ph_common.h"
 #include "harness.h"
+
+#include <pthread.h>
 #include "heap/heap.h"
 #include "host/findings.h"
 #include "host/session.h"
@@ -1080,4 +1082,59 @@ void test_heap__map_parse(void)
 	CHECK(!ph_heap_map_field(m, "a", "c"));
 	CHECK(!ph_heap_map_class(m, "z"));
 	ph_heap_map_free(m);
+}
+
+/*
+ * `heap top` from several threads at once (the UI and MCP servers answer
+ * on many): each sorts by its own key, so each answer is the one a lone
+ * call gives.  The sort's key was a static shared by every caller.
+ */
+struct top_job {
+	const char *by;
+	char *out;
+	size_t len;
+	int rc;
+};
+
+static void *top_run(void *arg)
+{
+	struct top_job *j = arg;
+	struct ph_heap_cmd_opts o = {
+		.dump = ph_test_fixture("hprof/perflib_dialer.android-hprof"),
+		.by = j->by,
+		.limit = 15,
+	};
+	FILE *f = open_memstream(&j->out, &j->len);
+
+	j->rc = f ? ph_heap_cmd_top(&o, f) : -1;
+	if (f)
+		fclose(f);
+	return NULL;
+}
+
+void test_heap__mt_top_sorts_apart_on_many_threads(void)
+{
+	static const char *const by[] = { "retained", "shallow", "count" };
+	struct top_job want[3] = { { 0 } }, got[6] = { { 0 } };
+	pthread_t t[6];
+
+	for (int i = 0; i < 3; i++) {
+		want[i].by = by[i];
+		top_run(&want[i]);
+		CHECK_INT(want[i].rc, 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		got[i].by = by[i % 3];
+		CHECK_INT(pthread_create(&t[i], NULL, top_run, &got[i]), 0);
+	}
+	for (int i = 0; i < 6; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 6; i++) {
+		CHECK_INT(got[i].rc, 0);
+		CHECK_STR(got[i].out, want[i % 3].out);
+	}
+	for (int i = 0; i < 3; i++)
+		free(want[i].out);
+	for (int i = 0; i < 6; i++)
+		free(got[i].out);
 }

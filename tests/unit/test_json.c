@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 
 static struct ph_arena arena;
 
@@ -553,4 +554,50 @@ void test_json__wire_keys_need_no_escaping(void)
 		keys++;
 	}
 	CHECK(keys > 50);
+}
+
+/*
+ * Many threads reading and writing doubles at once: the C locale both
+ * need is made once (pthread_once), so under TSan its first use by racing
+ * threads is no data race, and every thread gets the same digits.
+ */
+static void *numbers(void *arg)
+{
+	static const char text[] = "[0.12345678901234567891,2.5e-300]";
+	intptr_t bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < 200; i++) {
+		struct ph_arena a;
+		struct ph_json *v;
+		struct ph_err err;
+		double d = 0;
+		char buf[40];
+
+		ph_arena_init(&a, 0, SIZE_MAX);
+		if (ph_json_parse(&a, text, sizeof(text) - 1, &v, &err) ||
+		    !ph_json_as_double(ph_json_at(v, 0), &d) ||
+		    d != 0.12345678901234567891)
+			bad++;
+		ph_arena_release(&a);
+		ph_json_format_double(0.1, buf, sizeof(buf));
+		bad += strcmp(buf, "0.1") != 0;
+	}
+	return (void *)bad;
+}
+
+void test_json__mt_doubles_from_many_threads(void)
+{
+	pthread_t t[8];
+	intptr_t bad = 0;
+
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(pthread_create(&t[i], NULL, numbers, NULL), 0);
+	for (int i = 0; i < 8; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		bad += (intptr_t)r;
+	}
+	CHECK_INT(bad, 0);
 }

@@ -305,6 +305,8 @@ const char *ph_collectors_logs_method(struct ph_server *s,
 			  0;
 	char want_tag[CAP_TAG + 1] = "", needle[256] = "";
 	int64_t sent = 0;
+	uint64_t held = 0, evicted;
+	char note[200];
 
 	if (ph_json_as_int(ph_json_get(params, "limit"), &v) && v > 0)
 		limit = v;
@@ -314,29 +316,45 @@ const char *ph_collectors_logs_method(struct ph_server *s,
 		from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))
 		to = v;
-	/* Copied out: the arena is reused for each entry. */
-	if (ph_json_is(tag, PH_JSON_STRING))
+	/* Copied out: the arena is reused for each entry.  "" and "null"
+	 * count as absent, as in the published runtime. */
+	if (ph_json_is(tag, PH_JSON_STRING) && !ph_json_streq(tag, "null"))
 		snprintf(want_tag, sizeof(want_tag), "%.*s", (int)tag->n,
 			 tag->u.s);
-	if (ph_json_is(contains, PH_JSON_STRING))
+	if (ph_json_is(contains, PH_JSON_STRING) &&
+	    !ph_json_streq(contains, "null"))
 		snprintf(needle, sizeof(needle), "%.*s", (int)contains->n,
 			 contains->u.s);
 	ph_jw_obj_begin(w);
 	ph_jw_key(w, "entries");
 	ph_jw_arr_begin(w);
-	for (size_t i = ph_ring_count(&s->ring); i-- > 0 && sent < limit;) {
+	for (size_t i = ph_ring_count(&s->ring); i-- > 0;) {
 		const struct ph_ring_entry *e = ph_ring_at(&s->ring, i);
 
-		if (e->kind == PH_KIND_LOG && e->t >= from && e->t <= to &&
+		if (e->kind != PH_KIND_LOG)
+			continue;
+		held++;
+		if (sent < limit && e->t >= from && e->t <= to &&
 		    log_entry(s, e, min, want_tag, needle, w))
 			sent++;
 	}
 	ph_jw_arr_end(w);
+	/* The ring keeps the newest events of every kind: the log lines it
+	 * let go are the ones put in it and no longer held. */
+	evicted = s->state.logs > held ? s->state.logs - held : 0;
 	ph_jw_kv_bool(w, "capturing", capturing);
-	ph_jw_kv_int(w, "evicted", 0);
+	ph_jw_kv_int(w, "evicted", (int64_t)evicted);
 	ph_jw_key(w, "notes");
 	ph_jw_arr_begin(w);
 	ph_jw_str(w, "Newest first, from the agent's ring of recent events.");
+	if (evicted) {
+		snprintf(note, sizeof(note),
+			 "%" PRIu64 " older log line%s no longer held here "
+			 "(the ring keeps the newest events of every kind); "
+			 "the log events recorded have them",
+			 evicted, evicted == 1 ? " is" : "s are");
+		ph_jw_str(w, note);
+	}
 	if (!capturing)
 		ph_jw_str(w, "stdout and stderr are not captured "
 			     "(PORTHOLE_CAPTURE_STDIO is off): porthole_log() "

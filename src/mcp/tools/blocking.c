@@ -8,6 +8,8 @@ static int blocking_call(struct ph_mcp_call *c)
 	int64_t limit = ph_mcp_limit(c, "limit", 10, 100);
 	char ws[80];
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	if (!ph_mcp_connected(c->m))
 		return ph_mcp_events_instead(
 			c, "blocking", "blocked,db_end", limit,
@@ -47,6 +49,7 @@ static int blocking_call(struct ph_mcp_call *c)
 				    1,
 			    ph_json_is(sql, PH_JSON_STRING) ? sql->u.s : "?");
 	}
+	ph_mcp_app_notes(c, r, "no longer held");
 	ph_mcp_put(c, "blocking", r);
 	ph_mcp_mark(c, c->w.to);
 	if (((st && (int64_t)st->n >= limit) || (q && (int64_t)q->n >= limit) ||

@@ -96,6 +96,8 @@ static int findings_call(struct ph_mcp_call *c)
 	size_t arr_at, arr_len, full_arr = 0;
 	char ws[80];
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	ph_watermark_init(&wm);
 	if (dir)
 		ph_watermark_load(&wm, dir);

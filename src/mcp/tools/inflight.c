@@ -11,6 +11,8 @@ static int inflight_call(struct ph_mcp_call *c)
 	int64_t limit = ph_mcp_limit(c, "limit", 25, 200);
 	char ws[80];
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	if (ph_mcp_app(c, "inflight", ph_mcp_window_params(c, limit, NULL), &r))
 		return 0;
 	http = ph_json_get(r, "http");

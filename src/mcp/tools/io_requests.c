@@ -131,6 +131,8 @@ static int io_requests_call(struct ph_mcp_call *c)
 	double min_ms = 0;
 	size_t n = 0, listed;
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	/* the schema's maximum, checked here for a fractional value too
 	 * (the server checks whole numbers): an hour's ns fit in 64 bits */
 	if (ph_json_as_double(ph_json_get(c->args, "minLatencyMs"), &min_ms)) {

@@ -177,6 +177,8 @@ static int io_summary_call(struct ph_mcp_call *c)
 	int64_t limit = ph_mcp_limit(c, "limit", 10, 200);
 	size_t at;
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	v = ph_mcp_io_view(c, true, &e, &a, &src);
 	if (!v)
 		goto out;

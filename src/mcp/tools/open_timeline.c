@@ -25,6 +25,8 @@ static int open_timeline_call(struct ph_mcp_call *c)
 	char dir[4300], path[4500], ws[80];
 	int fd, rc = -1;
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	if (!ph_mcp_arg_has(c, "from") && !ph_mcp_arg_has(c, "sinceMs") &&
 	    !ph_mcp_arg_has(c, "since"))
 		c->w.from = INT64_MIN; /* a page shows the whole session */

@@ -12,6 +12,8 @@ static int recompositions_call(struct ph_mcp_call *c)
 	int64_t total = 0;
 	char ws[80];
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	if (screen) {
 		if (!ph_buf_addstr(&x, "\"screen\":") &&
 		    !ph_json_escape(&x, screen, strlen(screen)))
@@ -26,7 +28,10 @@ static int recompositions_call(struct ph_mcp_call *c)
 		       ph_mcp_window_params(c, limit, extra), &r))
 		return 0;
 	nodes = ph_json_get(r, "nodes");
-	ph_json_as_int(ph_json_get(r, "totalNodes"), &total);
+	/* totalNodes is the runtime's count before its limit; a runtime
+	 * without it has told us only the list. */
+	if (!ph_json_as_int(ph_json_get(r, "totalNodes"), &total))
+		total = nodes ? nodes->n : 0;
 	ph_mcp_line(c, "t=%s: %" PRId64 " component%s recomposed",
 		    ph_mcp_wstr(c->w, ws, sizeof(ws)), total,
 		    total == 1 ? "" : "s");

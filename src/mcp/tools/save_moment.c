@@ -26,6 +26,8 @@ static int save_moment_call(struct ph_mcp_call *c)
 					.driver = "porthole mcp" };
 	char dir[4300], path[4500], ws[80];
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	if (!*name || strlen(name) > 80 || !safe_name(name))
 		return ph_mcp_fail(c, "name must be 1-80 letters, digits, '-' "
 				      "or '_'");

@@ -2,9 +2,57 @@
 #include "ph_common.h"
 #include "mcp/mcp.h"
 
+/*
+ * The owners of r named `owner`, as a new array in the arena: a runtime
+ * that ignores the parameter (ours did) still answers for that owner
+ * alone.  NULL when out of memory.
+ */
+static struct ph_json *only_owner(struct ph_mcp_call *c,
+				  const struct ph_json *owners,
+				  const char *owner)
+{
+	struct ph_json *kept = ph_arena_alloc(c->arena, sizeof(*kept));
+	uint32_t n = owners ? owners->n : 0;
+
+	if (!kept)
+		return NULL;
+	*kept = (struct ph_json){ .type = PH_JSON_ARRAY };
+	kept->u.items =
+		ph_arena_alloc(c->arena, sizeof(*kept->u.items) * (n ? n : 1));
+	if (!kept->u.items)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		if (ph_json_streq(ph_json_get(&owners->u.items[i], "name"),
+				  owner))
+			kept->u.items[kept->n++] = owners->u.items[i];
+	return kept;
+}
+
+/* Writes r as the payload's `state`, its owners replaced by `owners`. */
+static void put_state(struct ph_mcp_call *c, const struct ph_json *r,
+		      const struct ph_json *owners)
+{
+	ph_jw_key(&c->jw, "state");
+	if (!ph_json_is(r, PH_JSON_OBJECT)) {
+		ph_jw_value(&c->jw, r);
+		return;
+	}
+	ph_jw_obj_begin(&c->jw);
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ph_json_member *m = &r->u.members[i];
+
+		ph_jw_keyn(&c->jw, m->key.u.s, m->key.n);
+		ph_jw_value(&c->jw,
+			    m->key.n == 6 && !memcmp(m->key.u.s, "owners", 6) ?
+				    owners :
+				    &m->value);
+	}
+	ph_jw_obj_end(&c->jw);
+}
+
 static int state_call(struct ph_mcp_call *c)
 {
-	const struct ph_json *r, *owners, *notes;
+	const struct ph_json *r, *owners, *all, *notes;
 	struct ph_buf p = PH_BUF_INIT(1 << 16);
 	struct ph_jw jw;
 	const char *owner = ph_mcp_arg_str(c, "owner", NULL);
@@ -22,7 +70,9 @@ static int state_call(struct ph_mcp_call *c)
 	ph_buf_release(&p);
 	if (ph_mcp_app(c, "state", params, &r))
 		return 0;
-	owners = ph_json_get(r, "owners");
+	owners = all = ph_json_get(r, "owners");
+	if (owner && !(owners = only_owner(c, all, owner)))
+		return ph_mcp_fail(c, "state: out of memory");
 	for (uint32_t i = 0; owners && i < owners->n; i++) {
 		const struct ph_json *f =
 			ph_json_get(&owners->u.items[i], "fields");
@@ -33,11 +83,26 @@ static int state_call(struct ph_mcp_call *c)
 		    owners ? owners->n : 0, owners && owners->n == 1 ? "" : "s",
 		    fields, fields == 1 ? "" : "s", owner ? " for " : "",
 		    owner ? owner : "");
+	if (owner && !owners->n) {
+		ph_mcp_more(c, ": the app registered no owner of that name");
+		for (uint32_t i = 0; all && i < all->n && i < 10; i++) {
+			const struct ph_json *nm =
+				ph_json_get(&all->u.items[i], "name");
+
+			if (ph_json_is(nm, PH_JSON_STRING))
+				ph_mcp_more(c, "%s%.*s",
+					    i ? ", " : " (its owners: ",
+					    (int)(nm->n > 64 ? 64 : nm->n),
+					    nm->u.s);
+		}
+		if (all && all->n)
+			ph_mcp_more(c, ")");
+	}
 	notes = ph_json_get(r, "notes");
 	if (notes && notes->n && ph_json_is(&notes->u.items[0], PH_JSON_STRING))
 		ph_mcp_more(c, " (%.*s)", (int)notes->u.items[0].n,
 			    notes->u.items[0].u.s);
-	ph_mcp_put(c, "state", r);
+	put_state(c, r, owners);
 	return 0;
 }
 

@@ -17,6 +17,8 @@ static int timeline_call(struct ph_mcp_call *c)
 	size_t o = 0, extra = 0;
 	int64_t full_limit;
 
+	if (ph_mcp_window_refused(c))
+		return 0;
 	for (uint32_t i = 0; kinds && i < kinds->n; i++) {
 		const struct ph_json *k = &kinds->u.items[i];
 		enum ph_kind kd;

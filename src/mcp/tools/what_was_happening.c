@@ -17,7 +17,29 @@ struct at_ctx {
 	char main_what[300];
 	char writes_s[300];
 	size_t wo;
+	int64_t first_t; /* the oldest event the walk saw */
+	int64_t seen;	 /* events the walk saw */
 };
+
+/* The keys a state_write names (the wire's `keys`, an array of strings),
+ * appended to writes_s while it has room. */
+static void note_keys(struct at_ctx *x, const struct ph_json *keys)
+{
+	for (uint32_t i = 0; ph_json_is(keys, PH_JSON_ARRAY) && i < keys->n;
+	     i++) {
+		const struct ph_json *k = &keys->u.items[i];
+
+		if (!ph_json_is(k, PH_JSON_STRING) ||
+		    x->wo >= sizeof(x->writes_s) - 1)
+			continue;
+		x->wo += (size_t)snprintf(x->writes_s + x->wo,
+					  sizeof(x->writes_s) - x->wo, "%s%.*s",
+					  x->wo ? ", " : "",
+					  (int)(k->n > 64 ? 64 : k->n), k->u.s);
+	}
+	if (x->wo >= sizeof(x->writes_s))
+		x->wo = sizeof(x->writes_s) - 1;
+}
 
 static int cb(void *ctx, const struct ph_event *ev)
 {
@@ -26,6 +48,9 @@ static int cb(void *ctx, const struct ph_event *ev)
 	char buf[200];
 
 	ph_ev_span(ev, &f, &t);
+	x->seen++;
+	if (ev->t < x->first_t)
+		x->first_t = ev->t;
 	switch (ev->kind) {
 	case PH_KIND_NAV:
 		if (ev->t <= x->at && ev->t >= x->screen_t) {
@@ -36,13 +61,7 @@ static int cb(void *ctx, const struct ph_event *ev)
 	case PH_KIND_STATE_WRITE:
 		if (ev->t <= x->at && ev->t >= x->at - BEFORE_MS) {
 			x->writes++;
-			if (x->wo < sizeof(x->writes_s) - 1)
-				x->wo += (size_t)snprintf(
-					x->writes_s + x->wo,
-					sizeof(x->writes_s) - x->wo, "%s%s",
-					x->wo ? ", " : "",
-					ph_ev_strcpy(ev, "key", buf,
-						     sizeof(buf)));
+			note_keys(x, ph_ev_get(ev, "keys"));
 			break;
 		}
 		return 0;
@@ -77,9 +96,69 @@ static int cb(void *ctx, const struct ph_event *ev)
 	return 0;
 }
 
+/*
+ * An instant before the oldest event the source holds (never recorded, or
+ * evicted with no session file to fall back on), or after the app's now,
+ * is not held: nothing is known of it, which is not the same as nothing
+ * happening.  Says so and returns true.
+ */
+static int first_cb(void *ctx, const struct ph_event *ev)
+{
+	struct at_ctx *x = ctx;
+
+	/* arrival order is not time order (a backfill, a session file) */
+	x->seen++;
+	if (ev->t < x->first_t)
+		x->first_t = ev->t;
+	return 0;
+}
+
+static bool not_held(struct ph_mcp_call *c, struct at_ctx *x,
+		     const struct ph_mcp_source *src)
+{
+	int64_t now = ph_mcp_now(c->m);
+	struct ph_mcp_source first_src;
+
+	if (x->seen && x->at >= x->first_t && x->at <= now)
+		return false;
+	/* Nothing up to at: where do the events held start? */
+	if (!x->seen &&
+	    ph_mcp_each(c, PH_WINDOW_ALL, 0, first_cb, x, &first_src) < 0)
+		c->is_error = false; /* answered below: nothing is held */
+	ph_jw_kv_bool(&c->jw, "held", false);
+	if (x->seen)
+		ph_jw_kv_int(&c->jw, "heldFrom", x->first_t);
+	ph_jw_kv_int(&c->jw, "now", now);
+	if (x->at > now)
+		ph_mcp_line(c,
+			    "at t=%" PRId64 ": not held: it is after the "
+			    "app's now (t=%" PRId64 "); nothing is known of it "
+			    "yet (screen, main thread, work in flight)",
+			    x->at, now);
+	else if (x->seen)
+		ph_mcp_line(c,
+			    "at t=%" PRId64 ": not held: the events held here "
+			    "start at t=%" PRId64 ", so the screen, the main "
+			    "thread and the work in flight then are not known "
+			    "(not seen, not quiet)",
+			    x->at, x->first_t);
+	else
+		ph_mcp_line(c,
+			    "at t=%" PRId64 ": not held: no event up to it "
+			    "is held here, so the screen, the main thread and "
+			    "the work in flight then are not known (not seen, "
+			    "not quiet)",
+			    x->at);
+	if (src->note[0])
+		ph_mcp_more(c, " (%s)", src->note);
+	return true;
+}
+
 static int what_was_happening_call(struct ph_mcp_call *c)
 {
-	struct at_ctx x = { .c = c, .screen_t = INT64_MIN };
+	struct at_ctx x = { .c = c,
+			    .screen_t = INT64_MIN,
+			    .first_t = INT64_MAX };
 	struct ph_mcp_source src;
 	int64_t at = ph_mcp_arg_int(c, "at", 0);
 	int64_t around = ph_mcp_arg_int(c, "aroundMs", 0);
@@ -98,6 +177,9 @@ static int what_was_happening_call(struct ph_mcp_call *c)
 		return 0;
 	}
 	ph_jw_arr_end(&c->jw);
+	if (not_held(c, &x, &src))
+		return 0;
+	ph_jw_kv_bool(&c->jw, "held", true);
 	ph_jw_kv_str(&c->jw, "screen", x.screen[0] ? x.screen : NULL);
 	ph_jw_kv_str(&c->jw, "mainThread", x.main_what[0] ? x.main_what : NULL);
 	ph_jw_kv_str(&c->jw, "stateWrittenBefore", x.writes_s);

@@ -1,0 +1,173 @@
+/*
+ * test_agent_methods.c: the agent's windowed and filtered methods answer
+ * for what they were asked and say what they no longer hold (issue 18):
+ * `logs` counts the lines its ring let go, and a string parameter that is
+ * "" or "null" counts as absent, as in the published runtime
+ * (docs/protocol.md section 2).  A real agent on its own abstract socket,
+ * asked through the test client.
+ */
+#include "ph_common.h"
+#include "harness.h"
+#include "ph_client.h"
+#include "ph_clock.h"
+#include "ph_json.h"
+#include "porthole.h"
+
+#include <unistd.h>
+
+static char sock[108];
+
+/* Starts an agent holding `ring` events, with nothing of its own sent. */
+static int start(unsigned ring)
+{
+	struct porthole_config cfg = {
+		.app_id = "com.example.methods",
+		.version_name = "1.0-unit",
+		.data_dir = ph_test_tmpdir(),
+		.flags = PORTHOLE_NO_WATCHDOG | PORTHOLE_NO_DEVICE |
+			 PORTHOLE_NO_MEMORY | PORTHOLE_NO_INTEGRATION_CHECK,
+		.ring_size = ring,
+	};
+
+	porthole_stop(); /* left running by a test that failed half-way */
+	snprintf(sock, sizeof(sock), "porthole.unit-methods-%d-%lld",
+		 (int)getpid(), (long long)ph_clock_mono_ns());
+	cfg.socket_name = sock;
+	return porthole_start_build(&cfg, 1);
+}
+
+/* Asks one method; its `result`, parsed in a, or NULL. */
+static const struct ph_json *ask(struct ph_client_conn *c, struct ph_arena *a,
+				 const char *method, const char *params)
+{
+	struct ph_buf line = PH_BUF_INIT(1 << 24);
+	struct ph_json *v = NULL;
+	char *copy = NULL;
+
+	if (ph_client_call(c, 7, method, params, &line, NULL, 5000) == 1)
+		copy = ph_arena_strndup(a, line.buf, line.len);
+	if (copy && ph_json_parse(a, copy, line.len, &v, NULL))
+		v = NULL;
+	ph_buf_release(&line);
+	return v ? ph_json_get(v, "result") : NULL;
+}
+
+static int64_t int_of(const struct ph_json *obj, const char *key)
+{
+	int64_t v = -1;
+
+	ph_json_as_int(ph_json_get(obj, key), &v);
+	return v;
+}
+
+/* Entries of a `logs` answer, -1 when there is none. */
+static int64_t entries(const struct ph_json *r)
+{
+	const struct ph_json *e = ph_json_get(r, "entries");
+
+	return ph_json_is(e, PH_JSON_ARRAY) ? (int64_t)e->n : -1;
+}
+
+/*
+ * Polls `method` until cond holds on its result (events reach the
+ * agent's state on its writer thread): the last result.
+ */
+static const struct ph_json *ask_until(struct ph_client_conn *c,
+				       struct ph_arena *a, const char *method,
+				       const char *params,
+				       bool (*cond)(const struct ph_json *))
+{
+	const struct ph_json *r = NULL;
+
+	for (int i = 0; i < 400; i++) {
+		r = ask(c, a, method, params);
+		if (r && cond(r))
+			break;
+		usleep(10 * 1000);
+	}
+	return r;
+}
+
+static bool three_lines(const struct ph_json *r)
+{
+	return entries(r) == 3;
+}
+
+static bool two_nodes(const struct ph_json *r)
+{
+	return int_of(r, "totalNodes") == 2;
+}
+
+static bool all_evicted(const struct ph_json *r)
+{
+	return int_of(r, "evicted") == 3;
+}
+
+void test_agent_methods__empty_and_null_strings_are_absent(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	static const char *const none[] = { "\"\"", "\"null\"" };
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_log_str(PORTHOLE_INFO, "Net", "one");
+	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
+	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
+	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
+	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	CHECK_INT(entries(ask_until(&c, &a, "logs", "{}", three_lines)), 3);
+	CHECK_INT(int_of(ask_until(&c, &a, "recompositions", "{}", two_nodes),
+			 "totalNodes"),
+		  2);
+	/* a real filter still filters */
+	CHECK_INT(entries(ask(&c, &a, "logs", "{\"tag\":\"net\"}")), 2);
+	CHECK_INT(int_of(ask(&c, &a, "recompositions", "{\"screen\":\"cart\"}"),
+			 "totalNodes"),
+		  1);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(none); i++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "{\"tag\":%s,\"contains\":%s}", none[i],
+			 none[i]);
+		CHECK_INT(entries(ask(&c, &a, "logs", p)), 3);
+		snprintf(p, sizeof(p), "{\"screen\":%s}", none[i]);
+		CHECK_INT(int_of(ask(&c, &a, "recompositions", p),
+				 "totalNodes"),
+			  2);
+	}
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
+
+void test_agent_methods__logs_counts_what_its_ring_let_go(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r, *notes;
+	bool said = false;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	/* A ring of 64 events: three log lines, then 200 marks over them. */
+	CHECK_INT(start(64), PORTHOLE_OK);
+	porthole_log_str(PORTHOLE_INFO, "Net", "one");
+	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
+	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
+	for (int i = 0; i < 200; i++)
+		porthole_mark("burst", NULL);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask_until(&c, &a, "logs", "{}", all_evicted);
+	CHECK_INT(int_of(r, "evicted"), 3);
+	CHECK_INT(entries(r), 0);
+	notes = ph_json_get(r, "notes");
+	for (uint32_t i = 0; notes && i < notes->n; i++)
+		said |= ph_json_is(&notes->u.items[i], PH_JSON_STRING) &&
+			memmem(notes->u.items[i].u.s, notes->u.items[i].n,
+			       "3 older log lines are no longer held", 36);
+	CHECK(said);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
