@@ -10,16 +10,7 @@ T=$E2E_TMP
 check "sdk installed (make deps)" test -d node_modules/@modelcontextprotocol/sdk
 PH_BIN=$BIN node --test --test-reporter=tap tests/node/sessions.test.mjs \
 	> "$T/tap" 2>&1
-grep -E '^(not )?ok [0-9]+ - ' "$T/tap" > "$T/results"
-[ -s "$T/results" ] || { tail -30 "$T/tap"; check "node suite ran" false; }
-while IFS= read -r line; do
-	name=${line#*- }
-	case $line in
-	"not ok"*) grep -F -A30 -- "$line" "$T/tap" > "$T/why"
-		check "$name" sh -c "cat '$T/why'; false" ;;
-	*) check "$name" true ;;
-	esac
-done < "$T/results"
+tap_checks "sessions.test.mjs" "$T/tap" $?
 
 # --- a process that restarts with the same identity --------------------------
 # The sample's checkout recording, then the same process identity again
