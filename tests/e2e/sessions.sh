@@ -52,17 +52,6 @@ done
 # ... and live: one host watching while the process stops and comes back
 # with the same identity (tests/e2e/replay_app.py replays the recording as
 # an app, the second time with its events 100 s later).
-# wait_for SECONDS CMD...: polls CMD every 50 ms.
-wait_for() {
-	n=$(($1 * 20))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
-}
 ID=e2e.sessions.same.$$
 L=$T/live
 mkdir -p "$L"
