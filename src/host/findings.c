@@ -1038,9 +1038,8 @@ static int feed_newer(void *ctx, const struct ph_event *ev)
 	return ph_engine_feed(fb->e, ev);
 }
 
-struct ph_analysis *ph_analyze_window(struct ph_store *s,
-				      const char *session_path,
-				      struct ph_window w)
+static struct ph_analysis *
+window_answer(struct ph_store *s, const char *session_path, struct ph_window w)
 {
 	struct fallback fb = { .min_seq = INT64_MAX };
 	struct ph_ingest in;
@@ -1101,6 +1100,27 @@ struct ph_analysis *ph_analyze_window(struct ph_store *s,
 out:
 	ph_engine_free(fb.e);
 	ph_ingest_release(&in);
+	return a;
+}
+
+struct ph_analysis *ph_analyze_window(struct ph_store *s,
+				      const char *session_path,
+				      struct ph_window w)
+{
+	struct ph_analysis *a;
+	bool loading;
+
+	/* Read before the answer: a load that ends during it may still have
+	 * missed the walk. */
+	pthread_mutex_lock(&s->lock);
+	loading = s->loading;
+	pthread_mutex_unlock(&s->lock);
+	a = window_answer(s, session_path, w);
+	if (a && loading)
+		ph_analysis_note(a, "this host is still loading the session an "
+				    "earlier host recorded: what the app sent "
+				    "before this host attached may be missing "
+				    "from this answer; ask again");
 	return a;
 }
 

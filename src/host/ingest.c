@@ -17,6 +17,7 @@ void ph_ingest_init(struct ph_ingest *in,
 	in->on_event = on_event;
 	in->ctx = ctx;
 	in->max_seq = -1;
+	in->min_seq = -1;
 	snprintf(in->ident.device_id, sizeof(in->ident.device_id), "unknown");
 }
 
@@ -119,6 +120,54 @@ static bool seq_is_new(struct ph_ingest *in, int64_t seq)
 	return true;
 }
 
+/*
+ * Another process's stream starts: its seqs start again at 0, so the seqs
+ * seen so far say nothing about its own.
+ */
+static void new_stream(struct ph_ingest *in)
+{
+	in->restarted = true;
+	if (in->seen)
+		memset(in->seen, 0, in->seen_words * sizeof(*in->seen));
+	in->max_seq = -1;
+	in->min_seq = -1;
+	in->rehello = false;
+	in->streams++;
+}
+
+/* An event's fingerprint: FNV-1a over the frame as written again. */
+static uint64_t fingerprint(const struct ph_event *ev)
+{
+	struct ph_buf b = PH_BUF_INIT((size_t)1 << 20);
+	struct ph_jw jw;
+	uint64_t h = 14695981039346656037ull ^ (uint64_t)ev->t;
+
+	h = (h ^ (uint64_t)ev->kind) * 1099511628211ull;
+	ph_jw_init(&jw, &b);
+	ph_jw_value(&jw, ev->frame);
+	if (!ph_jw_finish(&jw))
+		for (size_t i = 0; i < b.len; i++)
+			h = (h ^ (unsigned char)b.buf[i]) * 1099511628211ull;
+	ph_buf_release(&b);
+	return h;
+}
+
+/*
+ * For the first device event after a hello of the same identity: whether
+ * it starts a new process's stream (see ingest.h).  A seq above the
+ * stream's lowest says nothing (a reconnect's backfill, once the ring has
+ * moved past the first events, or the stream going on): the question
+ * stays open for the next event.
+ */
+static bool restarted_same_identity(struct ph_ingest *in,
+				    const struct ph_event *ev)
+{
+	if (in->min_seq < 0 || ev->seq > in->min_seq)
+		return false;
+	in->rehello = false;
+	return ev->seq < in->min_seq || fingerprint(ev) != in->min_print;
+}
+
 /* An envelope's four members in one pass; the last of a repeated key wins,
  * as in ph_json_get. */
 struct envelope {
@@ -175,9 +224,17 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 			in->dropped += (uint64_t)c;
 		return 0;
 	}
+	if (ev.seq >= 0 && in->rehello && restarted_same_identity(in, &ev)) {
+		new_stream(in);
+		ev.stream = in->streams;
+	}
 	if (!seq_is_new(in, ev.seq)) {
 		in->dups++;
 		return 0;
+	}
+	if (ev.seq >= 0 && (in->min_seq < 0 || ev.seq < in->min_seq)) {
+		in->min_seq = ev.seq;
+		in->min_print = fingerprint(&ev);
 	}
 	if (ev.kind == PH_KIND_DEVICE && ph_ev_streq(&ev, "kind", "profile"))
 		ph_profile_from_event(&in->profile, &ev);
@@ -269,16 +326,15 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 		struct ph_ident id;
 
 		ph_ident_from_hello(&id, res);
-		if (in->ident.have && id.started_at != in->ident.started_at) {
-			/* Another process: its seqs start again at 0, so
-			 * the seqs seen so far say nothing about its own. */
-			in->restarted = true;
-			in->streams++;
-			if (in->seen)
-				memset(in->seen, 0,
-				       in->seen_words * sizeof(*in->seen));
-			in->max_seq = -1;
+		if (in->ident.have &&
+		    (id.started_at != in->ident.started_at ||
+		     (id.pid && in->ident.pid && id.pid != in->ident.pid))) {
+			new_stream(in);
 			in->ident = id;
+		} else if (in->ident.have) {
+			/* The same process reconnected, or one that restarted
+			 * with its identity: its next event tells. */
+			in->rehello = in->min_seq >= 0;
 		}
 		if (!in->ident.have)
 			in->ident = id;

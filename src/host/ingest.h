@@ -13,6 +13,16 @@
  *  - a response that looks like `hello` sets the identity (a hello from
  *    another process, a restart, starts its seqs afresh); one that carries
  *    `events` (a timeline page) yields each event in it;
+ *  - a process that restarted with the same identity (the same startedAt,
+ *    as after a reboot) is a new stream too, not its seqs merged into the
+ *    old one's: after a hello of the same identity with another pid, or
+ *    when the first device event after such a hello carries a seq below
+ *    the lowest the stream has, or that lowest seq again but another
+ *    event (t, kind or data differ).  A reconnect to the same process
+ *    sends the same events again (the backfill), which are skipped.  A
+ *    new process with the same identity and pid whose first events were
+ *    lost (it emitted more than the ring holds before a host came) cannot
+ *    be told from a reconnect;
  *  - anything else that is not JSON is counted as malformed and skipped,
  *    with the byte offset of the first bad line kept for the diagnostics.
  *
@@ -47,6 +57,10 @@ struct ph_ingest {
 	uint64_t hellos;    /* hello answers seen */
 	uint64_t pages;	    /* timeline answers (events arrays) seen */
 	bool restarted;	    /* a later hello named another process */
+	int64_t min_seq;    /* the stream's lowest seq seen, -1 before any */
+	uint64_t min_print; /* that event's fingerprint (t, kind, data) */
+	bool rehello;	    /* a hello of the same identity came since; the
+			     * next device event says whether it restarted */
 	uint32_t streams;   /* seq numberings begun again (restarts) */
 	uint64_t counts[PH_KIND_COUNT]; /* events by kind */
 	int64_t first_t, last_t;	/* over all events; 0 before any */

@@ -5,6 +5,73 @@
 #include "ph_error.h"
 #include "ph_log.h"
 
+/* Has the parser load what the session file held before this host came
+ * (see live.h); lv->mu is held. */
+static void queue_preload(struct ph_live *lv)
+{
+	pthread_mutex_lock(&lv->qmu);
+	snprintf(lv->preload_path, sizeof(lv->preload_path), "%s",
+		 lv->session_path);
+	lv->preload_bytes = lv->session.preload_bytes;
+	lv->preload_of = lv->started_at;
+	pthread_cond_signal(&lv->qcv);
+	pthread_mutex_unlock(&lv->qmu);
+	pthread_mutex_lock(&lv->store.lock);
+	lv->store.loading = true;
+	pthread_mutex_unlock(&lv->store.lock);
+}
+
+/*
+ * Drops a load of the closed session that the parser has not begun: its
+ * lines would reach the store after the new process's hello and pass for
+ * that process's own.
+ */
+static void cancel_preload(struct ph_live *lv)
+{
+	bool dropped;
+
+	pthread_mutex_lock(&lv->qmu);
+	dropped = lv->preload_bytes != 0;
+	lv->preload_bytes = 0;
+	pthread_mutex_unlock(&lv->qmu);
+	if (dropped) {
+		pthread_mutex_lock(&lv->store.lock);
+		lv->store.loading = false;
+		pthread_mutex_unlock(&lv->store.lock);
+	}
+}
+
+/*
+ * On the parser thread, qmu not held: loads the session file's first
+ * `bytes` into the store, then lets the session write meta.json from the
+ * store, if that session is still the open one.
+ */
+static void preload(struct ph_live *lv, const char *path, uint64_t bytes,
+		    int64_t started_at)
+{
+	int rc = ph_store_load_prefix(&lv->store, path, bytes);
+
+	pthread_mutex_lock(&lv->store.lock);
+	lv->store.loading = false;
+	pthread_mutex_unlock(&lv->store.lock);
+
+	if (rc)
+		ph_warn("%s: the events recorded before this host attached "
+			"could not be read (%s); answers hold only what it "
+			"received",
+			path, ph_strerror(rc));
+	else
+		ph_info("%s: loaded the %" PRIu64 " bytes recorded before "
+			"this host attached",
+			path, bytes);
+	pthread_mutex_lock(&lv->mu);
+	if (!rc && lv->session_open && lv->started_at == started_at)
+		ph_session_store_complete(&lv->session);
+	pthread_mutex_unlock(&lv->mu);
+	if (lv->on_line)
+		lv->on_line(lv->ctx);
+}
+
 static void on_hello(void *ctx, const struct ph_ident *id)
 {
 	struct ph_live *lv = ctx;
@@ -17,6 +84,7 @@ static void on_hello(void *ctx, const struct ph_ident *id)
 	if (lv->session_open && lv->started_at != id->started_at) {
 		ph_session_close(&lv->session);
 		lv->session_open = false;
+		cancel_preload(lv);
 	}
 	if (!lv->session_open &&
 	    !ph_session_open(&lv->session, lv->sessions_dir, id, &lv->store)) {
@@ -24,6 +92,8 @@ static void on_hello(void *ctx, const struct ph_ident *id)
 		lv->started_at = id->started_at;
 		snprintf(lv->session_path, sizeof(lv->session_path),
 			 "%s/events.ndjson", lv->session.dir);
+		if (lv->session.preload_bytes)
+			queue_preload(lv);
 	}
 	pthread_mutex_unlock(&lv->mu);
 }
@@ -61,8 +131,20 @@ static void *parse_run(void *arg)
 	for (;;) {
 		struct ph_buf t;
 
-		while (!lv->q.len && !lv->qstop)
+		while (!lv->q.len && !lv->preload_bytes && !lv->qstop)
 			pthread_cond_wait(&lv->qcv, &lv->qmu);
+		if (lv->preload_bytes && !lv->qstop) {
+			char path[sizeof(lv->preload_path)];
+			uint64_t bytes = lv->preload_bytes;
+			int64_t of = lv->preload_of;
+
+			snprintf(path, sizeof(path), "%s", lv->preload_path);
+			lv->preload_bytes = 0;
+			pthread_mutex_unlock(&lv->qmu);
+			preload(lv, path, bytes, of);
+			pthread_mutex_lock(&lv->qmu);
+			continue;
+		}
 		if (!lv->q.len)
 			break; /* stopping, and everything is stored */
 		t = lv->qwork;

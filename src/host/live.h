@@ -6,6 +6,15 @@
  * once) and to the session writer (verbatim), on the link's reader thread;
  * the first hello of each process opens its session, and a new process
  * (another startedAt) closes the old session and opens the next.
+ *
+ * A session an earlier host recorded (this host attached after the fact,
+ * or restarted while the app ran on) is loaded into the store first: the
+ * parser thread reads what the file held at the open with
+ * ph_store_load_prefix before it stores another queued line, so every
+ * face answers for the whole recording, not only for the app's ring of
+ * recent events; seqs the backfill brings again are skipped as already
+ * seen.  Lines that arrive meanwhile wait in the queue (store.loading is
+ * set until the load ends, and answers say so).
  */
 #ifndef PH_HOST_LIVE_H
 #define PH_HOST_LIVE_H
@@ -47,6 +56,11 @@ struct ph_live {
 	pthread_t parser;
 	bool parser_running;
 	bool qstop;
+	/* A session file to load before the next queued line (under qmu);
+	 * preload_bytes 0: none.  preload_of: the session's startedAt. */
+	char preload_path[4300];
+	uint64_t preload_bytes;
+	int64_t preload_of;
 };
 
 /*

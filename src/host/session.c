@@ -157,7 +157,7 @@ static void write_meta(struct ph_session_writer *w)
 	char path[4200];
 	struct ph_ingest *in;
 
-	if (!w->store || !w->writer)
+	if (!w->store || !w->writer || !w->meta_ready)
 		return;
 	ph_jw_init(&jw, &b);
 	pthread_mutex_lock(&w->store->lock);
@@ -496,11 +496,28 @@ int ph_session_open(struct ph_session_writer *w, const char *sessions_dir,
 	if (!w->writer)
 		ph_info("session %s: another host is writing it; reading live",
 			w->id);
+	/* What is on disk now was recorded before this host came: a writer
+	 * knows exactly where its own bytes start; a reader takes the size. */
+	if (w->writer) {
+		w->preload_bytes = w->bytes;
+	} else {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/events.ndjson", w->dir);
+		if (!stat(path, &st) && st.st_size > 0)
+			w->preload_bytes = (uint64_t)st.st_size;
+	}
+	w->meta_ready = !w->preload_bytes;
 	ph_sessions_prune(sessions_dir, ph_env_sessions_max_bytes(),
 			  ph_env_sessions_max_age_ms(), w->id);
 	if (pthread_create(&w->thread, NULL, flusher, w) == 0)
 		w->running = true;
 	return 0;
+}
+
+void ph_session_store_complete(struct ph_session_writer *w)
+{
+	w->meta_ready = true;
 }
 
 void ph_session_append(struct ph_session_writer *w, const char *line,

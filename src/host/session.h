@@ -29,6 +29,11 @@
  * live answers and meta.json count them (a host reading live, not
  * writing, does not see them).
  *
+ * A host that opens a session an earlier host recorded (it attached after
+ * the fact, or restarted) loads the file's events into its live store
+ * first (live.h), so its answers and meta.json count the whole recording,
+ * not only the app's ring; meta.json is not written until it has.
+ *
  * Retention prunes whole sessions, oldest first, by total size and by age,
  * and never one whose lock is held.
  */
@@ -68,6 +73,16 @@ struct ph_session_writer {
 	uint64_t lost;	    /* bytes dropped because pending was full */
 	bool lost_warned;   /* the one warning about it was given */
 	int64_t meta_at_ms; /* when meta.json was last written */
+	/*
+	 * What an earlier host recorded: the bytes events.ndjson held when
+	 * this host opened it, which the host loads into its store (live.h)
+	 * before its counts may stand for the file's.  Until it says so
+	 * (ph_session_store_complete), meta.json is left as the earlier
+	 * writer wrote it: a store that holds only the app's ring must not
+	 * replace the counts of the whole recording.
+	 */
+	uint64_t preload_bytes;
+	_Atomic bool meta_ready; /* the store holds the file's events */
 };
 
 /* The session name for an identity, into buf ("_" for unsafe chars). */
@@ -80,6 +95,12 @@ const char *ph_session_name(const struct ph_ident *id, char *buf, size_t size);
  */
 int ph_session_open(struct ph_session_writer *w, const char *sessions_dir,
 		    const struct ph_ident *id, struct ph_store *store);
+/*
+ * Says that w->store now holds what events.ndjson held at the open (the
+ * w->preload_bytes loaded): meta.json is written from the store from then
+ * on.  A session opened on an empty file needs no such call.
+ */
+void ph_session_store_complete(struct ph_session_writer *w);
 /* Queues one wire line (no '\n'); never blocks on the disk. */
 void ph_session_append(struct ph_session_writer *w, const char *line,
 		       size_t len);

@@ -3,6 +3,9 @@
 #include "store.h"
 #include "ph_error.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 /*
  * A chunk's arena: big blocks, so an event's line and tree are adjacent.
  * A store with a small cap (tests) gets smaller chunks, so that it can
@@ -211,6 +214,54 @@ int ph_store_load_file(struct ph_store *s, const char *path)
 	pthread_mutex_unlock(&s->lock);
 out:
 	ph_buf_release(&b);
+	return rc;
+}
+
+int ph_store_load_prefix(struct ph_store *s, const char *path, uint64_t bytes)
+{
+	const size_t slice = (size_t)4 << 20;
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	uint64_t at = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? PH_ENOENT :
+					 ph_error(PH_EIO, "%s: %s", path,
+						  strerror(errno));
+	while (at < bytes && !rc) {
+		size_t want = bytes - at < slice ? (size_t)(bytes - at) : slice;
+		const char *nl;
+		ssize_t n;
+
+		if (ph_buf_grow(&b, want)) {
+			rc = PH_ENOMEM;
+			break;
+		}
+		n = pread(fd, b.buf + b.len, want, (off_t)at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ph_error(PH_EIO, "%s: %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break; /* shorter than it was: what is there is all */
+		at += (uint64_t)n;
+		ph_buf_setlen(&b, b.len + (size_t)n);
+		/* Whole lines now; a line cut by the slice waits for the
+		 * next one. */
+		nl = memrchr(b.buf, '\n', b.len);
+		if (nl) {
+			size_t whole = (size_t)(nl - b.buf) + 1;
+
+			rc = ph_store_add_lines(s, b.buf, whole);
+			ph_buf_consume(&b, whole);
+		}
+	}
+	/* A last line without '\n' at the prefix's end is one being written
+	 * (or torn): the live stream or the next answer has it. */
+	ph_buf_release(&b);
+	close(fd);
 	return rc;
 }
 

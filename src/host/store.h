@@ -42,6 +42,12 @@ struct ph_store {
 	 * skips looking when it has not moved.
 	 */
 	uint64_t host_made_at;
+	/*
+	 * A session file an earlier host recorded is being loaded (live.h):
+	 * until it is, answers lack what the app sent before this host came,
+	 * and say so.
+	 */
+	bool loading;
 
 	/*
 	 * A question's memory of the store, kept across questions under the
@@ -78,6 +84,16 @@ int ph_store_add_line(struct ph_store *s, const char *line, size_t len);
 int ph_store_add_lines(struct ph_store *s, const char *buf, size_t len);
 /* Every line of an NDJSON file (a recorded session, a fixture). */
 int ph_store_load_file(struct ph_store *s, const char *path) PH_WUR;
+/*
+ * The whole lines among the first `bytes` bytes of an NDJSON file, read
+ * a slice at a time (bounded memory whatever the file's size) and taken
+ * as ph_store_add_lines takes them: seqs the store holds already are
+ * skipped, and a store that passes its cap evicts as it does live.  A
+ * host that joins a session an earlier host recorded loads it this way
+ * (live.h).  0, PH_ENOENT, PH_EIO or PH_ENOMEM.
+ */
+int ph_store_load_prefix(struct ph_store *s, const char *path,
+			 uint64_t bytes) PH_WUR;
 
 /*
  * Calls fn for every stored event whose span (ph_ev_span) overlaps w, in

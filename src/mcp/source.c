@@ -585,7 +585,7 @@ static bool pick(struct ph_mcp_call *c, struct ph_window w,
 {
 	struct ph_mcp *m = c->m;
 	struct ph_session_info si;
-	bool have = false, covered = false;
+	bool have = false, covered = false, loading = false;
 	int64_t covered_from = INT64_MIN;
 
 	memset(src, 0, sizeof(*src));
@@ -593,6 +593,7 @@ static bool pick(struct ph_mcp_call *c, struct ph_window w,
 		pthread_mutex_lock(&m->lv->store.lock);
 		have = m->lv->store.nevents > 0;
 		covered_from = m->lv->store.covered_from;
+		loading = m->lv->store.loading;
 		pthread_mutex_unlock(&m->lv->store.lock);
 		covered = have &&
 			  (covered_from == INT64_MIN ||
@@ -602,6 +603,12 @@ static bool pick(struct ph_mcp_call *c, struct ph_window w,
 		char id[400];
 
 		src->live = true;
+		if (loading) /* live.h: the session an earlier host wrote */
+			snprintf(src->note, sizeof(src->note),
+				 "this host is still loading the session an "
+				 "earlier host recorded: what the app sent "
+				 "before it attached may be missing; ask "
+				 "again");
 		if (covered)
 			return true;
 		if (live_session_file(m, src->path, sizeof(src->path), id,

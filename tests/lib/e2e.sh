@@ -51,6 +51,19 @@ tap_checks() {
 		sh -c "[ -n '$plan' ] && [ '$plan' = '1..$ran' ] || { tail -30 '$tap'; false; }"
 }
 
+# wait_for SECONDS CMD...: polls CMD every 50 ms (never a fixed sleep as a
+# test condition); false when it never succeeded.
+wait_for() {
+	n=$(($1 * 20))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+
 finish() {
 	echo "[${PH_SUITE:-e2e}] $e2e_passed passed, $e2e_failed failed"
 	[ $e2e_failed -eq 0 ]
