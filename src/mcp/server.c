@@ -197,6 +197,18 @@ static void write_tool(struct ph_jw *jw, const struct ph_mcp_tool *t)
 }
 
 /*
+ * null, "" and "null" mean absent, as in the published runtime's tools:
+ * the argument accessors read them so (source.c), and nothing absent is
+ * checked against the schema or counts as given.
+ */
+static bool absent(const struct ph_json *v)
+{
+	return !v || v->type == PH_JSON_NULL ||
+	       (v->type == PH_JSON_STRING &&
+		(!v->n || (v->n == 4 && !memcmp(v->u.s, "null", 4))));
+}
+
+/*
  * Checks args against the tool's schema: known names only, types, enums,
  * minimum/maximum, required.  Returns NULL or why not (in the arena).
  */
@@ -237,6 +249,8 @@ static const char *check_args(struct ph_arena *a, const struct ph_mcp_tool *t,
 					props->u.members[j].key.u.s);
 			break;
 		}
+		if (absent(v))
+			continue;
 		ty = ph_json_get(p, "type");
 		if (ph_json_streq(ty, "integer"))
 			ok = v->type == PH_JSON_INT ||
@@ -307,7 +321,7 @@ static const char *check_args(struct ph_arena *a, const struct ph_mcp_tool *t,
 
 			snprintf(rn, sizeof(rn), "%.*s", (int)req->u.items[j].n,
 				 req->u.items[j].u.s);
-			if (!ph_json_get(args, rn)) {
+			if (absent(ph_json_get(args, rn))) {
 				snprintf(why, sizeof(why),
 					 "argument '%s' is required", rn);
 				break;
