@@ -23,6 +23,15 @@ const struct ph_json *ph_ev_getn(const struct ph_event *ev, const char *key,
 	return ph_json_is(v, PH_JSON_NULL) ? NULL : v;
 }
 
+/* Within +-PH_EV_T_MAX: times, durations and sizes then add and subtract
+ * without overflow, whatever a hostile file says. */
+static int64_t clamp(int64_t v)
+{
+	return v > PH_EV_T_MAX	? PH_EV_T_MAX :
+	       v < -PH_EV_T_MAX ? -PH_EV_T_MAX :
+				  v;
+}
+
 bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
 		int64_t *out)
 {
@@ -32,14 +41,16 @@ bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
 	if (!v)
 		return false;
 	if (v->type == PH_JSON_INT) {
-		*out = v->u.i;
+		*out = clamp(v->u.i);
 		return true;
 	}
-	if (ph_json_as_int(v, out))
+	if (ph_json_as_int(v, out)) {
+		*out = clamp(*out);
 		return true;
+	}
 	/* "12.0" or 12.7 from a float field: take the whole part. */
 	if (ph_json_as_double(v, &d) && d > -9e15 && d < 9e15) {
-		*out = (int64_t)d;
+		*out = clamp((int64_t)d);
 		return true;
 	}
 	return false;
@@ -99,7 +110,23 @@ int64_t ph_ev_io_issue_ns(const struct ph_event *ev)
 	if (ph_ev_num(ev, "issueMs", &issue) && issue >= (double)ev->t &&
 	    issue < (double)ev->t + 1)
 		return llround(issue * 1e6);
-	return ev->t * 1000000;
+	return ev->t > 0 && ev->t < ((int64_t)1 << 40) ? ev->t * 1000000 : 0;
+}
+
+/*
+ * The longest span believed: 2^40 ms is 35 years.  With t within
+ * +-PH_EV_T_MAX (ingest.c clamps it) no sum or difference of times
+ * overflows, whatever a hostile file says.
+ */
+#define SPAN_MAX ((int64_t)1 << 40)
+
+static bool duration(const struct ph_event *ev, const char *key, int64_t *d)
+{
+	if (!ph_ev_int(ev, key, d) || *d <= 0)
+		return false;
+	if (*d > SPAN_MAX)
+		*d = SPAN_MAX;
+	return true;
 }
 
 void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
@@ -109,17 +136,17 @@ void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
 	*from = *to = ev->t;
 	switch (ev->kind) {
 	case PH_KIND_BLOCKED:
-		if (ph_ev_int(ev, "durationMs", &d) && d > 0)
+		if (duration(ev, "durationMs", &d))
 			*to = ev->t + d;
 		break;
 	case PH_KIND_FRAME:
-		if (ph_ev_int(ev, "totalMs", &d) && d > 0)
+		if (duration(ev, "totalMs", &d))
 			*to = ev->t + d;
 		break;
 	case PH_KIND_HTTP_END:
 	case PH_KIND_DB_END:
 	case PH_KIND_WORK_END:
-		if (ph_ev_int(ev, "elapsedMs", &d) && d > 0)
+		if (duration(ev, "elapsedMs", &d))
 			*from = ev->t - d;
 		break;
 	case PH_KIND_IO: {
@@ -138,7 +165,7 @@ void ph_ev_span(const struct ph_event *ev, int64_t *from, int64_t *to)
 	}
 	case PH_KIND_IO_RECORDING:
 		/* the window the attached recording covered */
-		if (ph_ev_int(ev, "durationMs", &d) && d > 0)
+		if (duration(ev, "durationMs", &d))
 			*to = ev->t + d;
 		break;
 	default: break;

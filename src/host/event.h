@@ -26,6 +26,10 @@ struct ph_event {
 	const struct ph_json *frame; /* the whole envelope, for re-encoding */
 };
 
+/* The largest |t| an event keeps (ingest clamps to it), and the largest
+ * |value| ph_ev_int gives: 2^50 (ms: 35,000 years). */
+#define PH_EV_T_MAX ((int64_t)1 << 50)
+
 /* The session's identity, from the `hello` answer. */
 struct ph_ident {
 	bool have;	    /* a hello answer was seen */
