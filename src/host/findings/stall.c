@@ -207,6 +207,12 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 			      "the heap dump paused the app; top frame "
 			      "%.160s",
 			      worst->top);
+	else if (open)
+		ph_fnd_detail(c, f,
+			      "stuck since t=%" PRId64 ", %" PRId64
+			      " ms when last heard from; %" PRId64
+			      " stall(s) in all",
+			      open->t, open->ms, count);
 	else if (count > 1)
 		ph_fnd_detail(c, f,
 			      "%" PRId64 " stalls, %" PRId64
