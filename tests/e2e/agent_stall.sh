@@ -3,7 +3,8 @@
 #      exits 1 with it while the app is still stuck, `status` (a host that
 #      connects mid-hang) says for how long and where, and a capture of the
 #      hung run reports the stall as open, never main-thread-stall quiet;
-#   2. a stall's length is the planted block's, within one frame interval
+#   2. `watch` prints a stall as it starts and again as it ends; its
+#      length is the planted block's, within one frame interval
 #      (the sample draws at 60 Hz): apply_coupon_synchronously() blocks its
 #      main thread for 600 ms (sample/main.c), and the sample says how long
 #      the call really took.
@@ -30,8 +31,9 @@ stuck() {
 
 # 1. Hung at 2 s.  `watch --until-first` stops at the first error it has
 # not printed before (the session's watermark keeps what an earlier watch
-# printed), and the sample has others (its start runs queries on the main
-# thread): watch again until the line it stops at is the hang's.
+# printed), and the sample may have others (its start runs queries on the
+# main thread, which a loaded machine can make a stall of their own):
+# watch again until the line it stops at is the hang's.
 "$BIN/porthole-sample" --scenario clean --seconds 120 --hang-at 2000 \
 	--app-id "$APP" --data-dir "$T/hang" > /dev/null 2>&1 &
 PID=$!
@@ -41,7 +43,7 @@ for _ in $(seq 10); do
 		--application-id "$APP" > "$T/watch" 2> "$T/watch.err"
 	WRC=$?
 	[ "$WRC" = 1 ] || break
-	grep -q 'Main thread' "$T/watch" && break
+	grep -q 'wait_for_settings_sync' "$T/watch" && break
 done
 check "watch --until-first exits 1 with the hang (rc $WRC)" test "$WRC" = 1
 check "while the app is still running" kill -0 $PID
@@ -80,11 +82,12 @@ SH
 check "the capture reports the open stall, in the function that hung" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-f = [x for x in r["findings"] if x["id"] == "main-thread-stall"]
-assert len(f) == 1, f
+f = [x for x in r["findings"] if x["id"] == "main-thread-stall" and
+     "wait_for_settings_sync" in x["title"]]
+assert len(f) == 1, r["findings"]
 assert f[0]["count"] == 1, f
 assert f[0]["evidence"]["open"] is True, f
-assert "wait_for_settings_sync" in f[0]["title"], f
+assert "not answering" in f[0]["title"], f
 assert "main-thread-stall" not in r["quiet"], r["quiet"]
 ' "$T/report.json"
 
@@ -92,11 +95,29 @@ assert "main-thread-stall" not in r["quiet"], r["quiet"]
 # the main thread's last turn-over before it to its first after) against
 # its length as the sample timed it around the call (the "planted-stall"
 # mark, in µs: 600 ms plus what the machine added), within one 60 Hz frame.
+# watch beside it prints the stall as it starts, and again as it ends.  It
+# is started once the app serves (the stall comes 4 s after its start): a
+# watch started before keeps retrying with a growing backoff, and one that
+# connects after the stall ended reads it closed from the ring.
 PORTHOLE_ANNOUNCE=$T/announce "$BIN/porthole-sample" --scenario checkout \
-	--seconds 6 --app-id "$APP.d" --data-dir "$T/dur" > /dev/null 2>&1 &
+	--seconds 6 --app-id "$APP.d" --data-dir "$T/dur" > "$T/dur.out" 2>&1 &
 PID=$!
-$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 6
+until_ok 100 "$BIN/porthole" status --application-id "$APP.d"
+"$BIN/porthole" watch --severity error --application-id "$APP.d" \
+	> "$T/watch.d" 2> /dev/null &
+WPID=$!
+$REC --announce "$T/announce" --out "$T/rec.ndjson" --seconds 6 > "$T/rec.out" 2>&1
+RRC=$?
 wait $PID
+SRC=$?
+check "the checkout run was recorded (ph-record $RRC, sample $SRC)" sh -c \
+	'test "$1" = 0 && test "$2" = 0 || { cat "$0"/rec.out "$0"/dur.out; exit 1; }' \
+	"$T" "$RRC" "$SRC"
+check "watch printed the stall while it lasted, then its length as it ended" \
+	until_ok 300 sh -c 'grep -q "^error Main thread stalled [0-9]* ms in apply_coupon_synchronously" "$0" &&
+		grep -q "^error Main thread not answering for [0-9]* ms.* in apply_coupon_synchronously" "$0"' "$T/watch.d"
+kill $WPID
+wait $WPID 2> /dev/null
 check "the planted stall's duration is its true length within one frame" python3 -c '
 import json, sys
 got, truth = [], []
@@ -112,7 +133,8 @@ for line in open(sys.argv[1]):
         truth.append(int(d["detail"]) / 1000)
 print("blocked", got, "planted", truth)
 assert len(truth) == 1 and truth[0] >= 600, truth
-assert len(got) == 1 and "apply_coupon_synchronously" in got[0][1], got
+got = [g for g in got if "apply_coupon_synchronously" in g[1]]
+assert len(got) == 1, got
 assert abs(got[0][0] - truth[0]) <= 1000 / 60, (got, truth)
 ' "$T/rec.ndjson"
 

@@ -186,6 +186,7 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 	if (!f)
 		return;
 	f->count = count;
+	f->open = open != NULL;
 	f->last_from = last->t;
 	f->last_to = last->t + last->ms;
 	if (open)
