@@ -253,13 +253,15 @@ static void *watchdog_main(void *arg)
 {
 	struct stall st = { 0 };
 	uint64_t seen = atomic_load(&gap_seq) & ~(uint64_t)1;
+	int tid = 0;
+	int64_t from, to;
 
 	(void)arg;
 	ph_platform_name_self("porthole-wdog");
 	while (!atomic_load(&stop)) {
-		int tid = atomic_load(&ph_agent.main_tid);
-		int64_t from, to, turned, now;
+		int64_t turned, now;
 
+		tid = atomic_load(&ph_agent.main_tid);
 		usleep(POLL_MS * 1000);
 		if (!tid || atomic_load(&stop))
 			continue;
@@ -272,6 +274,9 @@ static void *watchdog_main(void *arg)
 		if (now - turned >= stall_ns)
 			watch_open_stall(&st, turned, tid, now);
 	}
+	/* A stall the main thread ended by stopping the agent (agent.c). */
+	if (tid && read_gap(&seen, &from, &to))
+		close_stall(&st, from, to, tid);
 	if (st.anr)
 		ph_exits_note_answered();
 	return NULL;
