@@ -56,9 +56,14 @@ check "with the stack it is stuck in" \
 	grep -q '^    wait_for_settings_sync(ends.c:' "$T/status"
 check "for as long as it has been stuck (N s, growing)" sh -c '
 	a=$(sed -n "s/.*not answering for \([0-9]*\)\.\([0-9]\) s.*/\1\2/p" "$0/status")
-	until "$1/porthole" status --application-id "$2" > "$0/status2" 2>&1 &&
-		b=$(sed -n "s/.*not answering for \([0-9]*\)\.\([0-9]\) s.*/\1\2/p" "$0/status2") &&
-		[ -n "$b" ] && [ "$b" -gt "$a" ]; do sleep 0.2; done' "$T" "$BIN" "$APP"
+	[ -n "$a" ] || exit 1
+	for _ in $(seq 100); do
+		"$1/porthole" status --application-id "$2" > "$0/status2" 2>&1
+		b=$(sed -n "s/.*not answering for \([0-9]*\)\.\([0-9]\) s.*/\1\2/p" "$0/status2")
+		[ -n "$b" ] && [ "$b" -gt "$a" ] && exit 0
+		sleep 0.2
+	done
+	exit 1' "$T" "$BIN" "$APP"
 kill -9 $PID
 wait $PID 2> /dev/null
 
