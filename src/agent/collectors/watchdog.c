@@ -88,11 +88,12 @@ void ph_watchdog_turned(int64_t now_ns)
 	if (prev >= 0 &&
 	    now_ns - prev >=
 		    atomic_load_explicit(&stall_ns, memory_order_relaxed)) {
+		/* Release stores, not a fence (TSan has no fences): a reader
+		 * that sees either new value also sees the odd count. */
 		seq = atomic_load_explicit(&gap_seq, memory_order_relaxed);
 		atomic_store_explicit(&gap_seq, seq + 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_release);
-		atomic_store_explicit(&gap_from_ns, prev, memory_order_relaxed);
-		atomic_store_explicit(&gap_to_ns, now_ns, memory_order_relaxed);
+		atomic_store_explicit(&gap_from_ns, prev, memory_order_release);
+		atomic_store_explicit(&gap_to_ns, now_ns, memory_order_release);
 		atomic_store_explicit(&gap_seq, seq + 2, memory_order_release);
 	}
 	atomic_store_explicit(&turned_ns, now_ns, memory_order_release);
@@ -112,9 +113,9 @@ static bool read_gap(uint64_t *seen, int64_t *from, int64_t *to)
 
 	if (s1 == *seen || (s1 & 1))
 		return false;
-	*from = atomic_load_explicit(&gap_from_ns, memory_order_relaxed);
-	*to = atomic_load_explicit(&gap_to_ns, memory_order_relaxed);
-	atomic_thread_fence(memory_order_acquire);
+	/* Acquire loads keep the second look at the count after them. */
+	*from = atomic_load_explicit(&gap_from_ns, memory_order_acquire);
+	*to = atomic_load_explicit(&gap_to_ns, memory_order_acquire);
 	if (atomic_load_explicit(&gap_seq, memory_order_relaxed) != s1)
 		return false;
 	*seen = s1;
