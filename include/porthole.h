@@ -199,8 +199,9 @@ PORTHOLE_API const char *porthole_socket_name(void);
 PORTHOLE_API void porthole_main_loop_register(void);
 /*
  * Called by the main loop once per iteration (and whenever it is about to
- * wait).  Answers the watchdog's pending ping, so a loop that does not get
- * here for longer than the threshold is a stall.
+ * wait).  Stamps the main thread's turn-over for the watchdog (as the frame
+ * calls do), so a loop that does not get here for longer than the
+ * threshold is a stall, timed from its last stamp to its next.
  */
 PORTHOLE_API void porthole_main_loop_ping(void);
 

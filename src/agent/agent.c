@@ -294,6 +294,11 @@ PORTHOLE_API void porthole_stop(void)
 {
 	struct ph_agent *a = &ph_agent;
 
+	/* Called on the main thread, this is a turn-over: a stall that ran
+	 * up to here (the app's teardown after its loop) is closed, with its
+	 * length, rather than left ongoing. */
+	if (ph_tid() == atomic_load(&a->main_tid))
+		ph_watchdog_answer();
 	pthread_mutex_lock(&lifecycle);
 	if (atomic_load(&a->running)) {
 		ph_collectors_stop(a);
@@ -311,6 +316,9 @@ PORTHOLE_API const char *porthole_socket_name(void)
 PORTHOLE_API void porthole_main_loop_register(void)
 {
 	atomic_store(&ph_agent.main_tid, ph_tid());
+	/* The stall clock starts here: a slow start before the loop's first
+	 * ping is a stall too. */
+	ph_watchdog_answer();
 	ph_startup_main_loop_registered();
 }
 

@@ -395,16 +395,25 @@ static void apply_frame(struct ph_state *st, const struct ph_rec *r)
 		st->jank_count++;
 }
 
+/*
+ * A stall's events share their t: the ongoing ones while it lasts, then
+ * the closing one.  Each updates the stall's one entry.
+ */
 static void apply_blocked(struct ph_state *st, const struct ph_rec *r)
 {
-	struct ph_stall *s = &st->stalls[st->stall_next];
+	struct ph_stall *s = &st->stalls[(st->stall_next + 19) % 20];
+	size_t n;
 
+	if (!st->stall_count || s->at != ph_rec_t(r) || !s->ongoing) {
+		s = &st->stalls[st->stall_next];
+		st->stall_next = (st->stall_next + 1) % 20;
+		if (st->stall_count < 20)
+			st->stall_count++;
+	}
 	s->at = ph_rec_t(r);
 	s->duration_ms = ph_rec_get_int(r, PH_KEY_DURATION_MS, 0);
+	s->ongoing = ph_rec_find(r, PH_KEY_ONGOING, &n) != NULL;
 	s->top[0] = '\0'; /* ph_state_stall_top() fills it after encoding */
-	st->stall_next = (st->stall_next + 1) % 20;
-	if (st->stall_count < 20)
-		st->stall_count++;
 }
 
 static void apply_span(struct ph_state *st, struct ph_rec *r)
@@ -957,6 +966,8 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 		ph_jw_kv_int(w, "at", s->at);
 		ph_jw_kv_int(w, "durationMs", s->duration_ms);
 		ph_jw_kv_str(w, "stack", s->top);
+		if (s->ongoing)
+			ph_jw_kv_bool(w, "ongoing", true);
 		ph_jw_obj_end(w);
 		listed++;
 	}

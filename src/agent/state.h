@@ -68,6 +68,7 @@ struct ph_job {
 
 struct ph_stall {
 	int64_t at, duration_ms;
+	bool ongoing; /* the main thread was still stuck at the last event */
 	char top[256];
 };
 

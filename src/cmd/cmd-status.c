@@ -1,12 +1,16 @@
 /*
  * porthole status [--application-id ID]: connected or not, and why not,
- * each reason with its fix.  Exit 0 when connected, 1 when not.
+ * each reason with its fix.  Exit 0 when connected, 1 when not.  When
+ * connected, a main thread stuck now (the newest `blocked` event in the
+ * agent's ring is ongoing) is said too, with its stack.
  */
 #include "ph_common.h"
 #include "cmd.h"
 #include "host/env.h"
 #include "host/link.h"
 #include "host/session.h"
+#include "ph_arena.h"
+#include "ph_json.h"
 
 #include <unistd.h>
 
@@ -45,6 +49,59 @@ static void last_session(const char *app_id)
 		break;
 	}
 	free(v);
+}
+
+/*
+ * Asks the agent for its newest `blocked` event; when it is ongoing, the
+ * main thread was stuck at most a second ago (the watchdog repeats it each
+ * second while the stall lasts): prints for how long, and where.
+ */
+static void main_thread_status(struct ph_link *l)
+{
+	struct ph_buf out = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *ev, *data, *stack;
+	int64_t t, now, ms;
+
+	ph_arena_init(&a, 1 << 14, 1 << 22);
+	if (ph_link_request(l, "timeline",
+			    "{\"kinds\":[\"blocked\"],\"limit\":1}", &out,
+			    3000) ||
+	    ph_json_parse(&a, out.buf, out.len, &root, NULL)) {
+		printf("  main thread: not seen (no answer to timeline)\n");
+		goto out;
+	}
+	ev = ph_json_at(ph_json_get(ph_json_get(root, "result"), "events"), 0);
+	data = ph_json_get(ev, "data");
+	if (!ph_json_is(ph_json_get(data, "ongoing"), PH_JSON_TRUE) ||
+	    !ph_json_as_int(ph_json_get(ev, "t"), &t))
+		goto out;
+	if (!ph_json_as_int(ph_json_get(ph_json_get(root, "result"), "now"),
+			    &now) ||
+	    now < t)
+		now = t;
+	ms = now - t;
+	if (ph_json_as_int(ph_json_get(data, "durationMs"), &t) && t > ms)
+		ms = t;
+	printf("  main thread not answering for %" PRId64 ".%" PRId64
+	       " s (since t=%" PRId64 ")\n",
+	       ms / 1000, ms % 1000 / 100, now - ms);
+	stack = ph_json_get(data, "stack");
+	if (!ph_json_is(stack, PH_JSON_STRING))
+		stack = ph_json_get(data, "top");
+	if (ph_json_is(stack, PH_JSON_STRING)) {
+		printf("  stack:\n");
+		for (size_t i = 0, b = 0; i <= stack->n; i++) {
+			if (i < stack->n && stack->u.s[i] != '\n')
+				continue;
+			printf("    %.*s\n", (int)(i - b), stack->u.s + b);
+			b = i + 1;
+		}
+	}
+out:
+	ph_arena_release(&a);
+	ph_buf_release(&out);
 }
 
 static int status_exec(int argc, char **argv)
@@ -144,6 +201,7 @@ static int status_exec(int argc, char **argv)
 		if (l.warning[0])
 			printf("  warning: %s\n  fix: check the app id\n",
 			       l.warning);
+		main_thread_status(&l);
 	} else {
 		printf("not connected: %s\n",
 		       l.error[0] ? l.error : "no answer within 3 s");

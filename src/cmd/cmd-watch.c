@@ -40,6 +40,7 @@ struct seen {
 	char *key;
 	int64_t count;
 	int64_t printed_at;
+	bool open; /* printed while still going on (a stall) */
 };
 
 struct watch {
@@ -134,8 +135,11 @@ static int scan(struct watch *w, struct ph_live *lv)
 
 		if (f->severity > w->min_sev || !(s = find(w, f->key)))
 			continue;
-		if (f->count <= s->count)
+		/* A stall printed while it went on is printed again as it
+		 * ends, with its length: the same occurrence, not a new one. */
+		if (f->count <= s->count && !(s->open && !f->open))
 			continue;
+		s->open = f->open;
 		if (episode && s->count && now - s->printed_at < REPRINT_MS)
 			continue;
 		if (!s->count && f->severity == PH_SEV_ERROR &&

@@ -98,6 +98,9 @@ struct summary {
 	size_t nmarks, amarks;
 	struct ph_exit_note *exits;
 	size_t nexits, aexits;
+	/* The stall whose ongoing events are being summed (summarize_stall) */
+	bool stall_open;
+	int64_t stall_open_t, stall_open_ms;
 	struct ph_smap open_http; /* id -> open flag */
 	int64_t http_open;
 };
@@ -173,6 +176,34 @@ static void add(struct summary *s, int m, double v)
 	s->set[m] = true;
 }
 
+/*
+ * A stall comes as ongoing events while it lasts (the same t, growing
+ * durationMs) and then a closing one: it counts once, with its newest
+ * length, and is drawn once it closes.
+ */
+static void summarize_stall(struct ph_engine *e, const struct ph_event *ev,
+			    int64_t from, int64_t to)
+{
+	struct summary *s = &e->sum;
+	bool ongoing = ph_ev_true(ev, "ongoing");
+	char a[96];
+
+	if (s->stall_open && s->stall_open_t == from) {
+		add(s, PH_M_STALL_MS, (double)(to - from - s->stall_open_ms));
+	} else {
+		add(s, PH_M_STALLS, 1);
+		add(s, PH_M_STALL_MS, (double)(to - from));
+	}
+	set_max(s, PH_M_STALL_WORST_MS, (double)(to - from));
+	s->stall_open = ongoing;
+	s->stall_open_t = from;
+	s->stall_open_ms = to - from;
+	if (!ongoing)
+		lane_add(e, PH_LANE_MAIN, from, to, 2,
+			 "stall %" PRId64 " ms: %s", to - from,
+			 ph_ev_strcpy(ev, "top", a, sizeof(a)));
+}
+
 static void summarize(struct ph_engine *e, const struct ph_event *ev)
 {
 	struct summary *s = &e->sum;
@@ -203,14 +234,7 @@ static void summarize(struct ph_engine *e, const struct ph_event *ev)
 			 "late frame %" PRId64 " ms (%s)", v,
 			 ph_ev_strcpy(ev, "worstPhase", a, sizeof(a)));
 		break;
-	case PH_KIND_BLOCKED:
-		add(s, PH_M_STALLS, 1);
-		add(s, PH_M_STALL_MS, (double)(to - from));
-		set_max(s, PH_M_STALL_WORST_MS, (double)(to - from));
-		lane_add(e, PH_LANE_MAIN, from, to, 2,
-			 "stall %" PRId64 " ms: %s", to - from,
-			 ph_ev_strcpy(ev, "top", a, sizeof(a)));
-		break;
+	case PH_KIND_BLOCKED: summarize_stall(e, ev, from, to); break;
 	case PH_KIND_DB_END:
 		add(s, PH_M_DB_QUERIES, 1);
 		if (ph_ev_on_main(ev))

@@ -64,6 +64,7 @@ struct ph_finding {
 	int64_t last_from; /* the newest occurrence's window */
 	int64_t last_to;
 	int64_t count;	      /* occurrences */
+	bool open;	      /* the newest is still going on (a stall) */
 	const char *evidence; /* a JSON object, encoded */
 	const char *key;      /* identity across calls: id + subject */
 	struct ph_where_hint hint;

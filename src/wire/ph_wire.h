@@ -123,6 +123,7 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(DURATION_MS, "durationMs")                   \
 	X(TOP, "top")                                  \
 	X(STACK, "stack")                              \
+	X(ONGOING, "ongoing")                          \
 	X(FRAMES, "frames")                            \
 	X(COUNT, "count")                              \
 	X(FIRST_SEQ, "firstSeq")                       \

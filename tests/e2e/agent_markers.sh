@@ -49,9 +49,9 @@ for line in open(sys.argv[1]):
 sys.exit(1)
 PY
 # The planted ~600 ms stall (4 s into checkout): the watchdog writes it as
-# an async slice from when its ping had waited 200 ms until the loop
-# answered.  Pings go out every 300 ms, so one is posted 0-300 ms into the
-# stall and the slice is 100-400 ms long.
+# an async slice from when it sees the main thread 200 ms without turning
+# over until it sees it turn over again, each within a 20 ms poll (more on
+# a loaded machine): about 400 ms.
 check "the main-thread stall is an async slice of the app" python3 - "$T/trace.txt" "$APP" <<'PY'
 import re, sys
 begun = {}

@@ -3012,3 +3012,78 @@ void test_agent__mt_the_legacy_port_refuses_another_uid(void)
 	porthole_stop();
 	ph_buf_release(&line);
 }
+
+/*
+ * A stall is timed between the main thread's own turn-overs (here two
+ * pings), not from a watchdog ping, and is sent while it lasts: ongoing
+ * events with the stall's start as t and a growing length, then the
+ * closing one.  `blocking` lists it once.
+ */
+void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	const struct ph_json *d, *stalls;
+	int64_t before1, after1, before2, after2, t[3], ms[3];
+	char *p;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_DEVICE | PORTHOLE_NO_MEMORY |
+				      PORTHOLE_NO_STARTUP,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	before1 = ph_clock_mono_ns();
+	porthole_main_loop_ping();
+	after1 = ph_clock_mono_ns();
+	/* Stuck (reading the socket, never pinging): two ongoing events, the
+	 * second a second after the first. */
+	CHECK_INT(collect(&c, "blocked", 2, &ev), 2);
+	before2 = ph_clock_mono_ns();
+	porthole_main_loop_ping();
+	after2 = ph_clock_mono_ns();
+	CHECK_INT(collect(&c, "blocked", 1, &ev), 1);
+	p = ev.buf;
+	for (int i = 0; i < 3; i++) {
+		char *nl = strchr(p, '\n');
+		struct ph_buf one = PH_BUF_INIT(1 << 20);
+		const struct ph_json *e;
+
+		CHECK(nl != NULL);
+		if (!nl)
+			break;
+		CHECK_INT(ph_buf_add(&one, p, (size_t)(nl - p)), 0);
+		e = parse(&one);
+		d = ph_json_get(e, "data");
+		CHECK(ph_json_as_int(ph_json_get(e, "t"), &t[i]));
+		CHECK(ph_json_as_int(ph_json_get(d, "durationMs"), &ms[i]));
+		/* the first two are ongoing, the last closes it */
+		CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE) ==
+		      (i < 2));
+		CHECK(ph_json_is(ph_json_get(d, "stack"), PH_JSON_STRING));
+		ph_buf_release(&one);
+		p = nl + 1;
+	}
+	/* One stall: its start is the first ping's stamp. */
+	CHECK(t[0] == t[1] && t[1] == t[2]);
+	CHECK(t[0] >= before1 / 1000000 && t[0] <= after1 / 1000000);
+	CHECK(ms[0] >= 200 && ms[1] >= ms[0] + 1000 && ms[2] >= ms[1]);
+	/* Its length: from one ping's stamp to the next's, to the ms. */
+	CHECK(ms[2] >= (before2 - after1) / 1000000 - 1);
+	CHECK(ms[2] <= (after2 - before1) / 1000000 + 1);
+	/* blocking: the stall once, closed */
+	CHECK_INT(ph_client_call(&c, 5, "blocking", NULL, &line, NULL, 2000),
+		  1);
+	stalls = ph_json_get(ph_json_get(parse(&line), "result"), "stalls");
+	CHECK(ph_json_is(stalls, PH_JSON_ARRAY) && stalls->n == 1);
+	d = ph_json_at(stalls, 0);
+	CHECK(ph_json_as_int(ph_json_get(d, "durationMs"), &ms[0]) &&
+	      ms[0] == ms[2]);
+	CHECK(!ph_json_get(d, "ongoing"));
+	ph_client_close(&c);
+	porthole_stop();
+	/* The next tests' main thread is not this one. */
+	atomic_store(&ph_agent.main_tid, 0);
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+}

@@ -755,3 +755,64 @@ void test_host__mt_standing_engine_under_a_writer(void)
 	ph_buf_release(&got);
 	ph_store_release(&s);
 }
+
+/* One stall as the agent sends it: ongoing while it lasts, then closed. */
+static void add_blocked(struct ph_store *s, int64_t t, int64_t seq, int64_t ms,
+			bool ongoing, const char *top)
+{
+	char line[400];
+	int n = snprintf(line, sizeof(line),
+			 "{\"event\":\"blocked\",\"t\":%" PRId64
+			 ",\"seq\":%" PRId64
+			 ",\"data\":{\"durationMs\":%" PRId64
+			 ",\"top\":\"%s\",\"stack\":\"%s\\nmain(main.c:9)\","
+			 "\"tid\":7%s}}",
+			 t, seq, ms, top, top,
+			 ongoing ? ",\"ongoing\":true" : "");
+
+	CHECK_INT(ph_store_add_line(s, line, (size_t)n), 0);
+}
+
+void test_host__a_stall_sent_while_it_lasts_counts_once(void)
+{
+	struct ph_window w = { 0, 100000 };
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	add_blocked(&s, 1000, 1, 230, true, "pay(pay.c:3)");
+	add_blocked(&s, 1000, 2, 1230, true, "pay(pay.c:3)");
+	add_blocked(&s, 1000, 3, 1604, false, "pay(pay.c:3)");
+	a = ph_analyze_store(&s, w);
+	CHECK(a);
+	f = ph_analysis_find(a, "main-thread-stall");
+	CHECK(f && f->count == 1 && f->from == 1000 && f->to == 2604);
+	CHECK(f && strstr(f->title, "stalled 1604 ms in pay(pay.c:3)"));
+	CHECK(f && !strstr(f->evidence, "\"open\""));
+	CHECK(a->metric[PH_M_STALLS] == 1);
+	CHECK(a->metric[PH_M_STALL_MS] == 1604);
+	CHECK(a->metric[PH_M_STALL_WORST_MS] == 1604);
+	ph_analysis_free(a);
+
+	/* A second stall, still going on when the record ends: open, and
+	 * never "quiet". */
+	add_blocked(&s, 9000, 4, 210, true, "pay(pay.c:3)");
+	add_blocked(&s, 9000, 5, 1210, true, "wait(sync.c:8)");
+	a = ph_analyze_store(&s, w);
+	CHECK(a);
+	CHECK(!ph_analysis_quiet(a, "main-thread-stall"));
+	f = ph_analysis_find(a, "main-thread-stall");
+	CHECK(f && f->count == 1);
+	f = NULL;
+	for (size_t i = 0; i < a->nf; i++)
+		if (strstr(a->f[i].title, "wait(sync.c:8)"))
+			f = &a->f[i];
+	CHECK(f && f->count == 1 && f->from == 9000 && f->to == 10210);
+	CHECK(f && strstr(f->title, "not answering for 1210 ms"));
+	CHECK(f && strstr(f->evidence, "\"open\":true"));
+	CHECK(a->metric[PH_M_STALLS] == 2);
+	CHECK(a->metric[PH_M_STALL_MS] == 1604 + 1210);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}

@@ -47,6 +47,9 @@ void ph_startup_init(struct ph_agent *a);
 /* watchdog.c */
 int ph_watchdog_start(struct ph_agent *a) PH_WUR;
 void ph_watchdog_stop(void);
+/* The main thread turned over (a ping, a frame call), at now_ns. */
+void ph_watchdog_turned(int64_t now_ns);
+/* The same, reading the clock. */
 void ph_watchdog_answer(void);
 
 /* sampler.c: memory and device, every second. */

@@ -8,6 +8,9 @@
  * as janky frames.  missedFrames counts whole refresh intervals eaten, so
  * a 400 ms freeze at 60 Hz is 24, not 1.
  *
+ * Each call is also a turn-over of the main thread for the watchdog: a
+ * stall's length is measured between such stamps (watchdog.c).
+ *
  * A tap is closed by the first frame presented after its up event: the
  * agent emits an `input` event with action "tap" and tapMs, the time from
  * the finger leaving the screen to that frame being on it.
@@ -47,6 +50,7 @@ PORTHOLE_API void porthole_frame_begin(void)
 	if (!ph_agent_live())
 		return;
 	frame_start_ns = ph_mono_ns_fast();
+	ph_watchdog_turned(frame_start_ns);
 	cur_phase = -1;
 	memset(phase_ns, 0, sizeof(phase_ns));
 }
@@ -65,6 +69,7 @@ PORTHOLE_API void porthole_frame_phase(enum porthole_frame_phase phase)
 	if (frame_start_ns < 0 || (unsigned)phase >= PORTHOLE_PHASE_COUNT)
 		return;
 	now = ph_mono_ns_fast();
+	ph_watchdog_turned(now);
 	close_phase(now);
 	cur_phase = (int)phase;
 	phase_start_ns = now;
@@ -103,6 +108,7 @@ PORTHOLE_API void porthole_frame_end(void)
 	if (frame_start_ns < 0 || !ph_agent_live())
 		return;
 	now = ph_mono_ns_fast();
+	ph_watchdog_turned(now);
 	close_phase(now);
 	total_us = (now - frame_start_ns) / 1000;
 	first = !drawn_once;

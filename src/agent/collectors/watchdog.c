@@ -1,30 +1,39 @@
 /*
  * watchdog.c: main-thread stalls, with the stack that caused them.
  *
- * Every 300 ms the watchdog thread posts a ping (stamps ping_at); the main
- * loop answers it from porthole_main_loop_ping(), which it calls once per
- * iteration.  A ping that waits longer than the threshold (default 200 ms)
- * is a stall, measured from when the ping was posted until the loop
- * answered.  While a ping is overdue, the watchdog samples the main
- * thread's stack once: a signal to that thread, whose handler only copies
- * return addresses into a static buffer (backtrace(), warmed up at start
- * so it does not load anything inside the handler).  The writer thread
- * symbolizes them later.  When the loop answers, a `blocked` event goes
- * out with t = the ping's post time, durationMs, and the stack.
+ * The main thread stamps `turned_ns` each time it turns over: every
+ * porthole_main_loop_ping() and every frame call (frames.c).  A gap of
+ * `stall_ms` (default 200) or more between two stamps is a stall, and its
+ * length is exactly that gap: from the last turn-over before it to the
+ * first after, as the main thread itself saw them, not from when anyone
+ * noticed.  The main thread publishes the gap as it resumes (gap_from_ns,
+ * gap_to_ns); the watchdog thread, polling every POLL_MS, sends the
+ * closing `blocked` event for it.
+ *
+ * While a stall lasts the watchdog makes it visible: once the newest
+ * stamp is `stall_ms` old it samples the main thread's stack (a signal to
+ * that thread, whose handler only copies return addresses into a static
+ * buffer; backtrace() is warmed up at start so it loads nothing inside the
+ * handler; the writer thread symbolizes them later) and sends a `blocked`
+ * event with "ongoing": true, then samples and sends again every
+ * UPDATE_MS, so a host watching sees the hang while it lasts, and a host
+ * that connects mid-hang finds it in the ring.  All events of one stall
+ * share their `t`, the stall's start; the last, without `ongoing`, closes
+ * it with the measured length.
  *
  * A loop that sleeps longer than the threshold while idle must ping before
  * it sleeps and as it wakes; docs/agent.md says so.
  *
  * While a system trace records, the stall is also an async slice named
  * STALL_SLICE in it, written by the watchdog (the main thread is stuck):
- * it begins when a ping has waited `stall_ms`, so up to stall_ms + 300 ms
- * after the stall did, and ends when the loop answers.  The `blocked`
- * event carries the measured length.
+ * it begins when the watchdog sees the stall, stall_ms (plus up to one
+ * poll) after it began, and ends when the watchdog sees it closed.
  */
 #include "ph_common.h"
 #include "collectors.h"
 #include "ph_clock.h"
 #include "ph_log.h"
+#include "../platform.h"
 #include "../symbolize.h"
 
 #include <execinfo.h>
@@ -32,32 +41,85 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PING_EVERY_MS 300
-#define POLL_MS	      20
-#define STALL_SLICE   "porthole: main thread stalled"
+#define POLL_MS	  20
+#define UPDATE_MS 1000
+/* How long an ongoing event waits for its stack before going without. */
+#define SAMPLE_WAIT_MS 100
+#define STALL_SLICE    "porthole: main thread stalled"
 
 static pthread_t thread;
 static _Atomic bool stop;
 static bool started;
-static int stall_ms = 200;
+static _Atomic bool watching; /* read by the main thread's stamps */
+static _Atomic int64_t stall_ns = 200 * 1000000LL;
 static int sample_signal;
 
-static _Atomic int64_t ping_at = -1;	 /* posted, not yet answered */
-static _Atomic int64_t answered_at = -1; /* set by the main loop */
+/*
+ * Written by the main thread only.  turned_ns is its newest turn-over;
+ * gap_from_ns/gap_to_ns the newest stall it resumed from, under a
+ * sequence count (odd while being written), so the watchdog never reads
+ * one stall's start with another's end.  A second stall that closes
+ * before the watchdog's next poll hides the first; stalls are at least
+ * stall_ms long and the watchdog polls every POLL_MS, so only a watchdog
+ * starved for that long misses one.
+ */
+static _Atomic int64_t turned_ns = -1;
+static _Atomic uint64_t gap_seq;
+static _Atomic int64_t gap_from_ns = -1;
+static _Atomic int64_t gap_to_ns = -1;
 
 /* Written by the signal handler, read by the watchdog after `ready`. */
 static uintptr_t sample_pcs[PH_MAX_FRAMES];
 static _Atomic int sample_n;
 static _Atomic bool sample_ready;
 
+/* The watchdog thread's copy of the newest sample of the open stall. */
+static uintptr_t stack_pcs[PH_MAX_FRAMES];
+static size_t stack_n;
+
+void ph_watchdog_turned(int64_t now_ns)
+{
+	int64_t prev;
+	uint64_t seq;
+
+	if (!atomic_load_explicit(&watching, memory_order_relaxed))
+		return;
+	prev = atomic_load_explicit(&turned_ns, memory_order_relaxed);
+	if (prev >= 0 &&
+	    now_ns - prev >=
+		    atomic_load_explicit(&stall_ns, memory_order_relaxed)) {
+		/* Release stores, not a fence (TSan has no fences): a reader
+		 * that sees either new value also sees the odd count. */
+		seq = atomic_load_explicit(&gap_seq, memory_order_relaxed);
+		atomic_store_explicit(&gap_seq, seq + 1, memory_order_relaxed);
+		atomic_store_explicit(&gap_from_ns, prev, memory_order_release);
+		atomic_store_explicit(&gap_to_ns, now_ns, memory_order_release);
+		atomic_store_explicit(&gap_seq, seq + 2, memory_order_release);
+	}
+	atomic_store_explicit(&turned_ns, now_ns, memory_order_release);
+}
+
 void ph_watchdog_answer(void)
 {
-	/* The main loop's per-iteration cost: one relaxed load when idle. */
-	if (atomic_load_explicit(&ping_at, memory_order_relaxed) < 0)
-		return;
-	if (atomic_load_explicit(&answered_at, memory_order_relaxed) < 0)
-		atomic_store_explicit(&answered_at, ph_uptime_ms_fast(),
-				      memory_order_release);
+	/* The main loop's per-iteration cost: a clock read and a store. */
+	if (atomic_load_explicit(&watching, memory_order_relaxed))
+		ph_watchdog_turned(ph_mono_ns_fast());
+}
+
+/* The newest gap if it is not `seen`; false while it is being written. */
+static bool read_gap(uint64_t *seen, int64_t *from, int64_t *to)
+{
+	uint64_t s1 = atomic_load_explicit(&gap_seq, memory_order_acquire);
+
+	if (s1 == *seen || (s1 & 1))
+		return false;
+	/* Acquire loads keep the second look at the count after them. */
+	*from = atomic_load_explicit(&gap_from_ns, memory_order_acquire);
+	*to = atomic_load_explicit(&gap_to_ns, memory_order_acquire);
+	if (atomic_load_explicit(&gap_seq, memory_order_relaxed) != s1)
+		return false;
+	*seen = s1;
+	return true;
 }
 
 static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
@@ -81,90 +143,143 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
-static void emit_blocked(int64_t posted, int64_t answered, int tid)
+/* The watchdog's view of the stall it is watching. */
+struct stall {
+	bool open;	  /* seen stuck, not yet closed */
+	bool asked;	  /* a sample is asked for this update */
+	bool anr;	  /* noted as unresponsive for exits.c */
+	int64_t from_ns;  /* the last turn-over before it */
+	int64_t asked_ns; /* when the newest sample was asked for */
+	int64_t next_ns;  /* when the next ongoing event is due */
+	uint32_t traced;  /* the trace slice's generation */
+	int cookie;	  /* the trace slice's id */
+};
+
+static void ask_sample(struct stall *st, int tid, int64_t now)
+{
+	atomic_store(&sample_ready, false);
+	syscall(SYS_tgkill, ph_agent.pid, tid, sample_signal);
+	st->asked = true;
+	st->asked_ns = now;
+}
+
+/* Keeps the sample the handler finished, if one came since asked. */
+static bool take_sample(void)
+{
+	int n;
+
+	if (!atomic_load_explicit(&sample_ready, memory_order_acquire))
+		return false;
+	n = atomic_load_explicit(&sample_n, memory_order_relaxed);
+	stack_n = n > 0 ? (size_t)n : 0;
+	memcpy(stack_pcs, sample_pcs, stack_n * sizeof(stack_pcs[0]));
+	return true;
+}
+
+/* One `blocked` event: t is the stall's start; ongoing while it lasts. */
+static void emit_blocked(int64_t from_ns, int64_t to_ns, int tid, bool ongoing)
 {
 	uint64_t pos;
 	struct ph_rec *r = ph_emit_begin(PH_KIND_BLOCKED, &pos);
-	int n = atomic_load_explicit(&sample_ready, memory_order_acquire) ?
-			atomic_load(&sample_n) :
-			0;
 
 	if (!r)
 		return;
-	ph_rec_set_t(r, posted); /* the start of the stall */
+	ph_rec_set_t(r, from_ns / 1000000);
 	r->tid = tid;
 	r->flags |= PH_REC_MAIN;
-	ph_rec_int(r, PH_KEY_DURATION_MS, answered - posted);
-	if (n > 0)
-		ph_rec_pcs(r, PH_KEY_STACK, sample_pcs, (size_t)n);
+	ph_rec_int(r, PH_KEY_DURATION_MS, (to_ns - from_ns) / 1000000);
+	if (stack_n > 0)
+		ph_rec_pcs(r, PH_KEY_STACK, stack_pcs, stack_n);
 	else
 		ph_rec_str(r, PH_KEY_TOP, "?", 4);
 	ph_rec_int(r, PH_KEY_TID, tid);
+	if (ongoing)
+		ph_rec_bool(r, PH_KEY_ONGOING, true);
 	ph_emit_commit(pos);
+}
+
+/* The main thread resumed after [from, to): the closing event. */
+static void close_stall(struct stall *st, int64_t from, int64_t to, int tid)
+{
+	if (st->open && st->from_ns == from)
+		take_sample();
+	else
+		stack_n = 0; /* over before the watchdog saw it: no sample */
+	if (st->anr)
+		ph_exits_note_answered();
+	if (st->open)
+		ph_trace_marker_async_end(st->traced, STALL_SLICE, st->cookie);
+	emit_blocked(from, to, tid, false);
+	*st = (struct stall){ .cookie = st->cookie };
+}
+
+/* The main thread is stuck: say so now, and again every UPDATE_MS. */
+static void watch_open_stall(struct stall *st, int64_t turned, int tid,
+			     int64_t now)
+{
+	if (!st->open) {
+		*st = (struct stall){ .open = true,
+				      .from_ns = turned,
+				      .next_ns = now,
+				      .cookie = st->cookie + 1 };
+		stack_n = 0;
+		st->traced =
+			ph_trace_marker_async_begin(STALL_SLICE, st->cookie);
+		ask_sample(st, tid, now);
+	}
+	/* Stuck ANR-long: a kill now would be an ANR; say where for the next
+	 * start (exits.c). */
+	if (!st->anr && now - st->from_ns >= PH_ANR_MS * 1000000LL) {
+		take_sample();
+		ph_exits_note_unresponsive(st->from_ns / 1000000, stack_pcs,
+					   stack_n);
+		st->anr = true;
+	}
+	if (now < st->next_ns) {
+		/* Ask a poll ahead, so the update carries the stack of now. */
+		if (!st->asked && st->next_ns - now <= POLL_MS * 1000000LL)
+			ask_sample(st, tid, now);
+		return;
+	}
+	if (!st->asked)
+		ask_sample(st, tid, now);
+	if (!take_sample() && now - st->asked_ns < SAMPLE_WAIT_MS * 1000000LL)
+		return;
+	emit_blocked(st->from_ns, now, tid, true);
+	st->next_ns = now + UPDATE_MS * 1000000LL;
+	st->asked = false;
 }
 
 static void *watchdog_main(void *arg)
 {
+	struct stall st = { 0 };
+	uint64_t seen = atomic_load(&gap_seq) & ~(uint64_t)1;
+	int tid = 0;
+	int64_t from, to;
+
 	(void)arg;
 	ph_platform_name_self("porthole-wdog");
 	while (!atomic_load(&stop)) {
-		int tid = atomic_load(&ph_agent.main_tid);
-		int64_t posted, now;
-		bool sampled = false, anr = false;
-		uint32_t traced = 0;
-		static int stalls;
+		int64_t turned, now;
 
-		usleep(PING_EVERY_MS * 1000);
+		tid = atomic_load(&ph_agent.main_tid);
+		usleep(POLL_MS * 1000);
 		if (!tid || atomic_load(&stop))
 			continue;
-		atomic_store(&sample_ready, false);
-		atomic_store(&answered_at, -1);
-		posted = ph_clock_uptime_ms();
-		atomic_store(&ping_at, posted);
-		for (;;) {
-			int64_t ans = atomic_load_explicit(
-				&answered_at, memory_order_acquire);
-
-			if (ans >= 0) {
-				if (anr)
-					ph_exits_note_answered();
-				ph_trace_marker_async_end(traced, STALL_SLICE,
-							  stalls);
-				if (ans - posted >= stall_ms)
-					emit_blocked(posted, ans, tid);
-				break;
-			}
-			if (atomic_load(&stop)) {
-				if (anr)
-					ph_exits_note_answered();
-				break;
-			}
-			now = ph_clock_uptime_ms();
-			/* Stuck ANR-long: a kill now would be an ANR; say where
-			 * for the next start (exits.c). */
-			if (!anr && now - posted >= PH_ANR_MS) {
-				bool got = atomic_load_explicit(
-					&sample_ready, memory_order_acquire);
-
-				ph_exits_note_unresponsive(
-					posted, sample_pcs,
-					got ? (size_t)atomic_load(&sample_n) :
-					      0);
-				anr = true;
-			}
-			if (!sampled && now - posted >= stall_ms) {
-				/* Overdue: one sample of where main is stuck.
-				 */
-				syscall(SYS_tgkill, ph_agent.pid, tid,
-					sample_signal);
-				sampled = true;
-				traced = ph_trace_marker_async_begin(
-					STALL_SLICE, ++stalls);
-			}
-			usleep(POLL_MS * 1000);
-		}
-		atomic_store(&ping_at, -1);
+		if (read_gap(&seen, &from, &to))
+			close_stall(&st, from, to, tid);
+		turned = atomic_load_explicit(&turned_ns, memory_order_acquire);
+		now = ph_mono_ns_fast();
+		if (turned < 0 || (st.open && turned != st.from_ns))
+			continue; /* resumed: closed at the next poll */
+		if (now - turned >= stall_ns)
+			watch_open_stall(&st, turned, tid, now);
 	}
+	/* A stall the main thread ended by stopping the agent (agent.c). */
+	if (tid && read_gap(&seen, &from, &to))
+		close_stall(&st, from, to, tid);
+	if (st.anr)
+		ph_exits_note_answered();
 	return NULL;
 }
 
@@ -176,7 +291,8 @@ int ph_watchdog_start(struct ph_agent *a)
 
 	if (a->cfg.flags & PORTHOLE_NO_WATCHDOG)
 		return 0;
-	stall_ms = a->cfg.stall_ms ? (int)a->cfg.stall_ms : 200;
+	stall_ns =
+		(a->cfg.stall_ms ? (int64_t)a->cfg.stall_ms : 200) * 1000000LL;
 	/* A real-time signal the app is unlikely to use itself. */
 	sample_signal = SIGRTMIN + 7;
 	sigemptyset(&sa.sa_mask);
@@ -185,8 +301,13 @@ int ph_watchdog_start(struct ph_agent *a)
 	/* The first backtrace() loads libgcc; never inside the handler. */
 	backtrace(warm, 4);
 	atomic_store(&stop, false);
-	if (pthread_create(&thread, NULL, watchdog_main, NULL))
+	/* A stamp from an earlier start is no turn-over of this one. */
+	atomic_store(&turned_ns, -1);
+	atomic_store(&watching, true);
+	if (pthread_create(&thread, NULL, watchdog_main, NULL)) {
+		atomic_store(&watching, false);
 		return PH_EIO;
+	}
 	started = true;
 	return 0;
 }
@@ -195,6 +316,7 @@ void ph_watchdog_stop(void)
 {
 	if (!started)
 		return;
+	atomic_store(&watching, false);
 	atomic_store(&stop, true);
 	pthread_join(thread, NULL);
 	started = false;

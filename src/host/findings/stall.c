@@ -4,12 +4,20 @@
  * at).  A stall that lies inside a heap dump's pause (leak events carry
  * heapDumpStartMs/heapDumpEndMs) was caused by the dump, not the app: it
  * becomes a note that says so.
+ *
+ * While a stall lasts the agent sends it again and again, "ongoing", with
+ * the same t (the stall's start) and a growing durationMs; the closing
+ * event has no "ongoing".  One stall is one entry, updated by each of its
+ * events: counted once.  A stall whose last event is ongoing is open: the
+ * main thread was not answering when last heard from, and the finding
+ * says so.
  */
 #include "ph_common.h"
 #include "family.h"
 
 struct stall {
 	int64_t t, ms;
+	bool open;	   /* its newest event is ongoing */
 	const char *top;   /* the top app frame's line */
 	const char *stack; /* first lines of the stack */
 	const char *module;
@@ -65,6 +73,36 @@ static void top_app_frame(struct ph_fctx *c, const struct ph_event *ev,
 		x->top = "unknown";
 }
 
+/* One blocked event into x: a new stall, or an open one's newer view. */
+static void read_stall(struct ph_fctx *c, const struct ph_event *ev,
+		       struct stall *x)
+{
+	const char *stack;
+	size_t n, cut = 0;
+
+	x->t = ev->t;
+	x->open = ph_ev_true(ev, "ongoing");
+	if (!ph_ev_int(ev, "durationMs", &x->ms))
+		x->ms = 0;
+	/* A sample that did not come keeps the stack an earlier one had. */
+	if (x->top && ph_ev_str(ev, "top", &stack, &n) && n == 1 &&
+	    stack[0] == '?' && !ph_ev_get(ev, "stack"))
+		return;
+	top_app_frame(c, ev, x);
+	x->stack = NULL;
+	if (ph_ev_str(ev, "stack", &stack, &n)) {
+		/* Keep the first four frames: enough to read. */
+		for (int l = 0; l < 4 && cut < n; l++) {
+			const char *nl = memchr(stack + cut, '\n', n - cut);
+
+			cut = nl ? (size_t)(nl - stack) + 1 : n;
+		}
+		x->stack =
+			ph_keep(c, stack,
+				cut && stack[cut - 1] == '\n' ? cut - 1 : cut);
+	}
+}
+
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
 	struct st *s = p;
@@ -86,6 +124,13 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	}
 	if (ev->kind != PH_KIND_BLOCKED)
 		return;
+	/* An open stall's next event: update it in place. */
+	for (size_t i = s->n; i-- > 0;) {
+		if (s->v[i].open && s->v[i].t == ev->t) {
+			read_stall(c, ev, &s->v[i]);
+			return;
+		}
+	}
 	if (s->n == s->alloc) {
 		size_t na = s->alloc ? s->alloc * 2 : 16;
 		struct stall *v = realloc(s->v, na * sizeof(*v));
@@ -95,29 +140,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 		s->v = v;
 		s->alloc = na;
 	}
-	{
-		struct stall *x = &s->v[s->n++];
-		const char *stack;
-		size_t n, cut = 0;
-
-		memset(x, 0, sizeof(*x));
-		x->t = ev->t;
-		if (!ph_ev_int(ev, "durationMs", &x->ms))
-			x->ms = 0;
-		top_app_frame(c, ev, x);
-		if (ph_ev_str(ev, "stack", &stack, &n)) {
-			/* Keep the first four frames: enough to read. */
-			for (int l = 0; l < 4 && cut < n; l++) {
-				const char *nl =
-					memchr(stack + cut, '\n', n - cut);
-
-				cut = nl ? (size_t)(nl - stack) + 1 : n;
-			}
-			x->stack = ph_keep(
-				c, stack,
-				cut && stack[cut - 1] == '\n' ? cut - 1 : cut);
-		}
-	}
+	memset(&s->v[s->n], 0, sizeof(s->v[0]));
+	read_stall(c, ev, &s->v[s->n++]);
 }
 
 static bool in_dump(const struct st *s, const struct stall *x)
@@ -134,7 +158,7 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 {
 	const struct stall *x0 = &s->v[first], *worst = x0;
 	int64_t count = 0, total = 0, from = INT64_MAX, to = INT64_MIN;
-	const struct stall *last = x0;
+	const struct stall *last = x0, *open = NULL;
 	struct ph_finding *f;
 	struct ph_jw *jw;
 
@@ -153,6 +177,8 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 			worst = x;
 		if (x->t >= last->t)
 			last = x;
+		if (x->open)
+			open = x;
 	}
 	f = ph_fnd_new(c, "main-thread-stall",
 		       dump ? PH_SEV_NOTE : PH_SEV_ERROR, PH_CONF_OBSERVED,
@@ -160,9 +186,15 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 	if (!f)
 		return;
 	f->count = count;
+	f->open = open != NULL;
 	f->last_from = last->t;
 	f->last_to = last->t + last->ms;
-	if (dump)
+	if (open)
+		ph_fnd_title(c, f,
+			     "Main thread not answering for %" PRId64
+			     " ms, still stuck when last heard from, in %.120s",
+			     open->ms, open->top);
+	else if (dump)
 		ph_fnd_title(c, f,
 			     "Main thread stalled %" PRId64
 			     " ms during a heap dump",
@@ -176,6 +208,12 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 			      "the heap dump paused the app; top frame "
 			      "%.160s",
 			      worst->top);
+	else if (open)
+		ph_fnd_detail(c, f,
+			      "stuck since t=%" PRId64 ", %" PRId64
+			      " ms when last heard from; %" PRId64
+			      " stall(s) in all",
+			      open->t, open->ms, count);
 	else if (count > 1)
 		ph_fnd_detail(c, f,
 			      "%" PRId64 " stalls, %" PRId64
@@ -219,6 +257,12 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 		ph_jw_kv_str(jw, "module", worst->module);
 	if (dump)
 		ph_jw_kv_bool(jw, "duringHeapDump", true);
+	if (open) {
+		/* Not over when the record ends: how long so far, from when. */
+		ph_jw_kv_bool(jw, "open", true);
+		ph_jw_kv_int(jw, "openSinceT", open->t);
+		ph_jw_kv_int(jw, "openForMs", open->ms);
+	}
 	ph_fnd_evidence_end(c, f);
 }
 
