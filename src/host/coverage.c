@@ -163,6 +163,7 @@ void ph_coverage_from_runs(struct ph_coverage *cov, const struct ph_seq_runs *r,
 	cov->missing_from = r->miss_from;
 	cov->missing_to = r->miss_to;
 	holes(r, &cov->missing, &cov->missing_from, &cov->missing_to);
+	cov->at_least = r->overflow;
 	if (src)
 		cov->dropped = src->dropped;
 	/*
@@ -234,10 +235,11 @@ void ph_coverage_judge(struct ph_coverage *cov)
 		       cov->missing_before, cov->before_to);
 	if (cov->missing)
 		reason(cov,
-		       "%" PRIu64 " events missing by seq between t=%" PRId64
+		       "%s%" PRIu64 " events missing by seq between t=%" PRId64
 		       " and t=%" PRId64 " (lost by the app's queue or on "
 		       "this host's connection)",
-		       cov->missing, cov->missing_from, cov->missing_to);
+		       cov->at_least ? "at least " : "", cov->missing,
+		       cov->missing_from, cov->missing_to);
 	if (cov->clipped_ms > 0)
 		reason(cov,
 		       "%" PRId64 " ms of the window are held by neither the "
@@ -287,6 +289,8 @@ void ph_coverage_write(const struct ph_coverage *cov, struct ph_window w,
 	}
 	ph_jw_kv_int(jw, "events", (int64_t)cov->events);
 	ph_jw_kv_int(jw, "missingSeqs", (int64_t)cov->missing);
+	if (cov->at_least)
+		ph_jw_kv_bool(jw, "missingAtLeast", true);
 	ph_jw_kv_int(jw, "missingBefore", (int64_t)cov->missing_before);
 	ph_jw_kv_int(jw, "droppedByApp", (int64_t)cov->dropped);
 	ph_jw_kv_int(jw, "clippedMs", cov->clipped_ms);

@@ -59,6 +59,7 @@ struct ph_coverage {
 	int64_t held_from, held_to; /* their span, app clock */
 	uint64_t events;	    /* app events held in the window */
 	uint64_t missing;	    /* seqs missing between held events */
+	bool at_least;		    /* too many holes kept: a lower bound */
 	int64_t missing_from;	    /* the app time span of those holes */
 	int64_t missing_to;
 	uint64_t missing_before; /* seqs emitted before the first held one,

@@ -231,3 +231,19 @@ void test_coverage__before_the_apps_first_event_is_seen_empty(void)
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
+
+void test_coverage__too_many_holes_are_counted_at_least(void)
+{
+	struct ph_seq_runs r = { 0 };
+	struct ph_coverage c;
+
+	/* Every other seq: a hole each, more than the runs kept. */
+	for (int64_t s = 0; s < 2 * 70000; s += 2)
+		ph_seq_runs_add(&r, 0, s, s);
+	ph_coverage_from_runs(&c, &r, PH_WINDOW_ALL, 1, 2, 1, NULL);
+	CHECK(c.at_least);
+	CHECK(c.missing >= 65535 && c.missing < 70000);
+	CHECK(!c.complete);
+	CHECK(strstr(c.reason, "at least "));
+	ph_seq_runs_release(&r);
+}
