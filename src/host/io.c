@@ -107,6 +107,17 @@ int ph_io_feed_event(void *view, const struct ph_event *ev)
 		return 0;
 	if (ev->kind == PH_KIND_FRAME && ph_ev_true(ev, "firstDraw"))
 		return 0;
+	/* A stall's events (ongoing ones while it lasts, then the closing
+	 * one) share its start as t: one moment, as long as the newest. */
+	if (ev->kind == PH_KIND_BLOCKED && v->stall_at &&
+	    v->mom[v->stall_at - 1].t == ev->t) {
+		m = &v->mom[v->stall_at - 1];
+		ph_ev_span(ev, &from, &to);
+		if (to > m->to)
+			m->to = to;
+		m->what = keep_field(v, ev, "top", 120);
+		return 0;
+	}
 	v->mom = grow(v->mom, &v->amom, v->nmom, sizeof(*v->mom));
 	if (!v->mom)
 		return PH_ENOMEM;
@@ -122,6 +133,7 @@ int ph_io_feed_event(void *view, const struct ph_event *ev)
 	case PH_KIND_BLOCKED:
 		m->kind = PH_IO_STALL;
 		m->what = keep_field(v, ev, "top", 120);
+		v->stall_at = v->nmom + 1;
 		break;
 	case PH_KIND_FRAME:
 		m->kind = PH_IO_FRAME;

@@ -181,6 +181,7 @@ struct ph_io_view {
 	size_t nreq, areq;
 	struct ph_io_moment *mom; /* by time after finish */
 	size_t nmom, amom;
+	size_t stall_at; /* mom[] index of the newest stall, + 1; 0 none */
 	/* the answer, after ph_io_finish */
 	uint64_t app_n, main_n, app_bytes, main_bytes, others_n, other_procs;
 	uint64_t unseen_n; /* of others_n: completions whose issue was unseen */

@@ -499,3 +499,33 @@ void test_host_io__first_in_flight_skips_only_finished_requests(void)
 	}
 	fixture_release(&fx);
 }
+
+/*
+ * A stall sent while it lasts (ongoing events, then the closing one, all
+ * with its start as t) is one moment of the view, as long as the newest
+ * event says, not one per event.
+ */
+void test_host_io__a_stall_sent_while_it_lasts_is_one_moment(void)
+{
+	static const char *const lines[] = {
+		"{\"event\":\"blocked\",\"t\":5000,\"seq\":0,\"data\":{"
+		"\"durationMs\":300,\"ongoing\":true,\"top\":\"f(a.c:1)\"}}",
+		"{\"event\":\"blocked\",\"t\":5000,\"seq\":1,\"data\":{"
+		"\"durationMs\":1300,\"ongoing\":true,\"top\":\"f(a.c:1)\"}}",
+		"{\"event\":\"blocked\",\"t\":5000,\"seq\":2,\"data\":{"
+		"\"durationMs\":1720,\"top\":\"f(a.c:1)\"}}",
+		"{\"event\":\"blocked\",\"t\":9000,\"seq\":3,\"data\":{"
+		"\"durationMs\":250,\"top\":\"g(a.c:2)\"}}",
+	};
+	struct fixture fx = { 0 };
+	struct ph_io_view *v =
+		view_of(&fx, lines, PH_ARRAY_SIZE(lines), NULL,
+			(struct ph_io_opts){ 0 });
+
+	CHECK(v != NULL);
+	CHECK_INT(v->nmom, 2);
+	CHECK_INT(v->mom[0].t, 5000);
+	CHECK_INT(v->mom[0].to, 6720);
+	CHECK_INT(v->mom[1].to, 9250);
+	fixture_release(&fx);
+}

@@ -15,6 +15,7 @@ struct at_ctx {
 	int64_t screen_t;
 	int http, db, work, main_events, writes;
 	char main_what[300];
+	int64_t stall_t; /* the stall last counted (its start), or INT64_MIN */
 	char writes_s[300];
 	size_t wo;
 	int64_t first_t; /* the oldest event the walk saw */
@@ -74,7 +75,11 @@ static int cb(void *ctx, const struct ph_event *ev)
 	case PH_KIND_DB_END: x->db++; break;
 	case PH_KIND_WORK_END: x->work++; break;
 	case PH_KIND_BLOCKED:
-		x->main_events++;
+		/* A stall's events (ongoing ones, then the closing one) share
+		 * its start as t: one stall, told by its newest. */
+		if (ev->t != x->stall_t)
+			x->main_events++;
+		x->stall_t = ev->t;
 		ph_ev_int(ev, "durationMs", &v);
 		snprintf(x->main_what, sizeof(x->main_what),
 			 "blocked %" PRId64 " ms in %s", v,
@@ -158,6 +163,7 @@ static int what_was_happening_call(struct ph_mcp_call *c)
 {
 	struct at_ctx x = { .c = c,
 			    .screen_t = INT64_MIN,
+			    .stall_t = INT64_MIN,
 			    .first_t = INT64_MAX };
 	struct ph_mcp_source src;
 	int64_t at = ph_mcp_arg_int(c, "at", 0);

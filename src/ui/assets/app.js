@@ -55,6 +55,7 @@
     lanes: {}, logs: [], logBySeq: new Map(), seen: new Map(), hello: null, status: null,
     statusAt: 0, lastT: null, firstT: null, count: 0, version: 0,
     open: new Map(), // http/db/work starts not yet ended, by id
+    stallEnd: new Map(), // a stall's start -> the end drawn so far
     kinds: {}, restarts: [], appDropped: 0,
     hostSeen: new Set(), // host-made events (seq -1) taken, by content
     ioRecordings: [], // io_recording events: the recordings attached
@@ -74,7 +75,7 @@
   function resetStore() {
     for (const l of LANES) S.lanes[l.id] = newLane();
     S.logs = []; S.logBySeq = new Map(); S.seen = new Map(); S.lastT = null; S.firstT = null;
-    S.count = 0; S.open = new Map(); S.kinds = {}; S.version++; S.restarts = []; S.appDropped = 0;
+    S.count = 0; S.open = new Map(); S.stallEnd = new Map(); S.kinds = {}; S.version++; S.restarts = []; S.appDropped = 0;
     S.hostSeen = new Set(); S.ioRecordings = [];
     logReset = true; logDirty = true;
   }
@@ -282,8 +283,14 @@
         break;
       }
       case 'blocked': {
+        // A stall is sent while it lasts (ongoing, then closed), every
+        // event with its start as t: each draws only what it adds past
+        // the last one, so the bar grows instead of piling up.
         const dur = num(d.durationMs) || 0;
-        addMark('main', { t0: t, t1: t + dur, row: 0, color: C.err, label: 'stall ' + dur + ' ms in ' + (d.top || '?'), ev });
+        const from = S.stallEnd.get(t) || t;
+        const label = 'stall ' + dur + ' ms in ' + (d.top || '?') + (d.ongoing === true ? ' (still going)' : '');
+        if (t + dur > from || from === t) addMark('main', { t0: from, t1: Math.max(from, t + dur), row: 0, color: C.err, label, ev });
+        S.stallEnd.set(t, Math.max(from, t + dur));
         break;
       }
       case 'db_start':
