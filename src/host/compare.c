@@ -48,13 +48,14 @@ static const struct floor {
 	{ "io.appIoMoments", 0.5, 1, false, true },
 };
 
-enum verdict { SAME, NOISE, WORSE, BETTER, INFO, UNRECORDED };
+enum verdict { SAME, NOISE, WORSE, BETTER, INFO, UNRECORDED, PARTIAL };
 
 static const char *verdict_name(enum verdict v)
 {
-	static const char *const n[] = { "same",       "within noise",
-					 "REGRESSION", "improved",
-					 "",	       "not in both" };
+	static const char *const n[] = {
+		"same", "within noise", "REGRESSION",	 "improved",
+		"",	"not in both",	"not seen whole"
+	};
 
 	return n[v];
 }
@@ -159,6 +160,22 @@ static int refuse(const struct ph_json *base, const struct ph_json *cur,
 			 "be comparable",
 			 (int)(a ? a->n : 0), a ? a->u.s : "",
 			 (int)(b ? b->n : 0), b ? b->u.s : "");
+	/* A capture that saw part of its window: its counts are a floor,
+	 * and a check it did not see cannot have improved. */
+	for (int k = 0; k < 2 && !r->warning[0]; k++) {
+		const struct ph_json *c = k ? cur : base;
+		const struct ph_json *reason = get2(c, "coverage", "reason");
+		int n = reason && reason->type == PH_JSON_STRING ?
+				(int)reason->n :
+				0;
+
+		if (ph_json_is(get2(c, "coverage", "complete"), PH_JSON_FALSE))
+			snprintf(r->warning, sizeof(r->warning),
+				 "the %s capture did not observe its whole "
+				 "window (%.*s): its counts are a floor",
+				 k ? "new" : "base", n > 160 ? 160 : n,
+				 n ? reason->u.s : "");
+	}
 	return 0;
 }
 
@@ -200,6 +217,12 @@ static void text_of(const struct ph_json *f, const char *name, const char **s,
 	*n = ph_json_is(v, PH_JSON_STRING) ? (int)v->n : 1;
 }
 
+/* The capture did not observe its whole window (coverage.complete). */
+static bool partial(const struct ph_json *cap)
+{
+	return ph_json_is(get2(cap, "coverage", "complete"), PH_JSON_FALSE);
+}
+
 struct row {
 	const struct floor *f;
 	double a, b;
@@ -229,6 +252,12 @@ static void rows(const struct ph_json *base, const struct ph_json *cur,
 		x->has_b = ph_json_as_double(
 			get2(cur, "metrics", floors[i].name), &x->b);
 		x->v = judge(x->f, x->a, x->b, x->has_a, x->has_b);
+		/* A partial capture's counts are a floor: fewer in a partial
+		 * new one is not better, more than a partial base's is not
+		 * worse (docs/findings.md, "Coverage"). */
+		if ((x->v == BETTER && partial(cur)) ||
+		    (x->v == WORSE && partial(base)))
+			x->v = PARTIAL;
 		r->regressions += x->v == WORSE;
 		r->improvements += x->v == BETTER;
 	}
@@ -331,6 +360,7 @@ int ph_compare_json(const struct ph_json *base, const struct ph_json *cur,
 			     t[i].v == NOISE	  ? "noise" :
 			     t[i].v == INFO	  ? "info" :
 			     t[i].v == UNRECORDED ? "not in both" :
+			     t[i].v == PARTIAL	  ? "not seen whole" :
 						    "same");
 		ph_jw_obj_end(&jw);
 	}
