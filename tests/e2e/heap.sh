@@ -180,7 +180,7 @@ chmod +x "$E2E_TMP/adb2"
 "$SA" --scenario checkout --seconds 6 --app-id e2e.live --data-dir "$L/d" \
 	> /dev/null 2>&1 &
 spid=$!
-(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" watch --application-id e2e.live \
+(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" watch --application-id e2e.live --severity note \
 	--json --timeout 5 > "$L/w.out" 2> /dev/null) &
 wpid=$!
 for i in $(seq 100); do

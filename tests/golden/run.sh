@@ -12,6 +12,12 @@ FIX=${PORTHOLE_FIXTURES:-../shared/fixtures}
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Debian's python3 first (tests/lib/e2e.sh says why).
+if [ -x /usr/bin/python3 ]; then
+	mkdir -p "$tmp.bin" && ln -sf /usr/bin/python3 "$tmp.bin/python3"
+	PATH="$tmp.bin:$PATH"
+	trap 'rm -rf "$tmp" "$tmp.bin"' EXIT
+fi
 for cmdf in tests/golden/*/*/cmd; do
 	[ -e "$cmdf" ] || continue
 	G=$(dirname "$cmdf")
