@@ -348,7 +348,9 @@ for tool in ("recompositions", "frames", "blocking", "logs", "inflight"):
           all(abs(m - full) <= full * 0.05 for m in ms),
           "M %s, full answer %d bytes: %s" % (ms, full, " | ".join(t[:300] for t, _ in texts)))
     lines.append(summary(texts[0][0]))
-    if full > 1.3 * len(texts[1][0].encode()):
+    # Any growth: detail normal left something out that full returns
+    # (how much depends on what the sample did in the window).
+    if full > len(texts[1][0].encode()):
         grew.append(tool)
 check("size notes: some tool's full answer outgrew its normal one (a cap was exercised)",
       len(grew) > 0, "none grew: " + " | ".join(lines))

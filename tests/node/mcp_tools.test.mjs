@@ -48,6 +48,15 @@ async function held(kinds, w) {
 	return payload(res).events;
 }
 
+// The stalls among blocked events: a stall sent while it lasts is several
+// events (ongoing ones, then the closing one) with its start as t; the
+// newest tells it.
+function stallsOf(events) {
+	const by = new Map();
+	for (const e of events) by.set(e.t, e);
+	return [...by.values()];
+}
+
 before(async () => {
 	dir = mkdtempSync(path.join(tmpdir(), 'ph-mcp-tools-'));
 	sample = spawn(path.join(BIN, 'porthole-sample'), ['--scenario', 'all',
@@ -84,7 +93,7 @@ after(async () => {
 });
 
 test('blocking applies from/to: only the stalls overlapping the window', async () => {
-	const stalls = await held(['blocked'], { since: 'all' });
+	const stalls = stallsOf(await held(['blocked'], { since: 'all' }));
 	assert.ok(stalls.length >= 1, 'the checkout scenario stalls the main thread');
 	const s = stalls[0];
 	// Before the first stall: nothing, as the events say.
@@ -92,13 +101,13 @@ test('blocking applies from/to: only the stalls overlapping the window', async (
 	const b0 = await call('blocking', { ...before, detail: 'normal' });
 	assert.equal(b0.isError, false, text(b0));
 	assert.equal(payload(b0).blocking.stalls.length,
-		(await held(['blocked'], before)).length, text(b0));
+		stallsOf(await held(['blocked'], before)).length, text(b0));
 	assert.match(line(b0), new RegExp(`t=0\\.\\.${s.t - 1}: 0 main-thread stalls`));
 	// The stall's own instant: that stall.
 	const at = { from: s.t, to: s.t };
 	const b1 = await call('blocking', { ...at, detail: 'normal' });
 	const listed = payload(b1).blocking.stalls;
-	assert.equal(listed.length, (await held(['blocked'], at)).length, text(b1));
+	assert.equal(listed.length, stallsOf(await held(['blocked'], at)).length, text(b1));
 	assert.ok(listed.some((x) => x.at === s.t), text(b1));
 });
 
@@ -202,7 +211,7 @@ test('what_was_happening says "not held" for an instant the server holds nothing
 	const late = await call('what_was_happening', { at: to + 1e9 });
 	assert.match(line(late), /not held: it is after the app's now/);
 	// Inside a stall the server holds: the stall.
-	const s = (await held(['blocked'], { since: 'all' }))[0];
+	const s = stallsOf(await held(['blocked'], { since: 'all' }))[0];
 	const mid = await call('what_was_happening', { at: s.t + 1, detail: 'normal' });
 	assert.equal(payload(mid).held, true, text(mid));
 	assert.match(line(mid), new RegExp(`main thread blocked ${s.data.durationMs} ms`));
