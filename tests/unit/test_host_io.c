@@ -518,9 +518,8 @@ void test_host_io__a_stall_sent_while_it_lasts_is_one_moment(void)
 		"\"durationMs\":250,\"top\":\"g(a.c:2)\"}}",
 	};
 	struct fixture fx = { 0 };
-	struct ph_io_view *v =
-		view_of(&fx, lines, PH_ARRAY_SIZE(lines), NULL,
-			(struct ph_io_opts){ 0 });
+	struct ph_io_view *v = view_of(&fx, lines, PH_ARRAY_SIZE(lines), NULL,
+				       (struct ph_io_opts){ 0 });
 
 	CHECK(v != NULL);
 	CHECK_INT(v->nmom, 2);
