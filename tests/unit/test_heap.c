@@ -1090,6 +1090,7 @@ void test_heap__map_parse(void)
  * call gives.  The sort's key was a static shared by every caller.
  */
 struct top_job {
+	const char *dump; /* resolved before the threads start */
 	const char *by;
 	char *out;
 	size_t len;
@@ -1100,7 +1101,7 @@ static void *top_run(void *arg)
 {
 	struct top_job *j = arg;
 	struct ph_heap_cmd_opts o = {
-		.dump = ph_test_fixture("hprof/perflib_dialer.android-hprof"),
+		.dump = j->dump,
 		.by = j->by,
 		.limit = 15,
 	};
@@ -1117,14 +1118,22 @@ void test_heap__mt_top_sorts_apart_on_many_threads(void)
 	static const char *const by[] = { "retained", "shallow", "count" };
 	struct top_job want[3] = { { 0 } }, got[6] = { { 0 } };
 	pthread_t t[6];
+	/* The harness's path buffer is one for the process: a copy each. */
+	char dump[4096];
+	const char *f = ph_test_fixture("hprof/perflib_dialer.android-hprof");
+
+	CHECK(f != NULL);
+	snprintf(dump, sizeof(dump), "%s", f);
 
 	for (int i = 0; i < 3; i++) {
 		want[i].by = by[i];
+		want[i].dump = dump;
 		top_run(&want[i]);
 		CHECK_INT(want[i].rc, 0);
 	}
 	for (int i = 0; i < 6; i++) {
 		got[i].by = by[i % 3];
+		got[i].dump = dump;
 		CHECK_INT(pthread_create(&t[i], NULL, top_run, &got[i]), 0);
 	}
 	for (int i = 0; i < 6; i++)
