@@ -21,6 +21,10 @@ int db_open(const char *dir)
 				    SQLITE_OPEN_FULLMUTEX,
 			    NULL) != SQLITE_OK)
 		return -1;
+	/* Another process of the app may hold the file (a sync, a backup):
+	 * wait for it rather than fail.  On the main thread, that wait is a
+	 * stall. */
+	sqlite3_busy_timeout(db, 30000);
 	porthole_sqlite_attach(db);
 	/* Plain sqlite3_exec: the helper sees this too. */
 	sqlite3_exec(db,

@@ -8,6 +8,7 @@
 #include "symbolize.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
@@ -54,14 +55,58 @@ static const char *base(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
+/* The kernel's vdso, as libdwfl ("[vdso: 5097]") or dladdr names it. */
+static bool is_vdso(const char *module)
+{
+	return !strncmp(module, "linux-vdso", 10) ||
+	       !strncmp(module, "[vdso", 5);
+}
+
 /* System code: the C library, the loader, the agent itself, vdso. */
 static bool is_system_module(const char *path)
 {
 	const char *b = base(path);
 
 	return !strncmp(path, "/lib", 4) || !strncmp(path, "/usr/lib", 8) ||
-	       !strncmp(b, "libporthole", 11) ||
-	       !strncmp(b, "linux-vdso", 10) || !strncmp(b, "[vdso", 5);
+	       !strncmp(b, "libporthole", 11) || is_vdso(b);
+}
+
+/*
+ * Where the agent's own sources were built, from this very file's debug
+ * info (".../src/agent/"), so that the agent's code linked statically into
+ * an app (its sqlite3_step or curl_easy_perform wrappers, its callbacks
+ * inside SQLite) is told apart from the app's: same module, other tree.
+ * "" when the agent has no debug info (names decide alone then).
+ */
+static char agent_dir[PATH_MAX];
+static bool agent_dir_known;
+
+/* Callers hold mu; d is the cached handle. */
+static void find_agent_dir(Dwfl *d)
+{
+	uintptr_t self = (uintptr_t)&ph_symbolize;
+	Dwfl_Module *mod = dwfl_addrmodule(d, self);
+	Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, self) : NULL;
+	const char *file =
+		line ? dwfl_lineinfo(line, NULL, NULL, NULL, NULL, NULL) : NULL;
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	agent_dir_known = true;
+	if (slash && (size_t)(slash - file) + 1 < sizeof(agent_dir))
+		snprintf(agent_dir, sizeof(agent_dir), "%.*s",
+			 (int)(slash - file) + 1, file);
+}
+
+/*
+ * The agent's own code: its source tree, or its names (ph_*, porthole_*)
+ * when there is no line info.  Never the frame to blame.
+ */
+static bool is_agent_code(const char *fn, const char *file)
+{
+	if (file && agent_dir[0] &&
+	    !strncmp(file, agent_dir, strlen(agent_dir)))
+		return true;
+	return !strncmp(fn, "ph_", 3) || !strncmp(fn, "porthole_", 9);
 }
 
 /* Callers hold mu. */
@@ -76,29 +121,33 @@ static void symbolize_locked(uintptr_t pc, bool exact,
 	memset(out, 0, sizeof(*out));
 	out->pc = pc;
 	out->line = -1;
+	if (d && !agent_dir_known)
+		find_agent_dir(d);
 	if (mod) {
 		Dwarf_Addr start = 0;
 		const char *mname = dwfl_module_info(mod, NULL, &start, NULL,
 						     NULL, NULL, NULL, NULL);
 		const char *fn = dwfl_module_addrname(mod, addr);
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+		const char *file = NULL;
 
 		snprintf(out->module, sizeof(out->module), "%s", base(mname));
 		out->offset = pc - (uintptr_t)start;
-		out->app = mname && !is_system_module(mname);
 		if (fn)
 			snprintf(out->fn, sizeof(out->fn), "%s", fn);
 		if (line) {
 			int lineno = 0;
-			const char *file = dwfl_lineinfo(line, NULL, &lineno,
-							 NULL, NULL, NULL);
 
+			file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL,
+					     NULL);
 			if (file) {
 				snprintf(out->file, sizeof(out->file), "%s",
 					 base(file));
-				out->line = lineno;
+				out->line = lineno > 0 ? lineno : -1;
 			}
 		}
+		out->app = mname && !is_system_module(mname) &&
+			   !is_agent_code(out->fn, file);
 		if (out->fn[0])
 			return;
 	}
@@ -113,6 +162,8 @@ static void symbolize_locked(uintptr_t pc, bool exact,
 		if (info.dli_sname)
 			snprintf(out->fn, sizeof(out->fn), "%s",
 				 info.dli_sname);
+		if (is_agent_code(out->fn, NULL))
+			out->app = false;
 	}
 }
 
@@ -125,12 +176,23 @@ void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out)
 
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size)
 {
-	if (f->fn[0])
-		snprintf(buf, size, "%s(%s:%d)", f->fn,
-			 f->file[0] ? f->file : "?", f->line);
+	if (f->fn[0] && f->file[0] && f->line > 0)
+		snprintf(buf, size, "%s(%s:%d)", f->fn, f->file, f->line);
+	else if (f->fn[0] && f->file[0])
+		snprintf(buf, size, "%s(%s)", f->fn, f->file);
+	else if (f->fn[0])
+		snprintf(buf, size, "%s", f->fn);
 	else
-		snprintf(buf, size, "%s+0x%" PRIxPTR "(?:-1)",
-			 f->module[0] ? f->module : "?", f->offset);
+		snprintf(buf, size, "%s+0x%" PRIxPTR, f->module, f->offset);
+}
+
+/*
+ * A frame worth a line: not the kernel's vdso (a clock read the thread was
+ * in, or junk past the stack's end), not an address in no module.
+ */
+static bool shown(const struct ph_frame_info *f)
+{
+	return (f->fn[0] || f->module[0]) && !is_vdso(f->module);
 }
 
 /* The capture's own frames: the signal handler, the unwinder, sigreturn. */
@@ -142,29 +204,62 @@ static bool is_capture_frame(const struct ph_frame_info *f)
 }
 
 /*
- * The frames sent, as indexes into fr (symbolized here): app frames first,
- * then library frames, each in stack order, at most PH_SENT_FRAMES, with
- * the capture machinery at the top of the stack left out.
+ * Where a thread's own code begins: the C library's start-up that called
+ * main (_start, __libc_start_main, __libc_start_call_main) or a thread's
+ * start routine (start_thread, clone).  Nothing past it is the app's, and
+ * the frame-pointer chain past it is often garbage (a vdso "frame").
  */
+static bool is_thread_entry(const struct ph_frame_info *f)
+{
+	static const char *const entry[] = { "_start",
+					     "__libc_start_main",
+					     "__libc_start_main_impl",
+					     "__libc_start_call_main",
+					     "start_thread",
+					     "clone",
+					     "clone3",
+					     "__clone",
+					     "__clone3",
+					     "__clone_internal" };
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(entry); i++)
+		if (!strcmp(f->fn, entry[i]))
+			return true;
+	return false;
+}
+
+size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order)
+{
+	size_t k = 0, first = 0, end = 0;
+
+	n = n < PH_MAX_FRAMES ? n : PH_MAX_FRAMES;
+	while (first < n && is_capture_frame(&fr[first]))
+		first++;
+	/* The thread's stack ends at main, or at its start routine. */
+	for (end = first; end < n && !is_thread_entry(&fr[end]); end++)
+		if (!strcmp(fr[end].fn, "main")) {
+			end++;
+			break;
+		}
+	for (size_t i = first; i < end && k < PH_SENT_FRAMES; i++)
+		if (fr[i].app && shown(&fr[i]))
+			order[k++] = i;
+	for (size_t i = first; i < end && k < PH_SENT_FRAMES; i++)
+		if (!fr[i].app && shown(&fr[i]))
+			order[k++] = i;
+	return k;
+}
+
+/* Symbolizes pcs into fr and picks the frames sent (ph_frames_pick). */
 static size_t pick_frames(const uintptr_t *pcs, size_t n,
 			  struct ph_frame_info *fr, size_t *order)
 {
-	size_t k = 0, first = 0;
-
 	n = n < PH_MAX_FRAMES ? n : PH_MAX_FRAMES;
 	pthread_mutex_lock(&mu);
 	for (size_t i = 0; i < n; i++)
 		symbolize_locked(pcs[i], i == 0, &fr[i]);
 	pthread_mutex_unlock(&mu);
-	while (first < n && is_capture_frame(&fr[first]))
-		first++;
-	for (size_t i = first; i < n && k < PH_SENT_FRAMES; i++)
-		if (fr[i].app)
-			order[k++] = i;
-	for (size_t i = first; i < n && k < PH_SENT_FRAMES; i++)
-		if (!fr[i].app)
-			order[k++] = i;
-	return k;
+	return ph_frames_pick(fr, n, order);
 }
 
 static void stack_lines(const struct ph_frame_info *fr, const size_t *order,
@@ -209,11 +304,12 @@ void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n)
 		char pc[24];
 
 		ph_jw_obj_begin(w);
-		ph_jw_kv_str(w, "fn", f->fn[0] ? f->fn : "?");
-		if (f->file[0]) {
+		if (f->fn[0])
+			ph_jw_kv_str(w, "fn", f->fn);
+		if (f->file[0])
 			ph_jw_kv_str(w, "file", f->file);
+		if (f->file[0] && f->line > 0)
 			ph_jw_kv_int(w, "line", f->line);
-		}
 		ph_jw_kv_str(w, "module", f->module);
 		ph_jw_kv_int(w, "offset", (int64_t)f->offset);
 		snprintf(pc, sizeof(pc), "0x%" PRIxPTR, f->pc);

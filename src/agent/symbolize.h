@@ -21,11 +21,11 @@
 struct ph_frame_info {
 	char fn[128];	  /* function name, or "" */
 	char file[160];	  /* source file (basename), or "" */
-	int line;	  /* source line, or -1 */
+	int line;	  /* source line, or -1 when unknown */
 	char module[96];  /* module basename */
 	uintptr_t offset; /* pc - module load address */
 	uintptr_t pc;
-	bool app; /* the app's own code, not a system library */
+	bool app; /* the app's own code: not a system library, not the agent */
 };
 
 /*
@@ -35,15 +35,30 @@ struct ph_frame_info {
  */
 void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out);
 /*
+ * The frames of one captured stack that are sent, as indexes into fr
+ * (into order, PH_MAX_FRAMES long; returns how many): app frames first,
+ * then the others (system libraries, the agent's own code), each in stack
+ * order, at most PH_SENT_FRAMES.  Left out: the capture machinery at the
+ * top (signal handler, unwinder, sigreturn), vdso frames, addresses in no
+ * module, and everything past the thread's entry: the stack ends after
+ * main, or after a thread's start routine (never _start,
+ * __libc_start_main, start_thread or clone).  So order[0], when there is
+ * one, is the first app frame whenever the stack has one: the frame to
+ * blame.
+ */
+size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order);
+/*
  * Writes "top", "stack" and "frames" (protocol: blocked, exit) for the
- * captured addresses: app frames first, then library frames, at most
- * PH_SENT_FRAMES, with the agent's own frames (the capture itself) left
- * out.
+ * captured addresses, the frames ph_frames_pick() keeps; "top" is the
+ * first of them.
  */
 void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n);
 /* The same stack as "stack" above: frames one per line, into out. */
 void ph_symbolize_text(const uintptr_t *pcs, size_t n, struct ph_buf *out);
-/* One frame as "fn(file:line)" into buf. */
+/*
+ * One frame into buf: "fn(file:line)", or what is known of it, "fn(file)",
+ * "fn", "module+0x1a2b"; an unknown part is left out, never "?" or -1.
+ */
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
 /* Frees the debug-info cache (at stop). */
 void ph_symbolize_reset(void);

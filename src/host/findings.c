@@ -1389,6 +1389,11 @@ void ph_parse_frame(struct ph_fctx *c, const char *s, size_t n,
 	if (!close)
 		return;
 	colon = memrchr(open, ':', (size_t)(close - open));
+	if (!colon && close - open > 1) {
+		/* "fn(file)": the line is not known. */
+		h->file = ph_keep(c, open + 1, (size_t)(close - open - 1));
+		return;
+	}
 	if (colon) {
 		char num[24];
 		size_t nl = (size_t)(close - colon - 1);

@@ -181,8 +181,11 @@ static void put(struct ph_jw *jw, const struct ph_where_hint *h,
 		if (c[0].line > 0)
 			ph_jw_kv_int(jw, "line", c[0].line);
 		ph_jw_kv_str(jw, "kind", kind);
-		snprintf(short_out, short_size, "%s:%" PRId64, c[0].path,
-			 c[0].line);
+		if (c[0].line > 0)
+			snprintf(short_out, short_size, "%s:%" PRId64,
+				 c[0].path, c[0].line);
+		else
+			snprintf(short_out, short_size, "%s", c[0].path);
 	} else if (n > 1) {
 		ph_jw_kv_str(jw, "status", "ambiguous");
 		put_symbol(jw, h);
@@ -235,6 +238,10 @@ bool ph_where_resolve(struct ph_where_index *ix, const struct ph_where_hint *h,
 			if (k)
 				n = k;
 		}
+		/* A frame without its line ("fn(file)"): the function's. */
+		for (size_t i = 0; i < n && h->line <= 0 && h->fn && *h->fn;
+		     i++)
+			c[i].line = find_in(ix, c[i].path, h->fn, true);
 		if (!n && !h->app) {
 			ph_jw_obj_begin(&jw);
 			ph_jw_kv_str(&jw, "status", "not in project");

@@ -7,7 +7,10 @@
 #      length is the planted block's, within one frame interval
 #      (the sample draws at 60 Hz): apply_coupon_synchronously() blocks its
 #      main thread for 600 ms (sample/main.c), and the sample says how long
-#      the call really took.
+#      the call really took; its stack is the app's, from that function to
+#      main and no further;
+#   3. a stall inside libporthole's own SQLite wrapper (db_open waiting for
+#      a locked database) is blamed on the app's frame, db_open.
 . tests/lib/e2e.sh
 
 T=$E2E_TMP
@@ -145,6 +148,33 @@ got = [g for g in got if "apply_coupon_synchronously" in g[1]]
 assert len(got) == 1, got
 assert abs(got[0][0] - truth[0]) <= 1000 / 60, (got, truth)
 ' "$T/rec.ndjson"
+# Its stack as the agent sent it: the app's frames from the one that
+# blocked to main, and nothing past main (no _start, no vdso frame), no
+# unknown part printed as ? or -1.
+check "the planted stall's stack is the app's, ending at main" python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    d = e.get("data") or {}
+    if e.get("event") != "blocked" or "apply_coupon" not in d.get("top", ""):
+        continue
+    n += 1
+    assert d["top"].startswith("apply_coupon_synchronously(main.c:"), d
+    lines = d["stack"].split("\n")
+    assert lines[0] == d["top"], d
+    assert [l for l in lines if l.startswith("main(main.c:")], d
+    for bad in ("_start", "vdso", "?", ":-1", "start_thread", "clone"):
+        assert bad not in d["stack"], (bad, d["stack"])
+    apps = [f["fn"] for f in d["frames"] if f["app"]]
+    assert apps[0] == "apply_coupon_synchronously" and apps[-1] == "main", d
+    assert all(f.get("line", 1) > 0 and f.get("fn") != "?"
+               for f in d["frames"]), d
+assert n >= 1, n
+' "$T/rec.ndjson"
 # The sample's teardown joins its network thread, which may be in the
 # middle of the 3.2 s call: its main thread does not turn over until
 # porthole_stop(), which closes that stall.  No stall is left ongoing.
@@ -161,5 +191,46 @@ for line in open(sys.argv[1]):
         last[e["t"]] = (e["seq"], bool(e["data"].get("ongoing")))
 assert last and not [t for t, (s, o) in last.items() if o], last
 ' "$T/rec.ndjson"
+
+# 3. A stall inside libporthole's own SQLite wrapper is blamed on the app's
+# frame that called it.  Another process holds the sample's cart.db locked
+# as it starts: db_open()'s first statement (sqlite3_exec, through the
+# agent's wrapper into SQLite's busy wait) waits for it on the main
+# thread.  The lock is let go once `status` shows the main thread stuck.
+mkdir -p "$T/locked"
+cat > "$T/lock.py" << 'PY'
+import sqlite3, subprocess, sys, time
+bindir, app, d = sys.argv[1:4]
+db = sqlite3.connect(d + "/cart.db", isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+p = subprocess.Popen([bindir + "/porthole-sample", "--scenario", "clean",
+                      "--seconds", "2", "--app-id", app, "--data-dir", d],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(600):
+    r = subprocess.run([bindir + "/porthole", "status", "--application-id",
+                        app], capture_output=True, text=True)
+    if "not answering" in r.stdout or p.poll() is not None:
+        break
+    time.sleep(0.1)
+db.execute("COMMIT")
+db.close()
+sys.exit(p.wait(timeout=300))
+PY
+"$BIN/porthole" capture --scenario locked --out "$T/locked.json" \
+	--application-id "$APP.l" -- python3 "$T/lock.py" "$BIN" "$APP.l" \
+	"$T/locked" > "$T/capture.l.out" 2>&1
+"$BIN/porthole" report "$T/locked.json" --json > "$T/report.l.json"
+check "a stall in the agent's SQLite wrapper is blamed on db_open" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = [x for x in r["findings"] if x["id"] == "main-thread-stall"]
+assert not [x for x in s if "sqlite3" in x["title"]], s
+f = [x for x in s if " in db_open(db.c:" in x["title"]]
+assert len(f) == 1, s
+assert f[0]["evidence"]["top"].startswith("db_open(db.c:"), f
+assert f[0]["evidence"]["durationMs"] >= 200, f
+for bad in ("_start", "vdso", "?", ":-1"):
+    assert bad not in f[0]["evidence"]["stack"], (bad, f)
+' "$T/report.l.json"
 
 finish

@@ -13,8 +13,10 @@
 #include "../../src/agent/collectors/collectors.h"
 #include "../../src/agent/platform.h"
 #include "../../src/agent/queue.h"
+#include "../../src/agent/symbolize.h"
 
 #include <sqlite3.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <arpa/inet.h>
@@ -150,6 +152,136 @@ void test_encode__stack_among_members(void)
 	CHECK(strstr(out.buf, "],\"thread\":\"main\"}}\n") != NULL);
 	CHECK(parse(&out) != NULL);
 	ph_buf_release(&out);
+}
+
+/* --- stacks ----------------------------------------------------------------
+ */
+
+/* One synthetic frame, as symbolize.c would have resolved it. */
+static struct ph_frame_info resolved(const char *fn, const char *file, int line,
+				     const char *module, bool app)
+{
+	struct ph_frame_info f = { .line = line, .offset = 0x7f7, .app = app };
+
+	snprintf(f.fn, sizeof(f.fn), "%s", fn);
+	snprintf(f.file, sizeof(f.file), "%s", file);
+	snprintf(f.module, sizeof(f.module), "%s", module);
+	return f;
+}
+
+/*
+ * A stall inside the agent's SQLite wrapper, as a static link resolves it:
+ * the app frame (db_open) is blamed, the wrapper and libsqlite3 follow it,
+ * and the stack ends at main: no _start, no junk vdso frame past it, and
+ * no vdso clock read at the top.
+ */
+void test_symbolize__main_thread_stack_blames_the_app(void)
+{
+	struct ph_frame_info fr[] = {
+		resolved("__vdso_clock_gettime", "", -1, "[vdso: 5097]", false),
+		resolved("sqlite3VdbeExec", "sqlite3.c", 90, "libsqlite3.so.0",
+			 false),
+		resolved("sqlite3_step", "sqlite.c", 479, "porthole-sample",
+			 false),
+		resolved("db_open", "db.c", 26, "porthole-sample", true),
+		resolved("main", "main.c", 204, "porthole-sample", true),
+		resolved("__libc_start_call_main", "libc_start_call_main.h", 58,
+			 "libc.so.6", false),
+		resolved("_start", "", -1, "porthole-sample", true),
+		resolved("", "", -1, "[vdso: 5097]", false),
+	};
+	size_t order[PH_MAX_FRAMES];
+	char line[512];
+
+	CHECK_INT(ph_frames_pick(fr, PH_ARRAY_SIZE(fr), order), 4);
+	CHECK_INT(order[0], 3);
+	CHECK_INT(order[1], 4);
+	CHECK_INT(order[2], 1);
+	CHECK_INT(order[3], 2);
+	ph_frame_format(&fr[order[0]], line, sizeof(line));
+	CHECK_STR(line, "db_open(db.c:26)");
+}
+
+/* Another thread's stack ends after its start routine. */
+void test_symbolize__thread_stack_ends_at_its_start_routine(void)
+{
+	struct ph_frame_info fr[] = {
+		resolved("nanosleep", "", -1, "libc.so.6", false),
+		resolved("sync_worker", "jobs.c", 40, "app", true),
+		resolved("start_thread", "pthread_create.c", 447, "libc.so.6",
+			 false),
+		resolved("clone3", "clone3.S", 78, "libc.so.6", false),
+	};
+	size_t order[PH_MAX_FRAMES];
+
+	CHECK_INT(ph_frames_pick(fr, PH_ARRAY_SIZE(fr), order), 2);
+	CHECK_INT(order[0], 1);
+	CHECK_INT(order[1], 0);
+}
+
+/* What is not known is left out of a frame's line, never "?" or -1. */
+void test_symbolize__frame_lines_omit_what_is_unknown(void)
+{
+	struct ph_frame_info f[] = {
+		resolved("pay", "pay.c", 12, "app", true),
+		resolved("pay", "pay.c", -1, "app", true),
+		resolved("pay", "", -1, "app", true),
+		resolved("", "", -1, "libfoo.so", false),
+	};
+	const char *want[] = { "pay(pay.c:12)", "pay(pay.c)", "pay",
+			       "libfoo.so+0x7f7" };
+	char line[512];
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(f); i++) {
+		ph_frame_format(&f[i], line, sizeof(line));
+		CHECK_STR(line, want[i]);
+	}
+}
+
+/* Called through, so the stack below has an app frame of its own. */
+static __attribute__((noinline)) void stack_here(struct ph_buf *out)
+{
+	void *pcs[PH_MAX_FRAMES];
+	uintptr_t u[PH_MAX_FRAMES];
+	int n = backtrace(pcs, PH_MAX_FRAMES);
+
+	for (int i = 0; i < n; i++)
+		u[i] = (uintptr_t)pcs[i];
+	ph_symbolize_text(u, (size_t)n, out);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+/*
+ * Real addresses in this binary, which links libporthole statically as an
+ * app does: the agent's own code (its sqlite3_step wrapper, its ph_*
+ * functions) is not the app's, the test's code is; a real stack ends at
+ * main with no unknown parts.
+ */
+void test_symbolize__the_agent_linked_in_is_not_the_app(void)
+{
+	struct ph_frame_info f;
+	struct ph_buf text = PH_BUF_INIT(4096);
+	const char *last;
+
+	ph_symbolize((uintptr_t)sqlite3_step, true, &f);
+	CHECK_STR(f.fn, "sqlite3_step");
+	CHECK(!f.app);
+	ph_symbolize((uintptr_t)ph_symbolize_json, true, &f);
+	CHECK(!f.app);
+	ph_symbolize((uintptr_t)stack_here, true, &f);
+	CHECK_STR(f.fn, "stack_here");
+	CHECK(f.app);
+
+	stack_here(&text);
+	CHECK(!strncmp(text.buf, "stack_here(test_agent.c:", 24));
+	CHECK(strstr(text.buf, "\nmain(") != NULL);
+	CHECK(!strstr(text.buf, "_start"));
+	CHECK(!strstr(text.buf, "vdso"));
+	CHECK(!strstr(text.buf, "?"));
+	CHECK(!strstr(text.buf, ":-1"));
+	last = strrchr(text.buf, '\n');
+	CHECK(last && !strstr(last, "__libc"));
+	ph_buf_release(&text);
 }
 
 /* --- the queue -------------------------------------------------------------

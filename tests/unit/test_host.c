@@ -773,6 +773,63 @@ static void add_blocked(struct ph_store *s, int64_t t, int64_t seq, int64_t ms,
 	CHECK_INT(ph_store_add_line(s, line, (size_t)n), 0);
 }
 
+/*
+ * A stall the agent sampled inside its own SQLite wrapper: the frames say
+ * which are the app's, and the app's (db_open, whose line the debug info
+ * did not give: "fn(file)") is blamed, in the title, the key and the
+ * where-hint, which finds the function's own line in the file.
+ */
+void test_host__a_stall_blames_the_app_frame_without_a_line(void)
+{
+	static const char line[] =
+		"{\"event\":\"blocked\",\"t\":1000,\"seq\":1,\"data\":{"
+		"\"durationMs\":282,\"top\":\"db_open(db.c)\","
+		"\"stack\":\"db_open(db.c)\\nmain(main.c:204)\\n"
+		"sqlite3_step(sqlite.c:479)\","
+		"\"frames\":[{\"fn\":\"db_open\",\"file\":\"db.c\","
+		"\"module\":\"app\",\"offset\":1,\"pc\":\"0x1\",\"app\":true},"
+		"{\"fn\":\"main\",\"file\":\"main.c\",\"line\":204,"
+		"\"module\":\"app\",\"offset\":2,\"pc\":\"0x2\",\"app\":true},"
+		"{\"fn\":\"sqlite3_step\",\"file\":\"sqlite.c\",\"line\":479,"
+		"\"module\":\"app\",\"offset\":3,\"pc\":\"0x3\",\"app\":false}],"
+		"\"tid\":7}}";
+	struct ph_window w = { 0, 100000 };
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+	const char *root = ph_test_tmpdir();
+	char path[4200];
+	FILE *src;
+
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	CHECK_INT(ph_store_add_line(&s, line, sizeof(line) - 1), 0);
+	a = ph_analyze_store(&s, w);
+	CHECK(a);
+	f = ph_analysis_find(a, "main-thread-stall");
+	CHECK(f && strstr(f->title, "stalled 282 ms in db_open(db.c)"));
+	CHECK(f && !strstr(f->title, "-1") && !strstr(f->title, "sqlite"));
+	CHECK(f && f->hint.fn && !strcmp(f->hint.fn, "db_open"));
+	CHECK(f && f->hint.file && !strcmp(f->hint.file, "db.c"));
+	CHECK(f && f->hint.line == 0);
+
+	/* The project's db.c: the function's definition is the line. */
+	CHECK(root);
+	snprintf(path, sizeof(path), "%s/db.c", root ? root : "");
+	src = fopen(path, "w");
+	CHECK(src);
+	if (src) {
+		fputs("#include <x.h>\n\nint db_open(const char *dir)\n{\n"
+		      "\treturn 0;\n}\n",
+		      src);
+		CHECK_INT(fclose(src), 0);
+	}
+	ph_analysis_resolve_where(a, root);
+	f = ph_analysis_find(a, "main-thread-stall");
+	CHECK(f && f->where_short && !strcmp(f->where_short, "db.c:3"));
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
+
 void test_host__a_stall_sent_while_it_lasts_counts_once(void)
 {
 	struct ph_window w = { 0, 100000 };

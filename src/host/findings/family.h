@@ -96,7 +96,10 @@ void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		  size_t vsize, bool *created);
 void ph_smap_release(struct ph_smap *m);
 
-/* The app's top frame of a blocked/exit stack: "fn(file:line)" split. */
+/*
+ * The app's top frame of a blocked/exit stack, split: "fn(file:line)",
+ * "fn(file)" (line 0: not known), "fn", or "module+0x1a2b" (fn only).
+ */
 void ph_parse_frame(struct ph_fctx *c, const char *line, size_t n,
 		    struct ph_where_hint *h);
 /* "http://h:p/v1/checkout?x=*" -> "/v1/checkout" (the path only). */

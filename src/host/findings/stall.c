@@ -54,11 +54,16 @@ static void top_app_frame(struct ph_fctx *c, const struct ph_event *ev,
 		    !ph_json_is(fn, PH_JSON_STRING))
 			continue;
 		ph_json_as_int(ph_json_get(f, "line"), &line);
-		snprintf(buf, sizeof(buf), "%.*s(%.*s:%" PRId64 ")", (int)fn->n,
-			 fn->u.s,
-			 ph_json_is(file, PH_JSON_STRING) ? (int)file->n : 1,
-			 ph_json_is(file, PH_JSON_STRING) ? file->u.s : "?",
-			 line);
+		/* The agent's line form: what is unknown is left out. */
+		if (!ph_json_is(file, PH_JSON_STRING) || !file->n)
+			snprintf(buf, sizeof(buf), "%.*s", (int)fn->n, fn->u.s);
+		else if (line <= 0)
+			snprintf(buf, sizeof(buf), "%.*s(%.*s)", (int)fn->n,
+				 fn->u.s, (int)file->n, file->u.s);
+		else
+			snprintf(buf, sizeof(buf), "%.*s(%.*s:%" PRId64 ")",
+				 (int)fn->n, fn->u.s, (int)file->n, file->u.s,
+				 line);
 		x->top = ph_keep(c, buf, strlen(buf));
 		x->module = ph_keep_field(c, &(struct ph_event){ .data = f },
 					  "module");
