@@ -1,16 +1,22 @@
 -- @id ask_jank
 -- @question: jank
 -- @title Janky frames of the app
--- @why SurfaceFlinger's frame timeline judged each frame of the app against its deadline; a late frame is jank the user saw. Grouped by the field's jank type; self_ms is the time past the deadline. A type whose frames all ended by their deadline (early presents, prediction errors) is a note. Then what the late frames ran under (warnings, correlated: the frames and the condition coincided): those in which the app's threads spent at least half their CPU time on a CPU below half its peak frequency, and those that overlapped a cooling device above state 0; on these two rows self_ms is the time past the deadline of the frames they name.
+-- @why SurfaceFlinger's frame timeline judged each frame of the app against its deadline; a late frame is jank the user saw. A frame drawn on several layers is one frame (its token), counted once. Grouped by the field's jank type; self_ms, total_ms and covered_ms are the time past the deadline. A type whose frames all ended by their deadline (early presents, prediction errors) is a note. Then what the late frames ran under (warnings, correlated: the frames and the condition coincided): those in which the app's threads spent at least half their CPU time on a CPU below half its peak frequency, and those that overlapped a cooling device above state 0; on these two rows self_ms is the time past the deadline of the frames they name.
 -- @param: error_count = 10
 -- @param: error_late_ms = 100
 -- @identity: location
 -- @module: context
-WITH f AS (SELECT a.ts, a.dur, a.jank_type, a.present_type, MAX(0, a.ts + a.dur - e.ts - e.dur) AS late
-           FROM actual_frame_timeline_slice a
-           JOIN expected_frame_timeline_slice e ON e.upid = a.upid AND e.name = a.name AND e.is_surface = a.is_surface
-           WHERE a.upid = (SELECT upid FROM _proc) AND a.jank_type NOT IN ('None', 'Unspecified') AND a.dur > 0
-           AND a.ts < (SELECT end_ts FROM _window) AND a.ts + a.dur > (SELECT ts FROM _window)),
+-- one row per frame: the timeline holds one actual and one expected row per
+-- layer the frame was drawn on, all with the frame's token (name)
+WITH fr AS (SELECT name, is_surface, MIN(ts) AS ts, MAX(ts + dur) - MIN(ts) AS dur, MAX(jank_type) AS jank_type,
+                   GROUP_CONCAT(DISTINCT present_type) AS present_type
+            FROM actual_frame_timeline_slice
+            WHERE upid = (SELECT upid FROM _proc) AND jank_type NOT IN ('None', 'Unspecified') AND dur > 0
+            GROUP BY name, is_surface),
+f AS (SELECT fr.ts, fr.dur, fr.jank_type, fr.present_type, MAX(0, fr.ts + fr.dur - ex.deadline) AS late
+      FROM fr JOIN (SELECT name, is_surface, MAX(ts + dur) AS deadline FROM expected_frame_timeline_slice
+                    WHERE upid = (SELECT upid FROM _proc) GROUP BY name, is_surface) ex USING (name, is_surface)
+      WHERE fr.ts < (SELECT end_ts FROM _window) AND fr.ts + fr.dur > (SELECT ts FROM _window)),
 -- each late frame: the part of the app's time on a CPU in it that ran below half the peak frequency,
 -- throttled or not, and (only where some ran slow) all its time on a CPU; the searches are bounded by
 -- the longest stretch, so each frame reads its neighbourhood through the indexes, not every row
@@ -32,8 +38,8 @@ slow AS (SELECT COUNT(*) AS n, SUM(late) AS late, SUM(dur) AS dur, MAX(late) AS 
 thr AS (SELECT COUNT(*) AS n, SUM(late) AS late, SUM(dur) AS dur, MAX(late) AS m, MAX(hot) AS top,
                MIN(ts) AS f, MAX(ts + dur) AS t FROM lf WHERE hot > 0)
 SELECT jank_type AS location, COUNT(*) AS count, ROUND(SUM(late) / 1e6, 3) AS self_ms,
-       ROUND(SUM(dur) / 1e6, 3) AS total_ms, ROUND(MAX(late) / 1e6, 3) AS max_ms,
-       ROUND(SUM(dur) / 1e6, 3) AS covered_ms,
+       ROUND(SUM(late) / 1e6, 3) AS total_ms, ROUND(MAX(late) / 1e6, 3) AS max_ms,
+       ROUND(SUM(late) / 1e6, 3) AS covered_ms,
        printf('%d janky frame(s) (%s), %.1f ms past their deadlines in all', COUNT(*),
               GROUP_CONCAT(DISTINCT present_type), SUM(late) / 1e6) AS detail,
        CASE WHEN MAX(late) = 0 THEN 'note' WHEN COUNT(*) >= {{error_count}} OR MAX(late) >= {{error_late_ms}} * 1e6 THEN 'error' ELSE 'warning' END AS severity,

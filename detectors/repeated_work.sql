@@ -1,6 +1,6 @@
 -- @id repeated_work
 -- @title The same work done over and over
--- @why One slice name on the main thread ran many times and added up: inflation, layout or a query repeated per item or per frame is often cacheable.
+-- @why One slice name on the main thread ran many times and added up: inflation, layout or a query repeated per item or per frame is often cacheable. Names another detector reports (its name_glob masks, overrides applied: monitor contention, GC, binder, start-up) are left to it.
 -- @param: min_count = 20
 -- @param: min_total_ms = 50
 -- @identity: location
@@ -12,6 +12,7 @@ SELECT name AS location, COUNT(*) AS count,
        printf('%.3f ms on average', AVG(s.dur_win) / 1e6) AS detail
 FROM _slice_win s LEFT JOIN _child_sum c USING (id)
 WHERE s.is_main AND s.depth > 0
+  AND NOT EXISTS (SELECT 1 FROM _claimed_name g WHERE s.name GLOB g.glob)
 GROUP BY name HAVING COUNT(*) >= {{min_count}} AND SUM(s.dur_win) >= {{min_total_ms}} * 1e6
 ORDER BY total_ms DESC
 -- @intervals

@@ -161,20 +161,22 @@ enum ph_tev_kind {
 	PH_EV_WAKING, /* a=pid, b=target_cpu, c=waker tid, s1=comm */
 	PH_EV_WAKEUP, /* same; only used when no waking was seen */
 	PH_EV_WAKEUP_NEW,
-	PH_EV_BLOCKED,	  /* a=pid, b=io_wait, s1=caller */
-	PH_EV_PRINT,	  /* a=tid, s1=buf (atrace text) */
-	PH_EV_CPUFREQ,	  /* cpu, d=kHz */
-	PH_EV_CPUIDLE,	  /* cpu, d=state */
-	PH_EV_EXIT,	  /* a=pid, b=tgid or -1, s1=comm */
-	PH_EV_FREE,	  /* a=pid */
-	PH_EV_NEWTASK,	  /* a=pid, b=parent tid, s1=comm, d=clone_flags */
-	PH_EV_RENAME,	  /* a=pid, s1=newcomm */
-	PH_EV_TE_BEGIN,	  /* a=track id, s1=name, s2=category */
-	PH_EV_TE_END,	  /* a=track id */
-	PH_EV_TE_INSTANT, /* a=track id, s1=name, s2=category */
-	PH_EV_TE_COUNTER, /* a=track id, f=value */
-	PH_EV_BLOCK_RQ,	  /* counted only */
-	PH_EV_GCOUNTER,	  /* s1=global counter track name, f=value */
+	PH_EV_BLOCKED,	   /* a=pid, b=io_wait, s1=caller */
+	PH_EV_PRINT,	   /* a=tid, s1=buf (atrace text) */
+	PH_EV_CPUFREQ,	   /* cpu, d=kHz */
+	PH_EV_CPUIDLE,	   /* cpu, d=state */
+	PH_EV_EXIT,	   /* a=pid, b=tgid or -1, s1=comm */
+	PH_EV_FREE,	   /* a=pid */
+	PH_EV_NEWTASK,	   /* a=pid, b=parent tid, s1=comm, d=clone_flags */
+	PH_EV_RENAME,	   /* a=pid, s1=newcomm */
+	PH_EV_TE_BEGIN,	   /* a=track id, s1=name, s2=category */
+	PH_EV_TE_END,	   /* a=track id */
+	PH_EV_TE_INSTANT,  /* a=track id, s1=name, s2=category */
+	PH_EV_TE_COUNTER,  /* a=track id, f=value */
+	PH_EV_BLOCK_RQ,	   /* counted only */
+	PH_EV_GCOUNTER,	   /* s1=global counter track name, f=value */
+	PH_EV_BINDER_TXN,  /* a=tid, b=reply, c=flags, d=transaction id */
+	PH_EV_BINDER_RECV, /* a=tid, d=transaction id */
 	PH_EV_NKINDS
 };
 

@@ -429,7 +429,8 @@ int ph_trace_cli_analyze(int argc, char **argv)
 			snprintf(o->err, sizeof(o->err),
 				 "stopped at byte %" PRIu64 ": %s",
 				 t.err.offset, t.err.msg);
-		if (ph_tctx_open(db, &t, &scope, &o->c, err, sizeof(err))) {
+		if (ph_tctx_open(db, &t, &scope, &o->c, err, sizeof(err)) ||
+		    ph_tctx_claim_names(db, &ds, err, sizeof(err))) {
 			fprintf(stderr, "porthole trace analyze: %s: %s\n",
 				o->path, err);
 			sqlite3_close(db);

@@ -55,12 +55,16 @@ static bool col_int(sqlite3_stmt *st, int ncol, const char *name, int64_t *v)
 	return false;
 }
 
-static double col_dbl(sqlite3_stmt *st, int ncol, const char *name)
+/* A number column as a member of w; a column the detector does not fill
+ * stays absent (not every detector fills every contract column). */
+static void kv_col_dbl(struct ph_jw *w, sqlite3_stmt *st, int ncol,
+		       const char *name)
 {
 	for (int c = 0; c < ncol; c++)
-		if (!strcmp(sqlite3_column_name(st, c), name))
-			return sqlite3_column_double(st, c);
-	return 0;
+		if (!strcmp(sqlite3_column_name(st, c), name)) {
+			ph_jw_kv_double(w, name, sqlite3_column_double(st, c));
+			return;
+		}
 }
 
 /* A trace-clock ns on the app's clock, in ms. */
@@ -122,9 +126,9 @@ static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
 	ph_jw_key(w, "evidence");
 	ph_jw_obj_begin(w);
 	ph_jw_kv_str(w, "location", loc);
-	ph_jw_kv_double(w, "self_ms", col_dbl(st, ncol, "self_ms"));
-	ph_jw_kv_double(w, "total_ms", col_dbl(st, ncol, "total_ms"));
-	ph_jw_kv_double(w, "max_ms", col_dbl(st, ncol, "max_ms"));
+	kv_col_dbl(w, st, ncol, "self_ms");
+	kv_col_dbl(w, st, ncol, "total_ms");
+	kv_col_dbl(w, st, ncol, "max_ms");
 	ph_jw_kv_str(w, "detector", r->d->id);
 	if (col_int(st, ncol, "from_ts", &from))
 		ph_jw_kv_int(w, "trace_from_ns", from);
@@ -195,7 +199,8 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 	scope.process = process;
 	scope.from = from;
 	scope.to = to;
-	if ((rc = ph_tctx_open(db, t, &scope, &c, err, errlen)))
+	if ((rc = ph_tctx_open(db, t, &scope, &c, err, errlen)) ||
+	    (rc = ph_tctx_claim_names(db, ds, err, errlen)))
 		goto out;
 	runs = calloc(n, sizeof(*runs));
 	if (!runs) {

@@ -14,13 +14,15 @@
  *
  *   main thread (CPU 0)           planted for
  *   0-60     bindApplication      app_init, ask startup (60 ms: slow)
- *     5-45   Application.onCreate main_thread_block (self 40 ms)
+ *     5-45   Application.onCreate main_thread_block, ask slices (self
+ *                                 40 ms, depth 1)
  *   60-70    D, io_wait, blocked  io_wait, ask thread_states
  *   70-130   Running, no slice    uninstrumented_cpu, ask cpu
  *   70-188   never asleep (Running, main_thread_stall (118 ms from 70,
  *            R+, loadConfig)      in no slice)
  *   130-138  R+ (system_server)   runnable_starvation, ask thread_states
- *   138-188  loadConfig           main_thread_block, ask slices
+ *   138-188  loadConfig           top level: neither main_thread_block
+ *                                 nor ask slices (depth 0 is left out)
  *   200-215  binder transaction   binder_txn, ask binder (S 201-214,
  *                                 woken by binder:1500_1)
  *   220-320  measure x7 (2 ms x6, main_thread_outlier (30 ms vs 2)
@@ -454,7 +456,7 @@ int ph_trace_doctor_fixture(struct ph_buf *out)
 static const struct {
 	const char *id, *expect;
 } planted[] = {
-	{ "main_thread_block", "loadConfig" },
+	{ "main_thread_block", "Application.onCreate" },
 	{ "main_thread_outlier", "measure" },
 	{ "binder_txn", "binder transaction" },
 	{ "monitor_contention", "monitor contention with owner" },
@@ -472,7 +474,7 @@ static const struct {
 	{ "ask_thread_states", "main thread in D" },
 	{ "ask_binder", "binder transaction" },
 	{ "ask_render", "DrawFrame" },
-	{ "ask_slices", "loadConfig" },
+	{ "ask_slices", "Application.onCreate" },
 	{ "ask_startup", "bindApplication" },
 	{ "ask_monitor_contention", "monitor contention" },
 	{ "ask_cpu", "main thread outside slices" },
@@ -578,7 +580,8 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		goto out;
 	}
 	scope.process = "com.example.doctor";
-	if (ph_tctx_open(db, &t, &scope, &c, err, sizeof(err))) {
+	if (ph_tctx_open(db, &t, &scope, &c, err, sizeof(err)) ||
+	    ph_tctx_claim_names(db, &ds, err, sizeof(err))) {
 		ph_warn("doctor: %s", err);
 		goto out;
 	}

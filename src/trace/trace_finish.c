@@ -601,7 +601,8 @@ ts_open(struct ph_trace *t, int64_t *slot, int64_t ts, int64_t utid,
 struct fin {
 	uint32_t running, runnable, runnable_p;
 	uint32_t cpufreq, cpuidle;
-	uint32_t *state_cache; /* raw prev_state -> id + 1; NULL: none */
+	uint32_t *state_cache;	  /* raw prev_state -> id + 1; NULL: none */
+	struct ph_intmap *binder; /* transaction id -> BINDER_*, until taken */
 };
 
 static uint32_t state_id(struct ph_trace *t, int64_t raw);
@@ -793,6 +794,80 @@ static void do_print(struct ph_trace *t, const struct ph_tev *e)
 	}
 }
 
+/* What a binder transaction id was sent as, until a thread receives it. */
+enum { BINDER_CALL = 1, BINDER_ONEWAY, BINDER_REPLY };
+
+/* Ends the innermost slice of track if it is named name; else counts it
+ * (a binder event the trace lost its partner of must not close an atrace
+ * slice). */
+static void slice_end_named(struct ph_trace *t, int64_t ts, int64_t track,
+			    uint32_t name)
+{
+	struct ph_stack *st = stack_of(t, track);
+
+	if (!st || !st->n ||
+	    ph_col_str(&t->tables[PH_T_SLICE], SL_NAME)[st->rows[st->n - 1]] !=
+		    name) {
+		ph_trace_stat(t, "binder_unmatched", 1);
+		return;
+	}
+	slice_end(t, ts, track);
+}
+
+/*
+ * Binder ftrace events as the field's trace processor slices them: a call
+ * opens "binder transaction" on the caller's thread; the thread that
+ * receives it opens "binder reply" until it sends the reply; the caller's
+ * "binder transaction" ends when it receives the reply.  A one-way call
+ * (flags & TF_ONE_WAY, 0x01) is an instant "binder transaction async" on
+ * the caller and "binder async rcv" on the receiver.
+ */
+static void do_binder(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
+{
+	int64_t track = ph_trace_thread_track(t, ph_trace_utid(t, e->a));
+	uint32_t cat = ph_trace_intern(t, "binder", 6);
+	uint32_t how;
+
+	if (!f->binder && !(f->binder = ph_intmap_new()))
+		return;
+	if (e->kind == PH_EV_BINDER_TXN) {
+		if (e->b) {
+			how = BINDER_REPLY;
+			slice_end_named(t, e->ts, track,
+					ph_trace_intern(t, "binder reply", 12));
+		} else if (e->c & 0x01) {
+			how = BINDER_ONEWAY;
+			slice_instant(
+				t, e->ts, track, cat,
+				ph_trace_intern(t, "binder transaction async",
+						24));
+		} else {
+			how = BINDER_CALL;
+			slice_begin(t, e->ts, track, cat,
+				    ph_trace_intern(t, "binder transaction",
+						    18));
+		}
+		(void)ph_intmap_put(f->binder, (uint64_t)e->v.d, how);
+		return;
+	}
+	/* a deleted id reads back as UINT32_MAX - 1: taken already */
+	if (!ph_intmap_get(f->binder, (uint64_t)e->v.d, &how) ||
+	    how < BINDER_CALL || how > BINDER_REPLY) {
+		ph_trace_stat(t, "binder_unmatched", 1);
+		return;
+	}
+	ph_intmap_del(f->binder, (uint64_t)e->v.d);
+	if (how == BINDER_CALL)
+		slice_begin(t, e->ts, track, cat,
+			    ph_trace_intern(t, "binder reply", 12));
+	else if (how == BINDER_ONEWAY)
+		slice_instant(t, e->ts, track, cat,
+			      ph_trace_intern(t, "binder async rcv", 16));
+	else
+		slice_end_named(t, e->ts, track,
+				ph_trace_intern(t, "binder transaction", 18));
+}
+
 static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 {
 	struct ph_trace_priv *pv = t->priv;
@@ -822,6 +897,8 @@ static void do_event(struct ph_trace *t, struct fin *f, const struct ph_tev *e)
 	case PH_EV_WAKEUP_NEW: do_waking(t, f, e); break;
 	case PH_EV_BLOCKED: do_blocked(t, f, e); break;
 	case PH_EV_PRINT: do_print(t, e); break;
+	case PH_EV_BINDER_TXN:
+	case PH_EV_BINDER_RECV: do_binder(t, f, e); break;
 	case PH_EV_CPUFREQ:
 	case PH_EV_CPUIDLE:
 		ph_trace_counter(t, e->ts,
@@ -960,7 +1037,9 @@ static void reserve_rows(struct ph_trace *t, const size_t *n)
 				       n[PH_EV_PRINT] + n[PH_EV_GCOUNTER]);
 	(void)ph_table_reserve(&t->tables[PH_T_SLICE],
 			       t->tables[PH_T_SLICE].rows + n[PH_EV_TE_BEGIN] +
-				       n[PH_EV_TE_INSTANT] + n[PH_EV_PRINT]);
+				       n[PH_EV_TE_INSTANT] + n[PH_EV_PRINT] +
+				       n[PH_EV_BINDER_TXN] +
+				       n[PH_EV_BINDER_RECV]);
 }
 
 /*
@@ -998,6 +1077,7 @@ int ph_trace_finish(struct ph_trace *t)
 	f.cpufreq = ph_trace_intern(t, "cpufreq", 7);
 	f.cpuidle = ph_trace_intern(t, "cpuidle", 7);
 	f.state_cache = calloc(STATE_CACHE, sizeof(*f.state_cache));
+	f.binder = NULL; /* made by the first binder event */
 	rc = sort_events(t, kinds, &pl);
 	if (rc) {
 		free(f.state_cache);
@@ -1014,6 +1094,7 @@ int ph_trace_finish(struct ph_trace *t)
 	free(pl.order);
 	free(pl.runs);
 	free(f.state_cache);
+	ph_intmap_free(f.binder);
 	if (rc)
 		return rc;
 	free(t->ev);

@@ -15,6 +15,12 @@
  *   EVENT        `sched_switch:`      the event name
  *   ARGS         `prev_comm=...`      the event's printk format
  *
+ * binder (the kernel's include/trace/events/binder.h):
+ *   binder_transaction: transaction=N dest_node=N dest_proc=N dest_thread=N
+ *     reply=0|1 flags=0xN code=0xN     a call (reply=0) or a reply sent
+ *   binder_transaction_received: transaction=N   the same N taken by the
+ *                                                 receiving thread
+ *
  * Lines starting with '#' are comments; `# trace_clock: mono` (written by
  * porthole trace record) names the clock.  Lines that do not parse are
  * counted (ftrace_text_unparsed_lines), never fatal: a print can hold
@@ -31,6 +37,7 @@
 #include "trace/trace.h"
 #include "trace/trace_int.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -263,6 +270,9 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 			{ "block_rq_complete", "ftrace.block_rq_complete" },
 			{ "thermal_temperature", "ftrace.thermal_temperature" },
 			{ "cdev_update", "ftrace.cdev_update" },
+			{ "binder_transaction", "ftrace.binder_transaction" },
+			{ "binder_transaction_received",
+			  "ftrace.binder_transaction_received" },
 		};
 		const char *stat = "ftrace.other";
 
@@ -360,6 +370,36 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 		if (c && cf) {
 			e->s1 = ph_trace_intern(t, c + 5, (size_t)(cf - c - 5));
 			e->v.d = (int64_t)strtoull(cf + 13, NULL, 16);
+		}
+	} else if (IS("binder_transaction")) {
+		int64_t id, reply, flags = 0;
+		const char *f = FIND(args, end, " flags=0x");
+
+		e->kind = 0xff; /* unless the fields parse */
+		if (kv_num(args, end, "transaction=", &id) &&
+		    kv_num(args, end, " reply=", &reply)) {
+			e->kind = PH_EV_BINDER_TXN;
+			e->a = (int32_t)tid;
+			e->b = reply != 0;
+			/* hex, read within the line (it need not end in
+			 * a NUL) */
+			for (f = f ? f + 9 : end;
+			     f < end && isxdigit((unsigned char)*f); f++)
+				flags = (flags << 4 & 0xfffffff) |
+					(isdigit((unsigned char)*f) ?
+						 *f - '0' :
+						 (*f | 0x20) - 'a' + 10);
+			e->c = (int32_t)(flags & 0x7fffffff);
+			e->v.d = id;
+		}
+	} else if (IS("binder_transaction_received")) {
+		int64_t id;
+
+		e->kind = 0xff;
+		if (kv_num(args, end, "transaction=", &id)) {
+			e->kind = PH_EV_BINDER_RECV;
+			e->a = (int32_t)tid;
+			e->v.d = id;
 		}
 	} else if (IS("task_rename")) {
 		const char *c = FIND(args, end, "newcomm="), *ce;

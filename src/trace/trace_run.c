@@ -231,8 +231,8 @@ static int build_context(sqlite3 *db, struct ph_tctx *c, char *err,
 		    "SUM(dur_win) AS child_dur FROM _slice_win WHERE parent_id "
 		    "IS NOT NULL GROUP BY parent_id;"
 		    "CREATE INDEX temp._child_sum_id ON _child_sum(id);"
-		    "CREATE TEMP TABLE _claimed_name AS SELECT DISTINCT name "
-		    "FROM _slice_win;"
+		    "CREATE TEMP TABLE _claimed_name(detector TEXT, glob "
+		    "TEXT);"
 		    "CREATE TEMP TABLE _cover(s INTEGER, e INTEGER);"))
 		goto nomem;
 	rc = ph_tsql_exec(db, b.buf, err, errlen);
@@ -248,6 +248,53 @@ nomem:
 	return PH_ENOMEM;
 }
 
+int ph_tctx_claim_names(sqlite3 *db, const struct ph_detset *ds, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = ph_tsql_exec(db, "DELETE FROM temp._claimed_name;", err, errlen);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO temp._claimed_name VALUES (?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	for (size_t i = 0; i < ds->n; i++) {
+		const struct ph_detector *d = &ds->d[i];
+
+		for (size_t k = 0; k < d->nparams; k++) {
+			const char *m = d->params[k].value;
+
+			if (strcmp(d->params[k].name, "name_glob") || !m)
+				continue;
+			/* masks separated by '|', which atrace keeps out of
+			 * slice names */
+			while (*m) {
+				size_t n = strcspn(m, "|");
+
+				if (n) {
+					sqlite3_reset(st);
+					sqlite3_bind_text(st, 1, d->id, -1,
+							  SQLITE_STATIC);
+					sqlite3_bind_text(st, 2, m, (int)n,
+							  SQLITE_TRANSIENT);
+					if (sqlite3_step(st) != SQLITE_DONE)
+						goto fail;
+				}
+				m += n + (m[n] == '|');
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	snprintf(err, errlen, "_claimed_name: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return PH_EINVAL;
+}
+
 static void json_col(struct ph_jw *w, sqlite3_stmt *st, int c)
 {
 	switch (sqlite3_column_type(st, c)) {
@@ -257,10 +304,6 @@ static void json_col(struct ph_jw *w, sqlite3_stmt *st, int c)
 	default: ph_jw_str(w, (const char *)sqlite3_column_text(st, c));
 	}
 }
-
-static const char *const contract[] = { "location", "count",  "self_ms",
-					"total_ms", "max_ms", "covered_ms",
-					"detail" };
 
 /* The @ruled_out section: one cause per row, into r->ruled. */
 static int ruled_out(sqlite3 *db, struct ph_detrun *r)
@@ -373,15 +416,20 @@ void ph_detrun_run(sqlite3 *db, struct ph_detrun *r)
 		goto out;
 	}
 	ncol = sqlite3_column_count(st);
-	for (size_t k = 0; k < PH_ARRAY_SIZE(contract); k++) {
+	/* Only location is required: rows are folded and paired on it.  The
+	 * other contract columns (count, self_ms, total_ms, max_ms,
+	 * covered_ms, detail) are written when the query has them; not every
+	 * detector fills every column, and an absent one stays absent from the
+	 * rows rather than reading as 0. */
+	{
 		bool found = false;
 
 		for (int c = 0; c < ncol; c++)
-			found |= !strcmp(sqlite3_column_name(st, c),
-					 contract[k]);
+			found |=
+				!strcmp(sqlite3_column_name(st, c), "location");
 		if (!found) {
 			snprintf(r->err, sizeof(r->err),
-				 "rows lack the column '%s'", contract[k]);
+				 "rows lack the column 'location'");
 			goto out;
 		}
 	}

@@ -54,6 +54,17 @@ struct ph_tctx {
 int ph_tctx_open(sqlite3 *db, struct ph_trace *t, const struct ph_tscope *s,
 		 struct ph_tctx *c, char *err, size_t errlen);
 
+/*
+ * Fills _claimed_name(detector, glob) from every detector of ds that has a
+ * `name_glob` parameter (its value after overrides: masks separated by
+ * '|'), so detectors that take any slice name (repeated_work, app_init)
+ * can leave out the names another detector reports.  Call after
+ * ph_tctx_open(); without it the table is empty.  0, or PH_EINVAL with
+ * why in err.
+ */
+int ph_tctx_claim_names(sqlite3 *db, const struct ph_detset *ds, char *err,
+			size_t errlen);
+
 /* One detector's run.  rows is a JSON array of row objects. */
 struct ph_detrun {
 	const struct ph_detector *d;

@@ -183,8 +183,18 @@ void test_trace__systrace_html_zip(void)
 	CHECK_INT(ph_trace_stat_get(&tr, "ftrace.sched_switch"), 16397);
 	CHECK_INT(ph_trace_stat_get(&tr, "ftrace.print"), 10444);
 	CHECK_INT(ph_trace_stat_get(&tr, "ftrace.cpu_frequency"), 268);
-	/* B 4690 + S 36 */
-	CHECK_INT(tr.tables[PH_T_SLICE].rows, 4726);
+	/* B 4690 + S 36, and the binder slices: 458 binder_transaction
+	 * lines (counted: 190 calls, 78 one-way, 190 replies), each call a
+	 * "binder transaction" and a "binder reply", each one-way call an
+	 * instant on either side */
+	CHECK_INT(tr.tables[PH_T_SLICE].rows, 4726 + 2 * 190 + 2 * 78);
+	CHECK_INT(ph_trace_stat_get(&tr, "ftrace.binder_transaction"), 458);
+	CHECK_INT(q1("SELECT COUNT(*) FROM slice WHERE name = 'binder "
+		     "transaction'"),
+		  190);
+	CHECK_INT(q1("SELECT COUNT(*) FROM slice WHERE name = 'binder "
+		     "transaction async' AND dur = 0"),
+		  78);
 	/* C 839 */
 	CHECK_INT(q1("SELECT COUNT(*) FROM counter c JOIN track t ON "
 		     "c.track_id = t.id WHERE t.type = 'counter'"),

@@ -382,9 +382,9 @@ void test_trace__ask_states_the_environment(void)
 		      "a low CPU frequency in the late frames: the trace has "
 		      "cpufreq, and none ran mostly below half the CPU's "
 		      "peak frequency"));
-	/* each finding, the environment of its own stretch: loadConfig ran
-	 * 138-188 ms, at full speed, before the throttling */
-	x = find_by(f, "id", "trace.slices:loadConfig");
+	/* each finding, the environment of its own stretch: the binder call
+	 * ran 200-215 ms, at full speed, before the throttling */
+	x = find_by(f, "id", "trace.binder:example.doctor: binder transaction");
 	CHECK(x != NULL);
 	CHECK(ph_json_streq(ph_json_get(ph_json_get(x, "evidence"),
 					"environment"),
