@@ -4,7 +4,7 @@
  *	porthole-sample [--scenario checkout|scroll|startup|clean|all]
  *	                [--seconds N] [--app-id ID] [--data-dir DIR]
  *	                [--refresh HZ] [--crash-at MS] [--hang-at MS]
- *	                [--hog-at MS]
+ *	                [--hog-at MS] [--startup cold|warm|hot|lukewarm]
  *
  * With --scenario it runs a fixed script on the clock (each step at a set
  * time after start) and exits 0 after N seconds; otherwise it runs until
@@ -12,7 +12,9 @@
  * --hang-at and --hog-at end it at that time after start: a native crash,
  * a main thread that never answers again, memory that grows until the
  * out-of-memory killer comes (ends.c); the next start reports each.  The script
- * of each scenario is the table at the bottom of this file.
+ * of each scenario is the table at the bottom of this file.  --startup
+ * makes the launch the agent classifies as that type (start_screen(), and
+ * for hot the return from the background in hot_return[]).
  */
 #include "sample.h"
 #include "porthole.h"
@@ -124,6 +126,8 @@ enum action {
 	MORE_CALLS,
 	NAV_BACK,
 	FULLY_DRAWN,
+	TO_BACKGROUND,
+	TO_FOREGROUND,
 	QUIET_LOG,
 	BG_QUERY,
 	MARKS,
@@ -148,28 +152,22 @@ static const struct step checkout_script[] = {
 	{ INT64_MAX, END },
 };
 
-/* Everything, once: every lane, every event kind the C agent sends. */
+/*
+ * Everything, once: every lane, every event kind the C agent sends.  Fully
+ * drawn comes long after the agent's 1.2 s grace, so the startup event goes
+ * out without it and the report is a fully_drawn event of its own.
+ */
 static const struct step all_script[] = {
-	{ 300, FULLY_DRAWN },
-	{ 400, MARKS },
-	{ 500, NAV_CART },
-	{ 600, FETCH_CART },
-	{ 1000, MAIN_THREAD_QUERY },
-	{ 1500, START_JOB },
-	{ 2000, LAYOUT_ON },
-	{ 2400, TAP_CHECKOUT },
-	{ 3000, LAYOUT_OFF },
-	{ 3500, LOGS },
-	{ 4000, STALL },
-	{ 5000, SLOW_CALL },
-	{ 5500, ANIMATE_ON },
-	{ 6500, SCOPED_ON },
-	{ 7000, ANIMATE_OFF },
-	{ 7200, DB_ERROR },
-	{ 7300, MORE_CALLS },
-	{ 7500, NAV_BACK },
-	{ 8000, BURST },
-	{ INT64_MAX, END },
+	{ 400, MARKS },		{ 500, NAV_CART },
+	{ 600, FETCH_CART },	{ 1000, MAIN_THREAD_QUERY },
+	{ 1500, START_JOB },	{ 2000, LAYOUT_ON },
+	{ 2400, TAP_CHECKOUT }, { 3000, LAYOUT_OFF },
+	{ 3200, FULLY_DRAWN },	{ 3500, LOGS },
+	{ 4000, STALL },	{ 5000, SLOW_CALL },
+	{ 5500, ANIMATE_ON },	{ 6500, SCOPED_ON },
+	{ 7000, ANIMATE_OFF },	{ 7200, DB_ERROR },
+	{ 7300, MORE_CALLS },	{ 7500, NAV_BACK },
+	{ 8000, BURST },	{ INT64_MAX, END },
 };
 
 static const struct step scroll_script[] = {
@@ -187,6 +185,18 @@ static const struct step startup_script[] = {
 static const struct step clean_script[] = {
 	{ 200, FULLY_DRAWN }, { 500, NAV_CART },   { 600, FETCH_CART },
 	{ 1000, BG_QUERY },   { 1500, QUIET_LOG }, { 3000, NAV_BACK },
+	{ INT64_MAX, END },
+};
+
+/*
+ * --startup hot: after the cold launch the screen goes to the background
+ * and comes back, the same instance shown again with no create: a hot
+ * launch, then fully drawn.
+ */
+static const struct step hot_return[] = {
+	{ 1800, TO_BACKGROUND },
+	{ 2000, TO_FOREGROUND },
+	{ 2200, FULLY_DRAWN },
 	{ INT64_MAX, END },
 };
 
@@ -240,6 +250,14 @@ static void run(enum action a)
 		porthole_nav(PORTHOLE_NAV_POP, "home", "Home", NULL, NULL, 1);
 		break;
 	case FULLY_DRAWN: porthole_report_fully_drawn(); break;
+	case TO_BACKGROUND:
+		porthole_lifecycle(PORTHOLE_SCREEN_HIDDEN, "HomeScreen", false);
+		break;
+	case TO_FOREGROUND:
+		porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "HomeScreen", false);
+		porthole_lifecycle(PORTHOLE_SCREEN_RESUMED, "HomeScreen",
+				   false);
+		break;
 	case QUIET_LOG:
 		porthole_log(PORTHOLE_INFO, "Cart", "cart has %d items", 4);
 		break;
@@ -310,6 +328,40 @@ static void key(int c)
 	}
 }
 
+static const char *const startup_types[] = { "cold", "warm", "hot",
+					     "lukewarm" };
+
+static bool startup_type_known(const char *type)
+{
+	for (size_t i = 0; i < sizeof(startup_types) / sizeof(*startup_types);
+	     i++)
+		if (!strcmp(type, startup_types[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The first screen, made the way the --startup type needs (docs/protocol.md
+ * section 6): before the main loop ran anything for cold and hot (hot's
+ * own launch is the later return), from saved state for lukewarm, and for
+ * warm only after the loop ran its first message, as in a process started
+ * for something else that a screen arrives in later.
+ */
+static void start_screen(const char *type)
+{
+	if (!strcmp(type, "warm")) {
+		struct timespec tick = { 0, 5 * 1000 * 1000 };
+
+		porthole_main_loop_ping();
+		/* The agent's times are in ms: the screen comes a tick after
+		 * the first message, never in the same millisecond. */
+		nanosleep(&tick, NULL);
+	}
+	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "HomeScreen",
+			   !strcmp(type, "lukewarm"));
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "HomeScreen", false);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -319,12 +371,12 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	const char *scenario = NULL, *app_id = "dev.porthole.sample";
-	const char *data_dir = NULL;
+	const char *data_dir = NULL, *startup = "cold";
 	char dir[512];
 	double hz = 60;
 	int seconds = 10;
 	int64_t crash_at = -1, hang_at = -1, hog_at = -1, start, next_ns_frame;
-	size_t step = 0;
+	size_t step = 0, hot_step = 0;
 	struct porthole_config cfg = { 0 };
 	struct timespec next;
 	enum porthole_status st;
@@ -348,15 +400,25 @@ int main(int argc, char **argv)
 			hang_at = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--hog-at") && v)
 			hog_at = atoll(argv[++i]);
+		else if (!strcmp(argv[i], "--startup") && v)
+			startup = argv[++i];
 		else {
 			fprintf(stderr,
 				"usage: porthole-sample [--scenario "
 				"checkout|scroll|startup|clean|all] [--seconds "
 				"N] [--app-id ID] [--data-dir DIR] [--refresh "
 				"HZ] [--crash-at MS] [--hang-at MS] "
-				"[--hog-at MS]\n");
+				"[--hog-at MS] [--startup "
+				"cold|warm|hot|lukewarm]\n");
 			return 2;
 		}
+	}
+	if (!startup_type_known(startup)) {
+		fprintf(stderr,
+			"porthole-sample: no startup type '%s' (cold, warm, "
+			"hot or lukewarm)\n",
+			startup);
+		return 2;
 	}
 	if (scenario) {
 		script = !strcmp(scenario, "checkout") ? checkout_script :
@@ -389,7 +451,7 @@ int main(int argc, char **argv)
 	/*
 	 * Startup as a real app does it: the agent first, then the first
 	 * screen is created and shown before the main loop runs anything
-	 * (a cold start), then the loop.
+	 * (a cold start, unless --startup asks otherwise), then the loop.
 	 */
 	st = porthole_start(&cfg);
 	if (st != PORTHOLE_OK)
@@ -408,8 +470,7 @@ int main(int argc, char **argv)
 	}
 	net_start();
 	ui_init();
-	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "HomeScreen", false);
-	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "HomeScreen", false);
+	start_screen(startup);
 	porthole_nav(PORTHOLE_NAV_START, "home", "Home", NULL, NULL, 1);
 	porthole_lifecycle(PORTHOLE_SCREEN_RESUMED, "HomeScreen", false);
 	if (!scenario && isatty(0)) {
@@ -446,6 +507,8 @@ int main(int argc, char **argv)
 		porthole_frame_phase(PORTHOLE_PHASE_INPUT);
 		while (script && script[step].at <= t)
 			run(script[step++].what);
+		while (!strcmp(startup, "hot") && hot_return[hot_step].at <= t)
+			run(hot_return[hot_step++].what);
 		if (interactive && read(0, &c, 1) == 1)
 			key(c);
 		porthole_frame_phase(PORTHOLE_PHASE_ANIMATION);

@@ -35,6 +35,34 @@ static void write_app(const struct ph_analysis *a, struct ph_jw *jw)
 	ph_jw_obj_end(jw);
 }
 
+/*
+ * "startups": each launch's class and its times from its origin; a time the
+ * app did not report is left out.  Nothing when no launch was seen.
+ */
+static void write_startups(const struct ph_analysis *a, struct ph_jw *jw)
+{
+	if (!a->nlaunches)
+		return;
+	ph_jw_key(jw, "startups");
+	ph_jw_arr_begin(jw);
+	for (size_t i = 0; i < a->nlaunches; i++) {
+		const struct ph_launch *l = &a->launches[i];
+
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "t", l->t);
+		ph_jw_kv_str(jw, "classification", l->cls ? l->cls : "");
+		ph_jw_kv_int(jw, "originMs", l->origin);
+		if (l->first_frame >= 0 && l->origin >= 0)
+			ph_jw_kv_int(jw, "firstFrameMs",
+				     l->first_frame - l->origin);
+		if (l->fully_drawn >= 0 && l->origin >= 0)
+			ph_jw_kv_int(jw, "fullyDrawnMs",
+				     l->fully_drawn - l->origin);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+}
+
 void ph_capture_write(const struct ph_analysis *a,
 		      const struct ph_capture_info *info, struct ph_jw *jw)
 {
@@ -95,6 +123,7 @@ void ph_capture_write(const struct ph_analysis *a,
 		ph_jw_obj_end(jw);
 	}
 	ph_jw_arr_end(jw);
+	write_startups(a, jw);
 	ph_jw_key(jw, "counts");
 	ph_jw_obj_begin(jw);
 	for (int k = 1; k < PH_KIND_COUNT; k++)

@@ -96,6 +96,8 @@ struct summary {
 	size_t nlanes, alanes, lane_n[PH_LANE_COUNT];
 	struct ph_mark *marks;
 	size_t nmarks, amarks;
+	struct ph_launch *launches;
+	size_t nlaunches, alaunches;
 	struct ph_exit_note *exits;
 	size_t nexits, aexits;
 	/* The stall whose ongoing events are being summed (summarize_stall) */
@@ -132,6 +134,52 @@ static void *grow(void *p, size_t *alloc, size_t n, size_t size)
 	if (q)
 		*alloc = na;
 	return q;
+}
+
+/* The launches kept for the report's startup lines: the first ones. */
+#define LAUNCH_CAP 256
+
+static int64_t ev_ms(const struct ph_event *ev, const char *key)
+{
+	int64_t v;
+
+	return ph_ev_int(ev, key, &v) ? v : -1;
+}
+
+static void launch_add(struct ph_engine *e, const struct ph_event *ev)
+{
+	struct summary *s = &e->sum;
+	struct ph_launch *p;
+
+	if (s->nlaunches >= LAUNCH_CAP)
+		return;
+	p = grow(s->launches, &s->alaunches, s->nlaunches, sizeof(*p));
+	if (!p)
+		return;
+	s->launches = p;
+	s->launches[s->nlaunches++] = (struct ph_launch){
+		.t = ev->t,
+		.origin = ev_ms(ev, "originMs"),
+		.first_frame = ev_ms(ev, "firstFrameMs"),
+		.fully_drawn = ev_ms(ev, "reportFullyDrawnMs"),
+		.cls = ph_keep_field(&e->ctx, ev, "classification"),
+	};
+}
+
+/* A report after the startup event went out: the launch it names. */
+static void launch_fully_drawn(struct summary *s, const struct ph_event *ev)
+{
+	int64_t origin = ev_ms(ev, "originMs");
+	int64_t at = ev_ms(ev, "reportFullyDrawnMs");
+
+	if (origin < 0 || at < 0)
+		return;
+	for (size_t i = s->nlaunches; i-- > 0;)
+		if (s->launches[i].origin == origin) {
+			if (s->launches[i].fully_drawn < 0)
+				s->launches[i].fully_drawn = at;
+			return;
+		}
 }
 
 static void lane_add(struct ph_engine *e, int lane, int64_t from, int64_t to,
@@ -302,7 +350,9 @@ static void summarize(struct ph_engine *e, const struct ph_event *ev)
 		     ph_ev_streq(ev, "classification", "lukewarm")) &&
 		    ph_ev_int(ev, "totalMs", &v))
 			set_max(s, PH_M_STARTUP_MS, (double)v);
+		launch_add(e, ev);
 		break;
+	case PH_KIND_FULLY_DRAWN: launch_fully_drawn(s, ev); break;
 	case PH_KIND_INPUT:
 		if (ph_ev_streq(ev, "action", "tap") &&
 		    ph_ev_int(ev, "tapMs", &v)) {
@@ -421,6 +471,7 @@ void ph_engine_free(struct ph_engine *e)
 	ph_seq_runs_release(&e->runs);
 	free(e->sum.lanes);
 	free(e->sum.marks);
+	free(e->sum.launches);
 	free(e->sum.exits);
 	ph_buf_release(&e->ctx.scratch);
 	ph_arena_release(&e->keep);
@@ -533,6 +584,9 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 	a->marks =
 		copy_array(&a->arena, s->marks, s->nmarks, sizeof(*s->marks));
 	a->nmarks = a->marks ? s->nmarks : 0;
+	a->launches = copy_array(&a->arena, s->launches, s->nlaunches,
+				 sizeof(*s->launches));
+	a->nlaunches = a->launches ? s->nlaunches : 0;
 	a->exits =
 		copy_array(&a->arena, s->exits, s->nexits, sizeof(*s->exits));
 	a->nexits = a->exits ? s->nexits : 0;
@@ -544,6 +598,8 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 		a->marks[i].label = keep_dup(a, a->marks[i].label);
 		a->marks[i].detail = keep_dup(a, a->marks[i].detail);
 	}
+	for (i = 0; i < a->nlaunches; i++)
+		a->launches[i].cls = keep_dup(a, a->launches[i].cls);
 	for (i = 0; i < a->nexits; i++) {
 		a->exits[i].reason = keep_dup(a, a->exits[i].reason);
 		a->exits[i].description = keep_dup(a, a->exits[i].description);

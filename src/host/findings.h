@@ -142,6 +142,18 @@ struct ph_mark {
 	const char *detail; /* or NULL */
 };
 
+/*
+ * One launch, from a startup event and any later fully_drawn event for it
+ * (matched by originMs).  Times are uptime ms; -1 when not reported.
+ */
+struct ph_launch {
+	int64_t t;	     /* the startup event's */
+	int64_t origin;	     /* originMs */
+	int64_t first_frame; /* firstFrameMs */
+	int64_t fully_drawn; /* reportFullyDrawnMs */
+	const char *cls;     /* classification */
+};
+
 struct ph_exit_note {
 	int64_t t;
 	const char *reason;
@@ -183,6 +195,8 @@ struct ph_analysis {
 	size_t nlanes, alanes;
 	struct ph_mark *marks;
 	size_t nmarks, amarks;
+	struct ph_launch *launches; /* in event order, at most 256 */
+	size_t nlaunches;
 
 	const char *notes[8]; /* caveats the answer must carry */
 	size_t nnotes;

@@ -123,6 +123,43 @@ static int footer(const struct ph_json *cap, struct ph_buf *b)
 		    add(b, " · queries %" PRId64 "\n", mnum(m, "db.queries"));
 }
 
+/* The startup lines a report shows; the capture keeps the rest. */
+#define STARTUP_LINES 4
+
+/*
+ * One line per launch: "startup: cold, first frame 412 ms, fully drawn
+ * 1512 ms", each time from the launch's origin.  A time the app did not
+ * report says so rather than leaving the launch looking complete.
+ */
+static int startup_lines(const struct ph_json *cap, struct ph_buf *b)
+{
+	const struct ph_json *ls = ph_json_get(cap, "startups");
+	int rc = 0;
+
+	if (!ph_json_is(ls, PH_JSON_ARRAY))
+		return 0;
+	for (size_t i = 0; !rc && i < ls->n && i < STARTUP_LINES; i++) {
+		const struct ph_json *l = &ls->u.items[i];
+		int64_t first = num(l, "firstFrameMs", -1);
+		int64_t full = num(l, "fullyDrawnMs", -1);
+
+		rc = add(b, "startup: %.*s, ",
+			 S(ph_json_get(l, "classification")));
+		if (!rc && first >= 0)
+			rc = add(b, "first frame %" PRId64 " ms, ", first);
+		else if (!rc)
+			rc = add(b, "first frame not seen, ");
+		if (!rc && full >= 0)
+			rc = add(b, "fully drawn %" PRId64 " ms\n", full);
+		else if (!rc)
+			rc = add(b, "fully drawn not reported\n");
+	}
+	if (!rc && ls->n > STARTUP_LINES)
+		rc = add(b, "startup: %zu more launches\n",
+			 (size_t)(ls->n - STARTUP_LINES));
+	return rc;
+}
+
 /*
  * Block I/O joined by capture --iotrace, one line; nothing without it.
  */
@@ -260,6 +297,7 @@ int ph_report_text(const struct ph_json *cap, struct ph_buf *b)
 			  ph_json_get(cap, "notSeen"));
 	rc = rc ? rc : add(b, "\n");
 	rc = rc ? rc : footer(cap, b);
+	rc = rc ? rc : startup_lines(cap, b);
 	rc = rc ? rc : io_line(cap, b);
 	if (!rc && ph_json_is(counts, PH_JSON_OBJECT) && counts->n) {
 		rc = add(b, "events:");
@@ -289,8 +327,9 @@ int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
 	const struct ph_json *m = get(cap, "metrics");
 	double hz = dnum(cap, "device.refreshHz", 0);
 	static const char *const copy[] = {
-		"connected",	"coverage", "findings", "quiet", "notSeen",
-		"alsoInWindow", "notes",    "counts",	"marks", "io"
+		"connected", "coverage",     "findings", "quiet",
+		"notSeen",   "alsoInWindow", "notes",	 "counts",
+		"marks",     "io",	     "startups"
 	};
 
 	ph_jw_init(&jw, b);
@@ -520,6 +559,14 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 	ph_buf_reset(&text);
 	rc = rc ? rc : footer(cap, &text);
 	rc = rc ? rc : esc(b, text.buf, text.len);
+	ph_buf_reset(&text);
+	rc = rc ? rc : startup_lines(cap, &text);
+	for (size_t at = 0, n; !rc && at < text.len; at += n + 1) {
+		n = strcspn(text.buf + at, "\n");
+		rc = add(b, "<br><span class=\"startup\">");
+		rc = rc ? rc : esc(b, text.buf + at, n);
+		rc = rc ? rc : add(b, "</span>");
+	}
 	ph_buf_reset(&text);
 	rc = rc ? rc : io_line(cap, &text);
 	if (!rc && text.len) {

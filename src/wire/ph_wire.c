@@ -29,7 +29,7 @@ static const uint8_t kind_len[PH_KIND_COUNT] = {
 
 enum ph_kind ph_wire_kind(const char *name, size_t n)
 {
-	/* 26 short names: a linear scan beats a hash at this size.  The
+	/* 27 short names: a linear scan beats a hash at this size.  The
 	 * host classifies every event it reads with it: lengths first. */
 	for (int k = 1; k < PH_KIND_COUNT; k++)
 		if (kind_len[k] == n && name[0] == kind_names[k][0] &&

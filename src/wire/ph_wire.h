@@ -40,7 +40,8 @@
 	X(IO, "io")                             \
 	X(DROPPED, "dropped")                   \
 	X(SPAN, "span")                         \
-	X(IO_RECORDING, "io_recording")
+	X(IO_RECORDING, "io_recording")         \
+	X(FULLY_DRAWN, "fully_drawn")
 
 enum ph_kind {
 	PH_KIND_UNKNOWN = 0,

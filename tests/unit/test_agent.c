@@ -2124,6 +2124,59 @@ void test_agent__mt_startup_classification(void)
 	ph_buf_release(&line);
 }
 
+/*
+ * A fully drawn reported after the launch's startup event went out (here,
+ * the screen hidden before the report) is sent as a fully_drawn event
+ * naming that launch by its originMs, once.
+ */
+void test_agent__mt_late_fully_drawn_is_its_own_event(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	const struct ph_json *d;
+	int64_t origin = -1, late_origin = -2, drawn = -1;
+	int startups = 0, late = 0;
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	porthole_lifecycle(PORTHOLE_SCREEN_CREATED, "Home", false);
+	porthole_lifecycle(PORTHOLE_SCREEN_SHOWN, "Home", false);
+	porthole_main_loop_ping();
+	frame();
+	/* hidden while the launch waits for fully drawn: it goes out now */
+	porthole_lifecycle(PORTHOLE_SCREEN_HIDDEN, "Home", false);
+	porthole_report_fully_drawn();
+	porthole_report_fully_drawn(); /* once per launch */
+	porthole_mark("done", NULL);
+	while (ph_client_line(&c, &line, 3000) == 1 &&
+	       strncmp(line.buf, "{\"event\":\"mark\"", 15)) {
+		if (!strncmp(line.buf, "{\"event\":\"startup\"", 18)) {
+			startups++;
+			CHECK(!strstr(line.buf, "reportFullyDrawnMs"));
+			d = ph_json_get(parse(&line), "data");
+			CHECK(ph_json_as_int(ph_json_get(d, "originMs"),
+					     &origin));
+		} else if (!strncmp(line.buf, "{\"event\":\"fully_drawn\"",
+				    22)) {
+			late++;
+			CHECK(strstr(line.buf, "\"classification\":\"cold\""));
+			CHECK(strstr(line.buf, "\"launchIndex\":0"));
+			d = ph_json_get(parse(&line), "data");
+			CHECK(ph_json_as_int(ph_json_get(d, "originMs"),
+					     &late_origin));
+			CHECK(ph_json_as_int(
+				ph_json_get(d, "reportFullyDrawnMs"), &drawn));
+		}
+	}
+	CHECK_INT(startups, 1);
+	CHECK_INT(late, 1);
+	CHECK(origin == late_origin && drawn >= origin);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_buf_release(&line);
+}
+
 /* A frame over budget is sent with its phases; one on time is not. */
 void test_agent__mt_late_frames_and_taps(void)
 {

@@ -8,6 +8,7 @@
 #include "host/findings.h"
 #include "host/ingest.h"
 #include "host/session.h"
+#include "host/report.h"
 #include "host/store.h"
 
 #include <unistd.h>
@@ -870,6 +871,135 @@ void test_host__a_stall_sent_while_it_lasts_counts_once(void)
 	CHECK(f && strstr(f->evidence, "\"open\":true"));
 	CHECK(a->metric[PH_M_STALLS] == 2);
 	CHECK(a->metric[PH_M_STALL_MS] == 1604 + 1210);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}
+
+static void add_line(struct ph_store *s, const char *line)
+{
+	CHECK_INT(ph_store_add_line(s, line, strlen(line)), 0);
+}
+
+/* The report a capture of a gives, as text (out) and as HTML (html). */
+static void report_of(struct ph_analysis *a, struct ph_buf *out,
+		      struct ph_buf *html)
+{
+	struct ph_buf cap = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena arena;
+	const struct ph_json *j = NULL;
+	char why[200];
+
+	ph_arena_init(&arena, 0, SIZE_MAX);
+	CHECK_INT(capture_text(a, &cap), 0);
+	CHECK_INT(ph_capture_parse("t", cap.buf, cap.len, &arena, &j, why,
+				   sizeof(why)),
+		  0);
+	CHECK(j);
+	if (j) {
+		CHECK_INT(ph_report_text(j, out), 0);
+		CHECK_INT(ph_report_html(j, html), 0);
+	}
+	ph_arena_release(&arena);
+	ph_buf_release(&cap);
+}
+
+/*
+ * A cold launch whose startup event went out before the app reported fully
+ * drawn, and the fully_drawn event that came after it: the launch is fully
+ * drawn (no note), and the report gives its times from its origin.
+ */
+void test_host__a_late_fully_drawn_joins_its_launch(void)
+{
+	struct ph_window w = { 0, 100000 };
+	struct ph_buf text = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf html = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_store s;
+	struct ph_analysis *a;
+
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	add_line(&s, "{\"event\":\"startup\",\"t\":2600,\"seq\":1,\"data\":{"
+		     "\"classification\":\"cold\",\"originMs\":1000,"
+		     "\"originAssumed\":false,\"originKind\":\"fork\","
+		     "\"firstFrameMs\":1412,\"totalMs\":412,"
+		     "\"restoredState\":false,\"launchIndex\":0}}");
+	a = ph_analyze_store(&s, w);
+	CHECK(a && ph_analysis_find(a, "startup-not-fully-drawn"));
+	ph_analysis_free(a);
+
+	add_line(&s, "{\"event\":\"fully_drawn\",\"t\":2512,\"seq\":2,"
+		     "\"data\":{\"classification\":\"cold\",\"originMs\":1000,"
+		     "\"reportFullyDrawnMs\":2512,\"launchIndex\":0}}");
+	a = ph_analyze_store(&s, w);
+	CHECK(a && !ph_analysis_find(a, "startup-not-fully-drawn"));
+	CHECK(a && a->nlaunches == 1 && a->launches[0].fully_drawn == 2512);
+	if (a)
+		report_of(a, &text, &html);
+	CHECK(strstr(
+		text.buf,
+		"\nstartup: cold, first frame 412 ms, fully drawn 1512 ms\n"));
+	CHECK(strstr(
+		html.buf,
+		">startup: cold, first frame 412 ms, fully drawn 1512 ms<"));
+	ph_analysis_free(a);
+	ph_buf_release(&text);
+	ph_buf_release(&html);
+	ph_store_release(&s);
+}
+
+/* A launch the app never reported fully drawn says so in the report. */
+void test_host__a_launch_never_fully_drawn_says_so(void)
+{
+	struct ph_window w = { 0, 100000 };
+	struct ph_buf text = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf html = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_store s;
+	struct ph_analysis *a;
+
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	add_line(&s, "{\"event\":\"startup\",\"t\":5030,\"seq\":1,\"data\":{"
+		     "\"classification\":\"hot\",\"originMs\":5000,"
+		     "\"originAssumed\":false,\"originKind\":\"activity\","
+		     "\"firstFrameMs\":5030,\"totalMs\":30,"
+		     "\"restoredState\":false,\"launchIndex\":1}}");
+	/* another launch's report does not count for this one */
+	add_line(&s, "{\"event\":\"fully_drawn\",\"t\":5100,\"seq\":2,"
+		     "\"data\":{\"classification\":\"cold\",\"originMs\":900,"
+		     "\"reportFullyDrawnMs\":5100,\"launchIndex\":0}}");
+	a = ph_analyze_store(&s, w);
+	CHECK(a && a->nlaunches == 1 && a->launches[0].fully_drawn == -1);
+	if (a)
+		report_of(a, &text, &html);
+	CHECK(strstr(text.buf, "\nstartup: hot, first frame 30 ms, fully "
+			       "drawn not reported\n"));
+	ph_analysis_free(a);
+	ph_buf_release(&text);
+	ph_buf_release(&html);
+	ph_store_release(&s);
+}
+
+/*
+ * A slow tap names the frame that answered it by the time that frame ended
+ * (was presented: t + tapMs), not by its start (frameT) nor the tap's t.
+ */
+void test_host__a_slow_tap_names_the_frame_by_its_end(void)
+{
+	struct ph_window w = { 0, 100000 };
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
+
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	add_line(&s, "{\"event\":\"input\",\"t\":5000,\"seq\":1,\"data\":{"
+		     "\"action\":\"tap\",\"x\":1,\"y\":2,\"downT\":4950,"
+		     "\"tapMs\":700,\"frameT\":4990,\"totalMs\":710,"
+		     "\"worstPhase\":\"layout\"}}");
+	a = ph_analyze_store(&s, w);
+	f = a ? ph_analysis_find(a, "tap-slow") : NULL;
+	CHECK(f && f->detail[0] &&
+	      strstr(f->detail[0], "tap at t=5000; answered by the frame "
+				   "that ended at t=5700, worst phase "
+				   "layout"));
+	CHECK(f && strstr(f->evidence, "\"frameEndT\":5700"));
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }

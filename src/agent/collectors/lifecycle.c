@@ -12,7 +12,10 @@
  * porthole_main_loop_ping() after registration: firstPostMs.  The startup
  * event waits up to 1.2 s after the first frame for
  * porthole_report_fully_drawn(), as the published runtime does, then is
- * emitted from the main loop's next ping or frame.
+ * emitted from the main loop's next ping or frame.  A report that comes
+ * after its launch's startup event went out is sent on its own, as a
+ * fully_drawn event naming that launch, so a slow first screen is still
+ * known to have been drawn.
  *
  * Lifecycle calls and pings come from the main thread; the state is
  * guarded by a mutex anyway (an app may report screens from elsewhere),
@@ -41,6 +44,7 @@ static struct {
 	int64_t origin;
 	bool origin_assumed;
 	bool pending; /* first frame seen; waiting for fully drawn */
+	bool sent;    /* this launch's startup event went out */
 	char screen[64];
 	char classification[12];
 	char origin_kind[12];
@@ -122,6 +126,7 @@ static void emit_startup(void)
 		snprintf(dominant, sizeof(dominant), "%s->%s", names[from],
 			 names[to]);
 	st.pending = false;
+	st.sent = true;
 	if (ph_agent.cfg.flags & PORTHOLE_NO_STARTUP)
 		return; /* still tracked: foreground and background are sent */
 	r = ph_emit_begin(PH_KIND_STARTUP, &pos);
@@ -159,6 +164,7 @@ static void begin_launch(int64_t now)
 
 	st.in_launch = true;
 	st.first_frame = st.fully_drawn = -1;
+	st.sent = false;
 	st.shown_at = now;
 	st.resumed_at = -1;
 	st.launch_index++;
@@ -234,6 +240,28 @@ PORTHOLE_API void porthole_lifecycle(enum porthole_lifecycle event,
 		device_screen_event(PH_DEV_BACKGROUND, name);
 }
 
+/*
+ * The late report: the launch's startup event went out without
+ * reportFullyDrawnMs.  Named by the launch's originMs and launchIndex, the
+ * fields a host matches it to its startup event by.  Called with mu held.
+ */
+static void emit_fully_drawn(void)
+{
+	uint64_t pos;
+	struct ph_rec *r;
+
+	if (ph_agent.cfg.flags & PORTHOLE_NO_STARTUP)
+		return;
+	r = ph_emit_begin(PH_KIND_FULLY_DRAWN, &pos);
+	if (!r)
+		return;
+	ph_rec_str(r, PH_KEY_CLASSIFICATION, st.classification, 12);
+	ph_rec_int(r, PH_KEY_ORIGIN_MS, st.origin);
+	ph_rec_int(r, PH_KEY_REPORT_FULLY_DRAWN_MS, st.fully_drawn);
+	ph_rec_int(r, PH_KEY_LAUNCH_INDEX, st.launch_index - 1);
+	ph_emit_commit(pos);
+}
+
 PORTHOLE_API void porthole_report_fully_drawn(void)
 {
 	pthread_mutex_lock(&mu);
@@ -241,6 +269,8 @@ PORTHOLE_API void porthole_report_fully_drawn(void)
 		st.fully_drawn = ph_clock_uptime_ms();
 		if (st.pending)
 			emit_startup();
+		else if (st.sent)
+			emit_fully_drawn();
 	}
 	pthread_mutex_unlock(&mu);
 }

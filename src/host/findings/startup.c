@@ -5,8 +5,10 @@
  * to its first frame is a warning naming the widest phase, and the db and
  * stall findings inside the launch, which are the usual reasons.  A cold
  * launch that never called reportFullyDrawn is a note: without it the
- * launch's real end is unknown.  This family runs last, so the db and
- * stall findings already exist when it emits.
+ * launch's real end is unknown.  A report that came after the startup
+ * event went out arrives as a fully_drawn event (ours) with the launch's
+ * originMs, and counts for that launch.  This family runs last, so the db
+ * and stall findings already exist when it emits.
  */
 #include "ph_common.h"
 #include "family.h"
@@ -24,11 +26,28 @@ struct st {
 	size_t n, alloc;
 };
 
+/* A late fully_drawn: the launch it names by originMs is fully drawn. */
+static void late_fully_drawn(struct st *s, const struct ph_event *ev)
+{
+	int64_t origin;
+
+	if (!ph_ev_int(ev, "originMs", &origin) ||
+	    !ph_ev_get(ev, "reportFullyDrawnMs"))
+		return;
+	for (size_t i = s->n; i-- > 0;)
+		if (s->v[i].origin == origin) {
+			s->v[i].fully_drawn = true;
+			return;
+		}
+}
+
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
 	struct st *s = p;
 	struct launch *x;
 
+	if (ev->kind == PH_KIND_FULLY_DRAWN)
+		late_fully_drawn(s, ev);
 	if (ev->kind != PH_KIND_STARTUP)
 		return;
 	if (!ph_ev_streq(ev, "classification", "cold") &&
@@ -146,7 +165,7 @@ static void release(void *p)
 const struct ph_family ph_family_startup = {
 	.name = "startup",
 	.ids = { "startup-slow", "startup-not-fully-drawn" },
-	.kinds = PH_KIND_BIT(STARTUP),
+	.kinds = PH_KIND_BIT(STARTUP) | PH_KIND_BIT(FULLY_DRAWN),
 	.state_size = sizeof(struct st),
 	.event = on_event,
 	.emit = emit,

@@ -2,7 +2,9 @@
  * tap.c: tap-slow.  From a tap (down and up) to the first frame presented
  * after it: over 100 ms a person notices (a note), over 500 ms they tap
  * again (a warning).  The frame that answered and its worst phase are
- * named, because that phase is what to fix.
+ * named, because that phase is what to fix.  That frame is named by the
+ * time it ended (was presented): the tap's t plus tapMs.  Its frameT is
+ * when it began, which may be before the tap itself.
  */
 #include "ph_common.h"
 #include "family.h"
@@ -12,7 +14,7 @@
 
 struct st {
 	int64_t count, from, to, last_from, last_to;
-	int64_t worst_ms, worst_at, worst_frame_t;
+	int64_t worst_ms, worst_at, worst_frame_t, worst_frame_end;
 	const char *target, *phase;
 };
 
@@ -34,6 +36,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	if (ms > s->worst_ms) {
 		s->worst_ms = ms;
 		s->worst_at = ev->t;
+		s->worst_frame_end = ev->t + ms;
 		if (!ph_ev_int(ev, "frameT", &s->worst_frame_t))
 			s->worst_frame_t = 0;
 		s->target = ph_keep_field(c, ev, "target");
@@ -61,10 +64,10 @@ static void emit(struct ph_fctx *c, void *p)
 		     s->worst_ms);
 	ph_fnd_detail(c, f,
 		      "tap%s%s at t=%" PRId64
-		      "; answered by the frame at t=%" PRId64
+		      "; answered by the frame that ended at t=%" PRId64
 		      ", worst phase %s",
 		      s->target ? " on " : "", s->target ? s->target : "",
-		      s->worst_at, s->worst_frame_t,
+		      s->worst_at, s->worst_frame_end,
 		      s->phase ? s->phase : "unknown");
 	if (s->count > 1)
 		ph_fnd_detail(c, f, "%" PRId64 " slow taps", s->count);
@@ -73,6 +76,7 @@ static void emit(struct ph_fctx *c, void *p)
 	ph_jw_kv_int(jw, "at", s->worst_at);
 	if (s->worst_frame_t)
 		ph_jw_kv_int(jw, "frameT", s->worst_frame_t);
+	ph_jw_kv_int(jw, "frameEndT", s->worst_frame_end);
 	if (s->phase)
 		ph_jw_kv_str(jw, "worstPhase", s->phase);
 	if (s->target)
