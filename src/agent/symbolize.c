@@ -64,6 +64,11 @@ static bool is_system_module(const char *path)
 	       !strncmp(b, "linux-vdso", 10) || !strncmp(b, "[vdso", 5);
 }
 
+bool ph_symbolize_is_app_path(const char *path)
+{
+	return path && !is_system_module(path);
+}
+
 /* Callers hold mu. */
 static void symbolize_locked(uintptr_t pc, bool exact,
 			     struct ph_frame_info *out)

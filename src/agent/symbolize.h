@@ -45,6 +45,11 @@ void ph_symbolize_json(struct ph_jw *w, const uintptr_t *pcs, size_t n);
 void ph_symbolize_text(const uintptr_t *pcs, size_t n, struct ph_buf *out);
 /* One frame as "fn(file:line)" into buf. */
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
+/*
+ * Whether a module at this path is the app's own code, not a system
+ * library or the agent (what puts a frame first in a stack).
+ */
+bool ph_symbolize_is_app_path(const char *path);
 /* Frees the debug-info cache (at stop). */
 void ph_symbolize_reset(void);
 

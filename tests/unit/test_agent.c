@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/sockios.h>
@@ -3086,4 +3087,41 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 	atomic_store(&ph_agent.main_tid, 0);
 	ph_buf_release(&ev);
 	ph_buf_release(&line);
+}
+
+/* What an agent thread's alternate signal stack is, seen from inside it. */
+struct altstack_seen {
+	char *own; /* an alternate stack the thread had before, or NULL */
+	stack_t after;
+};
+
+static void *altstack_thread(void *p)
+{
+	struct altstack_seen *seen = p;
+
+	if (seen->own) {
+		stack_t ss = { .ss_sp = seen->own, .ss_size = 64 * 1024 };
+
+		sigaltstack(&ss, NULL);
+	}
+	ph_exits_thread_altstack();
+	sigaltstack(NULL, &seen->after);
+	return NULL;
+}
+
+void test_exits__agent_threads_get_an_alternate_signal_stack(void)
+{
+	static char own[64 * 1024];
+	struct altstack_seen fresh = { 0 }, kept = { .own = own };
+	pthread_t t;
+
+	/* A thread without one gets one: a stack overflow can be recorded. */
+	CHECK(!pthread_create(&t, NULL, altstack_thread, &fresh));
+	pthread_join(t, NULL);
+	CHECK(!(fresh.after.ss_flags & SS_DISABLE));
+	CHECK(fresh.after.ss_size >= 16 * 1024);
+	/* One it had already is left in place. */
+	CHECK(!pthread_create(&t, NULL, altstack_thread, &kept));
+	pthread_join(t, NULL);
+	CHECK(kept.after.ss_sp == own);
 }
