@@ -15,6 +15,8 @@
  *   - otherwise REASON_SIGNALED (a SIGKILL, or a signal the app did not
  *     handle; which one is not recorded anywhere a later process can
  *     read).  A kernel log that cannot be read is said in the description.
+ * A crashed record's stack is symbolized here (crash_stack), from the raw
+ * addresses and module list its handler wrote.
  * The record and its state file are then merged into one file,
  * exit-<pid>.seen (the state's fields first, so they win), which `exits`
  * lists and `exit_trace` returns (the newest 16 are kept).
