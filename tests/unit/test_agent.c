@@ -3106,6 +3106,12 @@ static void *altstack_thread(void *p)
 	}
 	ph_exits_thread_altstack();
 	sigaltstack(NULL, &seen->after);
+	if (seen->own) {
+		/* Not left for the thread's exit to free (ASan unmaps it). */
+		stack_t off = { .ss_flags = SS_DISABLE };
+
+		sigaltstack(&off, NULL);
+	}
 	return NULL;
 }
 
