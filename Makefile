@@ -73,7 +73,8 @@ TEST_BIN := $(O)/tests/unit-tests
 .PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
 	format-check check-clang help
 all: $(PROGRAMS) $(LIBPORTHOLE)
-tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls
+tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
+	$(O)/tests/signal-chain
 # The emit probe interposes malloc: plain builds only (a sanitizer brings
 # its own allocator); tests/e2e/agent_emit.sh always runs the plain one.
 ifeq ($(SAN)$(TSAN)$(FUZZ),)
@@ -167,6 +168,14 @@ $(O)/tests/ph-record: $(call obj,tests/agent/record.c tests/lib/ph_client.c) \
 # The explicit HTTP and DB calls, for the trace-marker test.
 $(O)/obj/tests/agent/explicit_calls.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
 $(O)/tests/explicit-calls: $(call obj,tests/agent/explicit_calls.c) \
+		$(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+# An app with signal handlers of its own, for the exits test.
+$(O)/obj/tests/agent/signal_chain.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
+$(O)/tests/signal-chain: $(call obj,tests/agent/signal_chain.c) \
 		$(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")

@@ -632,6 +632,7 @@ static void *writer_main(void *arg)
 	struct epoll_event evs[PH_MAX_CLIENTS + 3];
 	int wait = IDLE_WAIT_MS, cap = idle_wait_cap(&s->agent->queue);
 
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	ph_platform_name_self("porthole-writer");
 	ph_collectors_writer_started();
 	while (!atomic_load(&s->quit)) {

@@ -109,6 +109,11 @@ static bool is_agent_code(const char *fn, const char *file)
 	return !strncmp(fn, "ph_", 3) || !strncmp(fn, "porthole_", 9);
 }
 
+bool ph_symbolize_is_app_path(const char *path)
+{
+	return path && !is_system_module(path);
+}
+
 /* Callers hold mu. */
 static void symbolize_locked(uintptr_t pc, bool exact,
 			     struct ph_frame_info *out)

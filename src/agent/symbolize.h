@@ -60,6 +60,11 @@ void ph_symbolize_text(const uintptr_t *pcs, size_t n, struct ph_buf *out);
  * "fn", "module+0x1a2b"; an unknown part is left out, never "?" or -1.
  */
 void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
+/*
+ * Whether a module at this path is the app's own code, not a system
+ * library or the agent (what puts a frame first in a stack).
+ */
+bool ph_symbolize_is_app_path(const char *path);
 /* Frees the debug-info cache (at stop). */
 void ph_symbolize_reset(void);
 

@@ -1,5 +1,16 @@
-# Deaths that leave no crash behind, explained by the next start
-# (src/agent/collectors/exit_report.c), with the real sample:
+# Deaths explained by the next start (src/agent/collectors/exit_report.c),
+# with the real sample:
+#   - a native crash (--crash-at, a write through a NULL struct pointer):
+#     the signal by name, the fault address, and the crashed stack
+#     symbolized to function(file:line) from the raw addresses its handler
+#     wrote; a module file replaced since the crash is not symbolized (its
+#     build id differs) and is given as module+offset, saying why;
+#   - an app's own handlers, installed before porthole_start, keep
+#     working (tests/agent/signal_chain.c): its SIGSEGV handler runs after
+#     the agent's with the fault's own siginfo and the process still dies
+#     of SIGSEGV; the watchdog leaves a real-time signal the app handles
+#     alone, taking the next free one, or sampling no stacks when none is;
+# and deaths that leave no crash behind:
 #   - hung on its main thread (--hang-at) and killed: REASON_ANR, with the
 #     function it hung in and how long it had not answered;
 #   - grown past a memory cgroup's limit (--hog-at) until the kernel's
@@ -66,8 +77,25 @@ check "the kernel ended it with SIGKILL (status $ORC)" test "$ORC" = 137
 check "and its record still says running" grep -q '^state=running' "$T/oom/exit-$OPID.rec"
 rmdir "$CG"
 
-# 4. The next start reports all three.
-mv "$T"/hang/exit-* "$T"/killed/exit-* "$T"/oom/exit-* "$DATA"/
+# 4. Native crashes: one of the built sample, and one of a copy that is
+# then replaced by another program before the next start.
+check "the sample dies of its planted SIGSEGV" sh -c \
+	'ASAN_OPTIONS=handle_segv=0 "$0/porthole-sample" --scenario startup --seconds 30 \
+	--crash-at 300 --app-id "$1" --data-dir "$2" > /dev/null 2>&1; test $? = 139' \
+	"$BIN" "$APP" "$T/crash"
+CPID=$(sed -n 's/^pid=//p' "$T"/crash/exit-*.rec)
+mkdir -p "$T/copy"
+cp "$BIN/porthole-sample" "$T/copy/porthole-sample"
+ASAN_OPTIONS=handle_segv=0 "$T/copy/porthole-sample" --scenario startup --seconds 30 \
+	--crash-at 300 --app-id "$APP" --data-dir "$T/stale" > /dev/null 2>&1
+SPID=$(sed -n 's/^pid=//p' "$T"/stale/exit-*.rec)
+check "the copy crashed too, and its record names its module" \
+	grep -q "^module=.* $T/copy/porthole-sample\$" "$T/stale/exit-$SPID.rec"
+cp "$BIN/porthole" "$T/copy/porthole-sample"
+
+# 5. The next start reports all five.
+mv "$T"/hang/exit-* "$T"/killed/exit-* "$T"/oom/exit-* "$T"/crash/exit-* \
+	"$T"/stale/exit-* "$DATA"/
 PORTHOLE_ANNOUNCE=$T/announce "$BIN/porthole-sample" --scenario startup \
 	--seconds 3 --app-id "$APP" --data-dir "$DATA" > /dev/null 2>&1 &
 PID=$!
@@ -89,11 +117,39 @@ check "the out-of-memory kill is REASON_LOW_MEMORY, in the kernel's words" \
 	grep -q '"reason":"REASON_LOW_MEMORY",[^}]*"pid":'"$OPID"',"description":"killed by the kernel'"'"'s out-of-memory killer: [^"]*Killed process '"$OPID"' (porthole-sample)' "$T/exits"
 check "the plain kill is REASON_SIGNALED" \
 	grep -q '"reason":"REASON_SIGNALED",[^}]*"pid":'"$KPID"',"description":"killed: no exit or crash was recorded"' "$T/exits"
-check "none has a stack but the ANR" sh -c '! grep -v "\"pid\":$1," "$0" | grep -q mainStack' "$T/exits" "$HPID"
+check "the crash names its signal and fault address" \
+	grep -q '"reason":"REASON_CRASH_NATIVE",[^}]*"pid":'"$CPID"',"description":"SIGSEGV at fault address 0x8","signal":11,"faultAddr":"0x8"' "$T/exits"
+check "and its stack, symbolized at this start to function(file:line)" \
+	grep -q '"pid":'"$CPID"',.*"mainStack":"key(main.c:[0-9]*)\\nmain(main.c:[0-9]*)\\n' "$T/exits"
+check "a module rebuilt since the crash is module+offset, saying why" \
+	grep -q '"pid":'"$SPID"',.*"mainStack":"porthole-sample+0x[0-9a-f]*(?:-1) \[not symbolized: the module'"'"'s build id differs from the crashed one'"'"'s\]' "$T/exits"
+check "none has a stack but the ANR and the crashes" sh -c \
+	'! grep -v -e "\"pid\":$1," -e "\"pid\":$2," -e "\"pid\":$3," "$0" | grep -q mainStack' \
+	"$T/exits" "$HPID" "$CPID" "$SPID"
 check "each record and its state are one .seen file now" sh -c \
 	'for p in '"$HPID $KPID $OPID"'; do test -s "$0/exit-$p.seen" && ! test -e "$0/exit-$p.rec" && ! test -e "$0/exit-$p.state" || exit 1; done' "$DATA"
 check "exits lists the three as reported, with why" \
 	sh -c 'for r in ANR LOW_MEMORY SIGNALED; do grep "\"id\":3,\"ok\":true" "$0" | grep -q "\"reason\":\"REASON_$r\",[^}]*\"description\":\"[^\"]*\",\"reported\":true" || exit 1; done' "$T/rec.ndjson"
 check "exit_trace returns the ANR's whole record by its time" \
 	grep -q '"id":4,"ok":true,"result":{"timestamp":'"$HANG_TS"',"found":true,"text":"reason=REASON_ANR\\n.*wait_for_settings_sync' "$T/rec.ndjson"
+
+# 6. An app's own handlers (tests/agent/signal_chain.c).
+SC=${PH_BUILD:-build}/tests/signal-chain
+timeout 60 "$SC" crash "$T/chain" "porthole.$APP.chain" > "$T/chain.out" 2>&1
+check "an app's own SIGSEGV handler still runs, and the process dies of SIGSEGV ($?)" \
+	test $? = 139
+check "its handler got the fault's own siginfo (address 0x10)" \
+	grep -qx 'app handler: si_addr=0x10' "$T/chain.out"
+check "and the agent's record was written before it" \
+	grep -q '^description=SIGSEGV at fault address 0x10$' "$T"/chain/exit-*.rec
+timeout 60 "$SC" rt "$T/rt" "porthole.$APP.rt" > "$T/rt.out" 2> "$T/rt.err"
+check "an app's own SIGRTMIN+7 handler is left alone by the watchdog" \
+	grep -qx 'app rt handler ran=1' "$T/rt.out"
+check "which says it samples with another signal" \
+	grep -q 'watchdog: SIGRTMIN+7 has a handler of the app.s; the main thread.s stack is sampled with SIGRTMIN+8' "$T/rt.err"
+timeout 60 "$SC" rt-all "$T/rtall" "porthole.$APP.rtall" > "$T/rtall.out" 2> "$T/rtall.err"
+check "with every real-time signal the app's, the agent signals none" \
+	grep -qx 'app rt handlers ran=0' "$T/rtall.out"
+check "and says its stalls go without a stack" \
+	grep -q 'watchdog: every real-time signal has a handler of the app.s; stalls are sent without the main thread.s stack' "$T/rtall.err"
 finish

@@ -19,6 +19,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/sockios.h>
@@ -3269,6 +3270,99 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 	porthole_stop();
 	/* The next tests' main thread is not this one. */
 	atomic_store(&ph_agent.main_tid, 0);
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+}
+
+/* What an agent thread's alternate signal stack is, seen from inside it. */
+struct altstack_seen {
+	char *own; /* an alternate stack the thread had before, or NULL */
+	stack_t after;
+};
+
+static void *altstack_thread(void *p)
+{
+	struct altstack_seen *seen = p;
+
+	if (seen->own) {
+		stack_t ss = { .ss_sp = seen->own, .ss_size = 64 * 1024 };
+
+		sigaltstack(&ss, NULL);
+	}
+	ph_exits_thread_altstack();
+	sigaltstack(NULL, &seen->after);
+	if (seen->own) {
+		/* Not left for the thread's exit to free (ASan unmaps it). */
+		stack_t off = { .ss_flags = SS_DISABLE };
+
+		sigaltstack(&off, NULL);
+	}
+	return NULL;
+}
+
+void test_exits__agent_threads_get_an_alternate_signal_stack(void)
+{
+	static char own[64 * 1024];
+	struct altstack_seen fresh = { 0 }, kept = { .own = own };
+	pthread_t t;
+
+	/* A thread without one gets one: a stack overflow can be recorded. */
+	CHECK(!pthread_create(&t, NULL, altstack_thread, &fresh));
+	pthread_join(t, NULL);
+	CHECK(!(fresh.after.ss_flags & SS_DISABLE));
+	CHECK(fresh.after.ss_size >= 16 * 1024);
+	/* One it had already is left in place. */
+	CHECK(!pthread_create(&t, NULL, altstack_thread, &kept));
+	pthread_join(t, NULL);
+	CHECK(kept.after.ss_sp == own);
+}
+
+static volatile sig_atomic_t app_rt_runs;
+
+static void app_rt_handler(int sig)
+{
+	(void)sig;
+	app_rt_runs++;
+}
+
+/*
+ * An app handling SIGRTMIN+7 (the watchdog's first choice) itself: the
+ * watchdog samples the stalled main thread's stack with another signal,
+ * and the app's handler is still the one its own raise() reaches.
+ */
+void test_agent__mt_the_watchdog_leaves_an_apps_signal_alone(void)
+{
+	struct sigaction app = { .sa_handler = app_rt_handler }, dfl = { 0 };
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	const struct ph_json *d;
+
+	sigemptyset(&app.sa_mask);
+	sigemptyset(&dfl.sa_mask);
+	dfl.sa_handler = SIG_DFL;
+	porthole_stop();
+	CHECK(!sigaction(SIGRTMIN + 7, &app, NULL));
+	CHECK_INT(start_agent(PORTHOLE_NO_DEVICE | PORTHOLE_NO_MEMORY |
+				      PORTHOLE_NO_STARTUP,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	porthole_main_loop_ping();
+	/* Stuck reading the socket: an ongoing event, with its stack. */
+	CHECK_INT(collect(&c, "blocked", 1, &ev), 1);
+	ph_buf_setlen(&ev, ev.len - 1); /* one line, without its newline */
+	d = ph_json_get(parse(&ev), "data");
+	CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE));
+	CHECK(strstr(ev.buf, "\\ncollect(test_agent.c:") != NULL);
+	porthole_main_loop_ping();
+	CHECK_INT(app_rt_runs, 0);
+	raise(SIGRTMIN + 7);
+	CHECK_INT(app_rt_runs, 1);
+	ph_client_close(&c);
+	porthole_stop();
+	atomic_store(&ph_agent.main_tid, 0);
+	sigaction(SIGRTMIN + 7, &dfl, NULL);
 	ph_buf_release(&ev);
 	ph_buf_release(&line);
 }

@@ -71,6 +71,13 @@ void ph_exits_note_alive(void);
 void ph_exits_note_unresponsive(int64_t posted_ms, const uintptr_t *pcs,
 				size_t n);
 void ph_exits_note_answered(void);
+/*
+ * Gives the calling thread (one the agent created) an alternate signal
+ * stack of its own, so a stack overflow on it still writes its crash
+ * record; freed when the thread exits.  Does nothing when the thread
+ * already has one or none can be mapped.
+ */
+void ph_exits_thread_altstack(void);
 /* exit_report.c: earlier processes' ends, at start and on request. */
 void ph_exits_report_previous(struct ph_agent *a);
 void ph_exits_read_boot_id(char *out, size_t size);

@@ -15,6 +15,8 @@
  *   - otherwise REASON_SIGNALED (a SIGKILL, or a signal the app did not
  *     handle; which one is not recorded anywhere a later process can
  *     read).  A kernel log that cannot be read is said in the description.
+ * A crashed record's stack is symbolized here (crash_stack), from the raw
+ * addresses and module list its handler wrote.
  * The record and its state file are then merged into one file,
  * exit-<pid>.seen (the state's fields first, so they win), which `exits`
  * lists and `exit_trace` returns (the newest 16 are kept).
@@ -25,7 +27,10 @@
 #include "ph_clock.h"
 #include "ph_log.h"
 
+#include "../symbolize.h"
+
 #include <dirent.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,6 +85,185 @@ static void stack_text(const char *text, struct ph_buf *out, int max)
 			break;
 		p = end ? end + 1 : NULL;
 	}
+}
+
+/*
+ * A native crash's frames, symbolized now from what its handler wrote:
+ * pcs= (raw addresses, the interrupted one first) and one module= line
+ * per module they fall in (exits.c).  Each module file is opened at the
+ * address it had in the dead process, and read only when its build id is
+ * the one the crash recorded; a file rebuilt or replaced since gives
+ * module+offset (the offset from its load bias, a file address for
+ * addr2line) and says so.
+ */
+#define CRASH_MODULES 64
+#define STALE_NOTE \
+	" [not symbolized: the module's build id differs from the crashed one's]"
+
+struct crash_module {
+	uintptr_t lo, hi, bias;	   /* as the crashed process had them */
+	char build_id[2 * 20 + 1]; /* hex, or "-" when it had none */
+	char path[256];
+	Dwfl_Module *mod; /* NULL: the file could not be read */
+	bool stale;	  /* the file's build id is not the crash's */
+};
+
+static char *crash_debuginfo_path; /* libdwfl's default search */
+static const Dwfl_Callbacks crash_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &crash_debuginfo_path,
+};
+
+/* The record's module= lines (a malformed one is skipped). */
+static size_t crash_modules(const char *text, struct crash_module *m,
+			    size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p && n < max;) {
+		if (!strncmp(p, "--- stack", 9))
+			break;
+		if (!strncmp(p, "module=", 7) &&
+		    sscanf(p + 7,
+			   "%" SCNxPTR " %" SCNxPTR " %" SCNxPTR
+			   " %40s %255[^\n]",
+			   &m[n].lo, &m[n].hi, &m[n].bias, m[n].build_id,
+			   m[n].path) == 5 &&
+		    m[n].lo < m[n].hi)
+			n++;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return n;
+}
+
+/* Opens each module file at its old address; checks its build id. */
+static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
+{
+	dwfl_report_begin(d);
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *bits;
+		GElf_Addr at;
+		char hex[sizeof(m[i].build_id)] = "";
+		int len;
+
+		m[i].mod = NULL;
+		m[i].stale = false;
+		if (m[i].path[0] != '/')
+			continue; /* the vdso: no file */
+		m[i].mod = dwfl_report_elf(d, m[i].path, m[i].path, -1,
+					   m[i].bias, false);
+		if (!m[i].mod || !strcmp(m[i].build_id, "-"))
+			continue; /* no id to check: trusted */
+		len = dwfl_module_build_id(m[i].mod, &bits, &at);
+		for (int b = 0; b < len && 2 * b + 2 < (int)sizeof(hex); b++)
+			snprintf(hex + 2 * b, 3, "%02x", bits[b]);
+		m[i].stale = strcmp(hex, m[i].build_id) != 0;
+	}
+	dwfl_report_end(d, NULL, NULL);
+}
+
+/*
+ * One crashed frame; exact: the interrupted address, not a return one.
+ * True when its module's file is no longer the crashed build.
+ */
+static bool crash_frame(const struct crash_module *m, size_t nm, uintptr_t pc,
+			bool exact, struct ph_frame_info *f)
+{
+	uintptr_t addr = exact ? pc : pc - 1;
+	const struct crash_module *in = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	f->line = -1;
+	for (size_t i = 0; i < nm && !in; i++)
+		if (addr >= m[i].lo && addr < m[i].hi)
+			in = &m[i];
+	if (!in)
+		return false;
+	{
+		const char *slash = strrchr(in->path, '/');
+
+		snprintf(f->module, sizeof(f->module), "%.*s",
+			 (int)sizeof(f->module) - 1,
+			 slash ? slash + 1 : in->path);
+	}
+	f->offset = pc - in->bias;
+	f->app = ph_symbolize_is_app_path(in->path);
+	if (in->mod && !in->stale) {
+		const char *fn = dwfl_module_addrname(in->mod, addr);
+		Dwfl_Line *line = dwfl_module_getsrc(in->mod, addr);
+		const char *file;
+		int lineno = 0;
+
+		if (fn)
+			snprintf(f->fn, sizeof(f->fn), "%s", fn);
+		file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL,
+					    NULL) :
+			      NULL;
+		if (file) {
+			const char *slash = strrchr(file, '/');
+
+			snprintf(f->file, sizeof(f->file), "%s",
+				 slash ? slash + 1 : file);
+			f->line = lineno;
+		}
+	}
+	return in->stale;
+}
+
+/*
+ * The crashed stack as mainStack lines, app frames first, then library
+ * frames, at most PH_SENT_FRAMES; 0 if done, or -1 when the record has no
+ * raw addresses (a record from an older agent: its backtrace text is used).
+ */
+static int crash_stack(const char *text, struct ph_buf *out)
+{
+	struct crash_module m[CRASH_MODULES];
+	struct ph_frame_info fr[PH_MAX_FRAMES];
+	uintptr_t pcs[PH_MAX_FRAMES];
+	bool stale[PH_MAX_FRAMES];
+	char line[400], pcs_text[PH_MAX_FRAMES * 20];
+	size_t nm = crash_modules(text, m, CRASH_MODULES), n = 0, k = 0;
+	Dwfl *d;
+
+	if (!value(text, "pcs", pcs_text, sizeof(pcs_text))[0])
+		return -1;
+	for (char *p = pcs_text, *end; *p && n < PH_MAX_FRAMES; p = end) {
+		pcs[n] = (uintptr_t)strtoull(p, &end, 16);
+		if (end == p)
+			break;
+		n++;
+	}
+	d = dwfl_begin(&crash_callbacks);
+	if (d)
+		crash_report_modules(d, m, nm);
+	else
+		nm = 0;
+	for (size_t i = 0; i < n; i++)
+		stale[i] = crash_frame(m, nm, pcs[i], i == 0, &fr[i]);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n && k < PH_SENT_FRAMES; i++) {
+			int rc;
+
+			if (fr[i].app != (pass == 0))
+				continue;
+			if (fr[i].module[0] || fr[i].fn[0])
+				ph_frame_format(&fr[i], line, sizeof(line));
+			else
+				snprintf(line, sizeof(line),
+					 "0x%" PRIxPTR "(?:-1)", fr[i].pc);
+			rc = ph_buf_addf(out, "%s%s%s", k ? "\n" : "", line,
+					 stale[i] ? STALE_NOTE : "");
+			if (rc)
+				break; /* 4096 B cap (protocol section 8) */
+			k++;
+		}
+	if (d)
+		dwfl_end(d);
+	return 0;
 }
 
 /*
@@ -349,8 +533,10 @@ static void report_one(const char *path)
 	ph_rec_bool(r, PH_KEY_VERSION_ASSUMED, false);
 	/* A stack: a native crash's, or an ANR's (mainStack: ANR or native
 	 * crash only, as the runtime sends it). */
-	if (!strcmp(reason, "REASON_CRASH_NATIVE") ||
-	    !strcmp(reason, "REASON_ANR"))
+	if (!strcmp(reason, "REASON_CRASH_NATIVE") && !crash_stack(rec, &stack))
+		; /* symbolized from its raw addresses */
+	else if (!strcmp(reason, "REASON_CRASH_NATIVE") ||
+		 !strcmp(reason, "REASON_ANR"))
 		stack_text(rec, &stack, 12);
 	if (stack.len) {
 		char states[720];

@@ -558,6 +558,7 @@ static void *inspector_main(void *arg)
 {
 	uint64_t one = 1;
 
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	(void)arg;
 	ph_platform_name_self("porthole-db");
 	pthread_mutex_lock(&job.mu);

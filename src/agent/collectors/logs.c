@@ -148,6 +148,7 @@ static void *capture_main(void *arg)
 	struct pollfd pfd[3];
 	char buf[8192];
 
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	(void)arg;
 	ph_platform_name_self("porthole-logs");
 	pfd[0] = (struct pollfd){ .fd = streams[0].pipe_rd, .events = POLLIN };

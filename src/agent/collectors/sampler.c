@@ -502,6 +502,7 @@ static void *sampler_main(void *arg)
 	bool device = !(a->cfg.flags & PORTHOLE_NO_DEVICE);
 	bool memory = !(a->cfg.flags & PORTHOLE_NO_MEMORY);
 
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	ph_platform_name_self("porthole-memdev");
 
 	if (device) {

@@ -74,6 +74,7 @@ static void *check_main(void *arg)
 {
 	(void)arg;
 	ph_platform_name_self("porthole-setup");
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	/* Apps attach right after start; give them a few seconds. */
 	for (int i = 0; i < 30 && ph_agent_live(); i++)
 		usleep(100 * 1000);

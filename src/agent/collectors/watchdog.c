@@ -12,7 +12,9 @@
  *
  * While a stall lasts the watchdog makes it visible: once the newest
  * stamp is `stall_ms` old it samples the main thread's stack (a signal to
- * that thread, whose handler only copies return addresses into a static
+ * that thread, SIGRTMIN+7 or the next real-time signal the app has no
+ * handler on (none free: no stack), whose handler only copies return
+ * addresses into a static
  * buffer; backtrace() is warmed up at start so it loads nothing inside the
  * handler; the writer thread symbolizes them later) and sends a `blocked`
  * event with "ongoing": true, then samples and sends again every
@@ -158,7 +160,8 @@ struct stall {
 static void ask_sample(struct stall *st, int tid, int64_t now)
 {
 	atomic_store(&sample_ready, false);
-	syscall(SYS_tgkill, ph_agent.pid, tid, sample_signal);
+	if (sample_signal) /* 0: none free, the event goes without a stack */
+		syscall(SYS_tgkill, ph_agent.pid, tid, sample_signal);
 	st->asked = true;
 	st->asked_ns = now;
 }
@@ -257,6 +260,7 @@ static void *watchdog_main(void *arg)
 	int tid = 0;
 	int64_t from, to;
 
+	ph_exits_thread_altstack(); /* a crash here writes its record */
 	(void)arg;
 	ph_platform_name_self("porthole-wdog");
 	while (!atomic_load(&stop)) {
@@ -283,6 +287,30 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The signal that samples the main thread: a real-time one the app has
+ * no handler on (taking one would silence the app's), SIGRTMIN+7 first,
+ * then the next ones up and the ones below it; 0 when every one is taken.
+ * A signal the agent took at an earlier start is its own, so it is free.
+ */
+static int free_signal(void)
+{
+	int n = SIGRTMAX - SIGRTMIN + 1;
+
+	for (int i = 0; i < n; i++) {
+		int sig = SIGRTMIN + (7 + i) % n;
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old))
+			continue;
+		if (old.sa_handler == SIG_DFL ||
+		    ((old.sa_flags & SA_SIGINFO) &&
+		     old.sa_sigaction == on_sample_signal))
+			return sig;
+	}
+	return 0;
+}
+
 int ph_watchdog_start(struct ph_agent *a)
 {
 	struct sigaction sa = { .sa_sigaction = on_sample_signal,
@@ -293,11 +321,18 @@ int ph_watchdog_start(struct ph_agent *a)
 		return 0;
 	stall_ns =
 		(a->cfg.stall_ms ? (int64_t)a->cfg.stall_ms : 200) * 1000000LL;
-	/* A real-time signal the app is unlikely to use itself. */
-	sample_signal = SIGRTMIN + 7;
+	sample_signal = free_signal();
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(sample_signal, &sa, NULL))
+	if (!sample_signal)
+		ph_warn("watchdog: every real-time signal has a handler of the "
+			"app's; stalls are sent without the main thread's "
+			"stack");
+	else if (sigaction(sample_signal, &sa, NULL))
 		return PH_EIO;
+	else if (sample_signal != SIGRTMIN + 7)
+		ph_info("watchdog: SIGRTMIN+7 has a handler of the app's; the "
+			"main thread's stack is sampled with SIGRTMIN+%d",
+			sample_signal - SIGRTMIN);
 	/* The first backtrace() loads libgcc; never inside the handler. */
 	backtrace(warm, 4);
 	atomic_store(&stop, false);
