@@ -787,6 +787,98 @@ static const struct ph_buf *planted_chain(struct hw *w, int n)
 	return hw_finish(w);
 }
 
+/*
+ * static Foo.sHolder -> MainActivity$3 (extends com.example.Handler)
+ * -> MainActivity$2 (extends Object, implements com.example.Listener,
+ * which extends com.example.Base) -> a destroyed MainActivity.  ART's
+ * ifTable lists Base before Listener; the class declares Listener.
+ */
+static const struct ph_buf *planted_anonymous(struct hw *w)
+{
+	static const struct hw_field anon[] = { { "this$0", T_OBJ, 0 } };
+	static const struct hw_field hf[] = { { "listener", T_OBJ, 0 } };
+	struct base_classes c;
+	uint32_t base, lis, handler, a2, a3, act, o2, o3, t2, tl;
+	uint32_t t2id, tlid, holder;
+	struct ph_buf f = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	hw_init(w);
+	base_classes(w, &c);
+	base = hw_class(w, "com.example.Base", 0, 0, NULL, 0, NULL, 0);
+	tlid = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "$class$ifTable", T_OBJ, tlid } };
+
+		lis = hw_class(w, "com.example.Listener", 0, 0, NULL, 0, st, 1);
+	}
+	handler = hw_class(w, "com.example.Handler", c.object, 8, NULL, 0, NULL,
+			   0);
+	t2id = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "$class$ifTable", T_OBJ, t2id } };
+
+		a2 = hw_class(w, "com.example.MainActivity$2", c.object, 12,
+			      anon, 1, st, 1);
+	}
+	a3 = hw_class(w, "com.example.MainActivity$3", handler, 12, hf, 1, NULL,
+		      0);
+	holder = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "sHolder", T_OBJ, holder } };
+
+		hw_class(w, "com.example.Foo", c.object, 8, NULL, 0, st, 1);
+	}
+	{
+		uint32_t e[2] = { base, 0 };
+
+		tl = hw_objarray_at(w, tlid, c.objarr, e, 2);
+	}
+	{
+		uint32_t e[4] = { base, 0, lis, 0 };
+
+		t2 = hw_objarray_at(w, t2id, c.objarr, e, 4);
+	}
+	act = destroyed_activity(w, &c, false);
+	put4(&f, act, &w->err);
+	o2 = hw_instance_at(w, hw_new_id(w), a2, &f);
+	ph_buf_reset(&f);
+	put4(&f, o2, &w->err);
+	o3 = hw_instance_at(w, holder, a3, &f);
+	ph_buf_release(&f);
+	(void)tl;
+	(void)t2;
+	(void)o3;
+	return hw_finish(w);
+}
+
+void test_heap__anonymous_class_labels(void)
+{
+	struct hw w;
+	struct ph_leak_result res;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	CHECK_INT(leaks_of(planted_anonymous(&w), NULL, &res), 0);
+	CHECK_INT(w.err, 0);
+	CHECK_INT(res.ntraces, 1);
+	CHECK_INT(ph_leak_trace_render(&H, &res.traces[0], true, &out), 0);
+	CHECK(strstr(out.buf,
+		     "├─ com.example.MainActivity$3 instance\n"
+		     "│    Leaking: UNKNOWN\n"
+		     "│    Anonymous subclass of com.example.Handler\n"));
+	CHECK(strstr(
+		out.buf,
+		"├─ com.example.MainActivity$2 instance\n"
+		"│    Leaking: UNKNOWN\n"
+		"│    Anonymous class implementing com.example.Listener\n"));
+	/* a named class is not labelled, nor the array ifTable came from */
+	CHECK(!strstr(out.buf,
+		      "Anonymous class implementing com.example.Base"));
+	if (!strstr(out.buf, "Anonymous class implementing"))
+		fprintf(stderr, "%s\n", out.buf);
+	ph_buf_release(&out);
+	hw_release(&w);
+}
+
 void test_heap__leak_event_trace_cap(void)
 {
 	struct hw w;
