@@ -518,7 +518,9 @@ struct ph_heap_cmd_opts {
 	int64_t (*uptime_of)(void *ctx, uint64_t wall_ms);
 	void *uptime_ctx;
 };
-/* Each returns the exit status of its command (0, 1 = leaks found, 2). */
+/* Each returns the exit status of its command (0, 1 = leaks found or, for
+ * stats, a partial dump, 2 = error; leaks: 3 = the dump was read only
+ * partially, whatever was found). */
 int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out);
 int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out);
 int ph_heap_cmd_path(const struct ph_heap_cmd_opts *o, FILE *out);

@@ -244,9 +244,22 @@ static int unzip(const char *data, size_t len, struct ph_buf *out,
 		z.next_in = (Bytef *)data + doff;
 		z.avail_in = csize;
 		do {
-			if (ph_buf_grow(out, usize > out->len ?
-						     usize - out->len + 1 :
-						     1 << 20)) {
+			/* the declared size is a hint (at most 64 MiB at a
+			 * time), never trusted past the check below */
+			size_t want = usize > out->len ? usize - out->len : 0;
+
+			if (out->len > usize) {
+				rc = ph_error(
+					PH_ECORRUPT,
+					"%s: zip entry %.*s inflates past "
+					"its declared %u bytes",
+					name, (int)nlen, (const char *)cd + 46,
+					usize);
+				break;
+			}
+			if (ph_buf_grow(out,
+					(want < (1u << 26) ? want : 1u << 26) +
+						1)) {
 				rc = PH_ENOMEM;
 				break;
 			}
