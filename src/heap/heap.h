@@ -428,6 +428,9 @@ struct ph_leak_trace {
 	size_t elided_at; /* nodes[elided_at - 1]'s reference leads into the
 			   * elided run; nodes[elided_at] follows it */
 	size_t elided;	  /* nodes left out (0: the whole path is kept) */
+	uint32_t first_suspect;	       /* its object, or PH_HEAP_NONE (may be
+					* elided: LeakCanary's short form) */
+	const char *first_suspect_ref; /* its reference's generic name */
 	uint64_t retained;
 	uint32_t retained_count;
 	bool library; /* goes through a known library leak */

@@ -789,6 +789,7 @@ static int build_trace(struct ctx *x, const struct ph_heap_paths *p,
 
 	memset(t, 0, sizeof(*t));
 	memset(w, 0, sizeof(*w));
+	t->first_suspect = PH_HEAP_NONE;
 	for (uint32_t y = obj; y != PH_HEAP_NONE; y = p->parent[y]) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -957,6 +958,7 @@ static void finish_trace(struct ph_heap *h, struct ph_leak_trace *t,
 	}
 	/* suspects: from the last NO up to the first YES, all hashed */
 	ph_heap_sha1_init(&sig);
+	t->first_suspect = PH_HEAP_NONE;
 	for (size_t i = 0; i + 1 < n; i++) {
 		struct ph_leak_node *nd = kept(t, i);
 		bool suspect = false;
@@ -967,6 +969,10 @@ static void finish_trace(struct ph_heap *h, struct ph_leak_trace *t,
 			suspect = i + 2 == n || st[i + 1] != PH_LEAK_NO;
 		if (nd)
 			nd->suspect = suspect;
+		if (suspect && t->first_suspect == PH_HEAP_NONE) {
+			t->first_suspect = w->chain[i];
+			t->first_suspect_ref = w->generic[i];
+		}
 		if (suspect) {
 			const char *cn =
 				ph_heap_class_name(h, h->cls[w->chain[i]]);

@@ -80,16 +80,13 @@ static void jw_id(struct ph_jw *w, const char *k, uint64_t id)
 static const char *short_desc(struct ph_heap *h, const struct ph_leak_trace *t,
 			      char *buf, size_t size)
 {
-	for (size_t i = 0; i + 1 < t->nnodes; i++) {
-		const struct ph_leak_node *n = &t->nodes[i];
-
-		if (!n->suspect)
-			continue;
-		const char *cn = ph_heap_class_name(h, h->cls[n->obj]);
+	if (t->first_suspect != PH_HEAP_NONE) {
+		const char *cn =
+			ph_heap_class_name(h, h->cls[t->first_suspect]);
 		const char *dot = strrchr(cn, '.');
 
 		snprintf(buf, size, "%s.%s", dot ? dot + 1 : cn,
-			 n->ref_generic);
+			 t->first_suspect_ref);
 		return buf;
 	}
 	return ph_heap_class_name(h, h->cls[t->nodes[t->nnodes - 1].obj]);
