@@ -164,7 +164,7 @@ static int leaks_into(struct ph_heap_cmd_opts *o, const char *dir)
 	o->uptime_of = uptime_of;
 	o->uptime_ctx = (void *)dir;
 	status = ph_heap_cmd_leaks(o, stdout);
-	if (status <= 1 && ev.len) {
+	if ((status <= 1 || status == 3) && ev.len) {
 		for (size_t i = 0; i < ev.len; i++)
 			lines += ev.buf[i] == '\n';
 		rc = ph_session_add_events(dir, ev.buf, ev.len);
@@ -184,6 +184,11 @@ static int leaks_into(struct ph_heap_cmd_opts *o, const char *dir)
 		fprintf(stderr,
 			"porthole heap: no leaks; nothing added to the "
 			"session %s\n",
+			dir);
+	} else if (status == 3) {
+		fprintf(stderr,
+			"porthole heap: no leaks in the part of the dump "
+			"that was read; nothing added to the session %s\n",
 			dir);
 	}
 	ph_buf_release(&ev);
@@ -388,7 +393,8 @@ const struct ph_cmd ph_cmd_heap = {
 		 "  heap leaks DUMP [--map FILE] [--class NAME] [--json] "
 		 "[--session ID|DIR]\n"
 		 "      leak traces, grouped by signature; exit 1 when the "
-		 "app leaks;\n"
+		 "app leaks,\n"
+		 "      3 when the dump was read only partially;\n"
 		 "      --session adds them to a recorded session as leak "
 		 "events\n"
 		 "  heap top DUMP [--by retained|shallow|count] [--limit N] "

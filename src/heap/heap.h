@@ -410,10 +410,27 @@ struct ph_leak_node {
 	bool suspect;
 };
 
+/*
+ * A path longer than PH_LEAK_KEEP_ROOT + PH_LEAK_KEEP_LEAK nodes keeps
+ * only the nodes nearest the GC root and nearest the leak (where the
+ * causes and the leaking object are), so a list of millions of links
+ * still renders in a few kilobytes.  Statuses, suspects and the signature
+ * are computed over the whole path.
+ */
+#define PH_LEAK_KEEP_ROOT 128
+#define PH_LEAK_KEEP_LEAK 128
+
 struct ph_leak_trace {
 	uint8_t root_kind;
 	struct ph_leak_node *nodes; /* root side first; last is the leak */
-	size_t nnodes;
+	size_t nnodes;		    /* nodes kept */
+	size_t length;		    /* nodes on the whole path */
+	size_t elided_at; /* nodes[elided_at - 1]'s reference leads into the
+			   * elided run; nodes[elided_at] follows it */
+	size_t elided;	  /* nodes left out (0: the whole path is kept) */
+	uint32_t first_suspect;	       /* its object, or PH_HEAP_NONE (may be
+					* elided: LeakCanary's short form) */
+	const char *first_suspect_ref; /* its reference's generic name */
 	uint64_t retained;
 	uint32_t retained_count;
 	bool library; /* goes through a known library leak */
@@ -473,6 +490,16 @@ const char *ph_heap_map_field(const struct ph_heap_map *m,
 
 /* sha1.c */
 void ph_heap_sha1_hex(const void *data, size_t n, char out[41]);
+/* The same over data given a piece at a time (a leak path of any length). */
+struct ph_heap_sha1 {
+	uint32_t h[5];
+	uint64_t len;
+	uint8_t block[64];
+	size_t used;
+};
+void ph_heap_sha1_init(struct ph_heap_sha1 *s);
+void ph_heap_sha1_update(struct ph_heap_sha1 *s, const void *data, size_t n);
+void ph_heap_sha1_final_hex(struct ph_heap_sha1 *s, char out[41]);
 
 /* ------------------------------------------------------------------ */
 /* report.c: what the commands print                                   */
@@ -494,7 +521,9 @@ struct ph_heap_cmd_opts {
 	int64_t (*uptime_of)(void *ctx, uint64_t wall_ms);
 	void *uptime_ctx;
 };
-/* Each returns the exit status of its command (0, 1 = leaks found, 2). */
+/* Each returns the exit status of its command (0, 1 = leaks found or, for
+ * stats, a partial dump, 2 = error; leaks: 3 = the dump was read only
+ * partially, whatever was found). */
 int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out);
 int ph_heap_cmd_top(const struct ph_heap_cmd_opts *o, FILE *out);
 int ph_heap_cmd_path(const struct ph_heap_cmd_opts *o, FILE *out);

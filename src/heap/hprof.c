@@ -221,8 +221,18 @@ void *ph_heap_big_realloc(void *p, size_t bytes)
 		return ph_heap_big_alloc(bytes);
 	memcpy(&len, (char *)p - BIG_HDR, sizeof(len));
 	m = mremap((char *)p - BIG_HDR, len, nlen, MREMAP_MAYMOVE);
-	if (m == MAP_FAILED)
-		return NULL;
+	if (m == MAP_FAILED) {
+		/* advise_huge() may have split the mapping in two (huge
+		 * pages on its aligned middle only), and mremap moves one
+		 * mapping at a time (EFAULT): copy instead */
+		char *q = ph_heap_big_alloc(bytes);
+
+		if (!q)
+			return NULL;
+		memcpy(q, p, (len < nlen ? len : nlen) - BIG_HDR);
+		ph_heap_big_free(p);
+		return q;
+	}
 	memcpy(m, &nlen, sizeof(nlen));
 	if (nlen > len)
 		advise_huge(m + BIG_HDR, bytes);

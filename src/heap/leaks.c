@@ -269,6 +269,98 @@ static struct view_facts view_facts(struct ctx *x, uint32_t obj)
 	return f;
 }
 
+/* "Outer$1": javac's and kotlinc's name for an anonymous class. */
+static bool anonymous_name(const char *name)
+{
+	const char *d = strrchr(name, '$'), *p;
+
+	if (!d || d == name || !d[1])
+		return false;
+	for (p = d + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* The interfaces ART lists in a class's $class$ifTable (an Object[] of
+ * interface, method array pairs): the array's object index, or NONE. */
+static uint32_t iftable(struct ph_heap *h, uint32_t c)
+{
+	struct ph_heap_value v = ph_heap_get_static(h, c, "$class$ifTable");
+	uint32_t a;
+
+	if (v.type != PH_HT_OBJECT || !v.u)
+		return PH_HEAP_NONE;
+	a = ph_heap_find(h, v.u);
+	return a != PH_HEAP_NONE && ph_heap_kind_of(h, a) == PH_HEAP_OBJ_ARRAY ?
+		       a :
+		       PH_HEAP_NONE;
+}
+
+static bool iftable_has(struct ph_heap *h, uint32_t table, uint64_t id)
+{
+	uint32_t n = ph_heap_array_length(h, table);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (ph_heap_array_ref(h, table, i) == id)
+			return true;
+	return false;
+}
+
+/*
+ * LeakCanary's ObjectInspectors.ANONYMOUS_CLASS: an anonymous class says
+ * what it extends, or, extending Object, the interface it implements.
+ * LeakCanary asks Class.getInterfaces() on the device; a dump has no
+ * interface list, but ART writes each class's ifTable as the static
+ * "$class$ifTable": the interfaces with their super-interfaces listed
+ * before them.  The one named is the first that is no other entry's
+ * super-interface, i.e. the first the class declares.  Without an ifTable
+ * (a JVM dump) the interface is not known and nothing is said.
+ */
+static void anonymous_label(struct ph_heap *h, uint32_t obj, struct verdict *v)
+{
+	uint32_t c = h->cls[obj], sup, table, n;
+
+	if (!anonymous_name(ph_heap_class_name(h, c)))
+		return;
+	sup = h->classes[c].super;
+	if (sup == PH_HEAP_NONE)
+		return;
+	if (strcmp(h->classes[sup].raw_name, "java.lang.Object")) {
+		LABEL(v, afmt(h, "Anonymous subclass of %s",
+			      ph_heap_class_name(h, sup)));
+		return;
+	}
+	if ((table = iftable(h, c)) == PH_HEAP_NONE)
+		return;
+	n = ph_heap_array_length(h, table);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t id = ph_heap_array_ref(h, table, i);
+		uint32_t ic = id ? ph_heap_class_by_id(h, id) : PH_HEAP_NONE;
+		bool inherited = false;
+
+		if (ic == PH_HEAP_NONE)
+			continue; /* a method array */
+		for (uint32_t j = 0; j < n && !inherited; j++) {
+			uint64_t jd = ph_heap_array_ref(h, table, j);
+			uint32_t jc = jd && jd != id ?
+					      ph_heap_class_by_id(h, jd) :
+					      PH_HEAP_NONE;
+			uint32_t jt = jc != PH_HEAP_NONE ? iftable(h, jc) :
+							   PH_HEAP_NONE;
+
+			inherited = jt != PH_HEAP_NONE &&
+				    iftable_has(h, jt, id);
+		}
+		if (!inherited) {
+			LABEL(v, afmt(h, "Anonymous class implementing %s",
+				      ph_heap_class_name(h, ic)));
+			return;
+		}
+	}
+	LABEL(v, "Anonymous subclass of java.lang.Object");
+}
+
 static void inspect(struct ctx *x, uint32_t obj, struct verdict *v)
 {
 	struct ph_heap *h = x->h;
@@ -394,6 +486,8 @@ fields:
 	if (ph_heap_kind_of(h, obj) == PH_HEAP_INSTANCE) {
 		const struct ph_heap_class *k = &h->classes[h->cls[obj]];
 
+		anonymous_label(h, obj, v);
+
 		for (uint32_t i = 0; i < k->nfields && v->nlabels < 12; i++) {
 			const struct ph_heap_field *f =
 				&h->fields[k->fields + i];
@@ -501,8 +595,11 @@ static void resolve(struct ph_heap *h, const struct verdict *v,
 
 /* ---- references between path nodes ------------------------------------- */
 
+/* want_name false: an array element's index is not needed (an elided
+ * node), so no string is made for it. */
 static void describe_ref(struct ctx *x, const struct ph_heap_paths *p,
-			 uint32_t from, uint32_t to, struct ph_leak_node *n)
+			 uint32_t from, uint32_t to, struct ph_leak_node *n,
+			 bool want_name)
 {
 	struct ph_heap *h = x->h;
 	uint64_t id = ph_heap_id(h, to);
@@ -587,6 +684,8 @@ static void describe_ref(struct ctx *x, const struct ph_heap_paths *p,
 
 		n->ref_kind = 2;
 		n->ref_generic = "[x]";
+		if (!want_name)
+			return;
 		for (uint32_t i = 0; i < len; i++)
 			if (ph_heap_array_ref(h, from, i) == id) {
 				n->ref_name = afmt(h, "[%u]", i);
@@ -644,13 +743,44 @@ static uint8_t root_kind_of(const struct ph_heap *h, uint32_t obj)
 }
 
 /*
+ * The whole path while a trace is built: what the kept nodes do not hold.
+ * Lives only until finish_trace() is done (a few bytes per reference).
+ */
+struct path_work {
+	uint32_t *chain;      /* object at each position, root first */
+	uint8_t *status;      /* enum ph_leak_status at each position */
+	const char **generic; /* the reference's generic name (signature) */
+	size_t n;
+};
+
+static void path_work_release(struct path_work *w)
+{
+	free(w->chain);
+	free(w->status);
+	free(w->generic);
+	memset(w, 0, sizeof(*w));
+}
+
+/* The kept node at path position i, or NULL when it was elided. */
+static struct ph_leak_node *kept(const struct ph_leak_trace *t, size_t i)
+{
+	if (!t->elided || i < t->elided_at)
+		return &t->nodes[i];
+	if (i >= t->elided_at + t->elided)
+		return &t->nodes[i - t->elided];
+	return NULL;
+}
+
+/*
  * Builds the trace to obj from the path search.  leak_reason (may be NULL)
- * makes the last node YES with that reason added.
+ * makes the last node YES with that reason added.  Every position is
+ * inspected, but only the kept ones (struct ph_leak_trace) become nodes;
+ * w gets the rest, for finish_trace().
  */
 static int build_trace(struct ctx *x, const struct ph_heap_paths *p,
 		       uint32_t obj, const char *leak_reason,
 		       const char **leak_labels, size_t nleak_labels,
-		       struct ph_leak_trace *t)
+		       struct ph_leak_trace *t, struct path_work *w)
 {
 	struct ph_heap *h = x->h;
 	size_t n = 0, cap = 0;
@@ -658,6 +788,8 @@ static int build_trace(struct ctx *x, const struct ph_heap_paths *p,
 	struct verdict v;
 
 	memset(t, 0, sizeof(*t));
+	memset(w, 0, sizeof(*w));
+	t->first_suspect = PH_HEAP_NONE;
 	for (uint32_t y = obj; y != PH_HEAP_NONE; y = p->parent[y]) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -674,47 +806,67 @@ static int build_trace(struct ctx *x, const struct ph_heap_paths *p,
 			return PH_EINVAL; /* a cycle: cannot happen */
 		}
 	}
-	t->nodes = ph_arena_alloc(&h->arena, n * sizeof(*t->nodes));
-	if (!t->nodes) {
-		free(chain);
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t tmp = chain[i];
+
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = tmp;
+	}
+	w->chain = chain;
+	w->n = n;
+	w->status = calloc(n ? n : 1, 1);
+	w->generic = calloc(n ? n : 1, sizeof(*w->generic));
+	t->length = n;
+	if (n > PH_LEAK_KEEP_ROOT + PH_LEAK_KEEP_LEAK) {
+		t->elided_at = PH_LEAK_KEEP_ROOT;
+		t->elided = n - PH_LEAK_KEEP_ROOT - PH_LEAK_KEEP_LEAK;
+	}
+	t->nnodes = n - t->elided;
+	t->nodes = ph_arena_alloc(&h->arena, t->nnodes * sizeof(*t->nodes));
+	if (!t->nodes || !w->status || !w->generic) {
+		path_work_release(w);
 		return PH_ENOMEM;
 	}
-	memset(t->nodes, 0, n * sizeof(*t->nodes));
-	t->nnodes = n;
+	memset(t->nodes, 0, t->nnodes * sizeof(*t->nodes));
 	for (size_t i = 0; i < n; i++)
-		t->nodes[i].obj = chain[n - 1 - i];
-	free(chain);
-	t->root_kind = root_kind_of(h, t->nodes[0].obj);
-	if (n > 1 && (p->state[t->nodes[1].obj] & PH_PATH_LOCAL)) {
+		if (kept(t, i))
+			kept(t, i)->obj = chain[i];
+	t->root_kind = root_kind_of(h, chain[0]);
+	if (n > 1 && (p->state[chain[1]] & PH_PATH_LOCAL)) {
 		for (size_t i = 0; i < h->nroots; i++)
-			if (h->roots[i].obj == t->nodes[1].obj &&
-			    h->roots[i].thread) {
+			if (h->roots[i].obj == chain[1] && h->roots[i].thread) {
 				t->root_kind = h->roots[i].kind;
 				break;
 			}
 	}
-	for (size_t i = 0; i + 1 < n; i++) {
-		describe_ref(x, p, t->nodes[i].obj, t->nodes[i + 1].obj,
-			     &t->nodes[i]);
-		if (!t->library &&
-		    (p->state[t->nodes[i + 1].obj] & PH_PATH_LIBRARY)) {
-			const char *d = library_desc(x, &t->nodes[i]);
-
-			if (d) {
-				t->library = true;
-				t->library_desc = d;
-			}
-		}
-	}
 	for (size_t i = 0; i < n; i++) {
+		struct ph_leak_node tmp = { .obj = chain[i] };
+		struct ph_leak_node *nd = kept(t, i);
 		bool last = i + 1 == n;
 
-		inspect(x, t->nodes[i].obj, &v);
+		if (!nd)
+			nd = &tmp;
+		if (!last) {
+			describe_ref(x, p, chain[i], chain[i + 1], nd,
+				     nd != &tmp);
+			w->generic[i] = nd->ref_generic;
+			if (!t->library &&
+			    (p->state[chain[i + 1]] & PH_PATH_LIBRARY)) {
+				const char *d = library_desc(x, nd);
+
+				if (d) {
+					t->library = true;
+					t->library_desc = d;
+				}
+			}
+		}
+		inspect(x, chain[i], &v);
 		if (last && leak_reason)
 			YES(&v, leak_reason);
 		for (size_t k = 0; last && k < nleak_labels; k++)
 			LABEL(&v, leak_labels[k]);
-		resolve(h, &v, last && leak_reason, &t->nodes[i]);
+		resolve(h, &v, last && leak_reason, nd);
+		w->status[i] = nd->status;
 	}
 	if (h->retained) {
 		t->retained = h->retained[obj];
@@ -723,90 +875,114 @@ static int build_trace(struct ctx *x, const struct ph_heap_paths *p,
 	return 0;
 }
 
-static const char *node_simple(struct ph_heap *h, const struct ph_leak_node *n)
+static const char *obj_simple(struct ph_heap *h, uint32_t obj)
 {
-	return simple_name(ph_heap_class_name(h, h->cls[n->obj]));
+	return simple_name(ph_heap_class_name(h, h->cls[obj]));
 }
 
-/* shark's propagation, then suspects and the signature. */
+/*
+ * shark's propagation, then suspects and the signature, over the whole
+ * path in w; reasons are written only on the kept nodes.
+ */
 static void finish_trace(struct ph_heap *h, struct ph_leak_trace *t,
-			 bool force_last)
+			 bool force_last, struct path_work *w)
 {
-	size_t n = t->nnodes, last_no = 0, first_yes;
+	size_t n = w->n, last_no = 0, first_yes;
 	bool any_no = false;
-	struct ph_buf sig = PH_BUF_INIT(1 << 20);
+	uint8_t *st = w->status;
+	struct ph_heap_sha1 sig;
 
 	if (!n)
 		return;
-	if (force_last && t->nodes[n - 1].status != PH_LEAK_YES)
-		t->nodes[n - 1].status = PH_LEAK_YES;
+	if (force_last && st[n - 1] != PH_LEAK_YES)
+		st[n - 1] = kept(t, n - 1)->status = PH_LEAK_YES;
 	for (size_t i = 0; i + 1 < n; i++)
-		if (t->nodes[i].status == PH_LEAK_NO) {
+		if (st[i] == PH_LEAK_NO) {
 			last_no = i;
 			any_no = true;
 		}
 	first_yes = n - 1;
 	for (size_t i = 0; i + 1 < n; i++)
-		if (t->nodes[i].status == PH_LEAK_YES) {
+		if (st[i] == PH_LEAK_YES) {
 			first_yes = i;
 			break;
 		}
 	if (any_no && first_yes < last_no)
 		first_yes = n - 1; /* a YES before a NO does not spread */
-	for (size_t i = 0; any_no && i < last_no; i++) {
-		struct ph_leak_node *nd = &t->nodes[i];
-		size_t next = i + 1;
+	for (size_t i = 0, next = 0; any_no && i < last_no; i++) {
+		struct ph_leak_node *nd = kept(t, i);
 
-		while (next < last_no && t->nodes[next].status != PH_LEAK_NO)
-			next++;
-		const char *nn = node_simple(h, &t->nodes[next]);
+		if (next <= i)
+			for (next = i + 1;
+			     next < last_no && st[next] != PH_LEAK_NO; next++)
+				;
+		if (nd) {
+			const char *nn = obj_simple(h, w->chain[next]);
 
-		if (nd->status == PH_LEAK_UNKNOWN)
-			nd->reason =
-				afmt(h, "%s\xe2\x86\x93 is not leaking", nn);
-		else if (nd->status == PH_LEAK_NO)
-			nd->reason =
-				afmt(h, "%s\xe2\x86\x93 is not leaking and %s",
-				     nn, nd->reason);
-		else
-			nd->reason = afmt(h,
-					  "%s\xe2\x86\x93 is not leaking. "
-					  "Conflicts with %s",
-					  nn, nd->reason);
-		nd->status = PH_LEAK_NO;
+			if (nd->status == PH_LEAK_UNKNOWN)
+				nd->reason = afmt(
+					h, "%s\xe2\x86\x93 is not leaking", nn);
+			else if (nd->status == PH_LEAK_NO)
+				nd->reason = afmt(h,
+						  "%s\xe2\x86\x93 is not "
+						  "leaking and %s",
+						  nn, nd->reason);
+			else
+				nd->reason = afmt(h,
+						  "%s\xe2\x86\x93 is not "
+						  "leaking. Conflicts with %s",
+						  nn, nd->reason);
+			nd->status = PH_LEAK_NO;
+		}
+		st[i] = PH_LEAK_NO;
 	}
 	for (size_t i = first_yes + 1; i < n; i++) {
-		struct ph_leak_node *nd = &t->nodes[i];
-		size_t prev = i - 1;
+		struct ph_leak_node *nd = kept(t, i);
 
-		while (prev > first_yes && t->nodes[prev].status != PH_LEAK_YES)
-			prev--;
-		const char *pn = node_simple(h, &t->nodes[prev]);
+		/* every node from first_yes on is YES by now: the one
+		 * before names the cause */
+		if (nd) {
+			const char *pn = obj_simple(h, w->chain[i - 1]);
 
-		if (nd->status == PH_LEAK_YES && *nd->reason)
-			nd->reason = afmt(h, "%s\xe2\x86\x91 is leaking and %s",
-					  pn, nd->reason);
-		else
-			nd->reason = afmt(h, "%s\xe2\x86\x91 is leaking", pn);
-		nd->status = PH_LEAK_YES;
+			if (nd->status == PH_LEAK_YES && *nd->reason)
+				nd->reason = afmt(h,
+						  "%s\xe2\x86\x91 is leaking "
+						  "and %s",
+						  pn, nd->reason);
+			else
+				nd->reason = afmt(
+					h, "%s\xe2\x86\x91 is leaking", pn);
+			nd->status = PH_LEAK_YES;
+		}
+		st[i] = PH_LEAK_YES;
 	}
-	/* suspects: from the last NO up to the first YES */
+	/* suspects: from the last NO up to the first YES, all hashed */
+	ph_heap_sha1_init(&sig);
+	t->first_suspect = PH_HEAP_NONE;
 	for (size_t i = 0; i + 1 < n; i++) {
-		struct ph_leak_node *nd = &t->nodes[i];
+		struct ph_leak_node *nd = kept(t, i);
+		bool suspect = false;
 
-		if (nd->status == PH_LEAK_UNKNOWN)
-			nd->suspect = true;
-		else if (nd->status == PH_LEAK_NO)
-			nd->suspect = i + 2 == n ||
-				      t->nodes[i + 1].status != PH_LEAK_NO;
-		if (nd->suspect &&
-		    (ph_buf_addstr(&sig,
-				   ph_heap_class_name(h, h->cls[nd->obj])) ||
-		     ph_buf_addstr(&sig, nd->ref_generic)))
-			break;
+		if (st[i] == PH_LEAK_UNKNOWN)
+			suspect = true;
+		else if (st[i] == PH_LEAK_NO)
+			suspect = i + 2 == n || st[i + 1] != PH_LEAK_NO;
+		if (nd)
+			nd->suspect = suspect;
+		if (suspect && t->first_suspect == PH_HEAP_NONE) {
+			t->first_suspect = w->chain[i];
+			t->first_suspect_ref = w->generic[i];
+		}
+		if (suspect) {
+			const char *cn =
+				ph_heap_class_name(h, h->cls[w->chain[i]]);
+
+			ph_heap_sha1_update(&sig, cn, strlen(cn));
+			ph_heap_sha1_update(&sig, w->generic[i],
+					    strlen(w->generic[i]));
+		}
 	}
-	ph_heap_sha1_hex(sig.buf, sig.len, t->signature);
-	ph_buf_release(&sig);
+	ph_heap_sha1_final_hex(&sig, t->signature);
 }
 
 /* ---- finding leaking objects -------------------------------------------- */
@@ -1001,6 +1177,7 @@ int ph_heap_leaks(struct ph_heap *h, const struct ph_leak_opts *opts,
 	struct ph_heap_paths p = { 0 };
 	uint32_t *targets = NULL;
 	struct ph_leak_trace *traces = NULL;
+	struct path_work w;
 	size_t nt = 0;
 	int rc;
 
@@ -1064,12 +1241,13 @@ int ph_heap_leaks(struct ph_heap *h, const struct ph_leak_opts *opts,
 		if (covered)
 			continue;
 		rc = build_trace(&x, &p, o, cs.p[i].reason, cs.p[i].labels,
-				 cs.p[i].nlabels, &traces[nt]);
+				 cs.p[i].nlabels, &traces[nt], &w);
 		if (rc) {
 			free(is_cand);
 			goto out;
 		}
-		finish_trace(h, &traces[nt], true);
+		finish_trace(h, &traces[nt], true, &w);
+		path_work_release(&w);
 		nt++;
 	}
 	free(is_cand);
@@ -1084,7 +1262,7 @@ int ph_heap_leaks(struct ph_heap *h, const struct ph_leak_opts *opts,
 				break;
 		if (g < ng) {
 			traces[g].group_count++;
-			if (traces[i].nnodes < traces[g].nnodes) {
+			if (traces[i].length < traces[g].length) {
 				uint32_t cnt = traces[g].group_count;
 
 				traces[g] = traces[i];
@@ -1124,6 +1302,7 @@ int ph_heap_path_trace(struct ph_heap *h, uint32_t obj,
 {
 	struct ctx x = { .h = h, .watch = PH_HEAP_NONE };
 	struct ph_heap_paths p;
+	struct path_work w = { 0 };
 	int rc;
 
 	if (obj >= h->nobj)
@@ -1137,9 +1316,10 @@ int ph_heap_path_trace(struct ph_heap *h, uint32_t obj,
 	if (!rc && !(p.state[obj] & 1))
 		rc = PH_ENOENT;
 	if (!rc)
-		rc = build_trace(&x, &p, obj, NULL, NULL, 0, out);
+		rc = build_trace(&x, &p, obj, NULL, NULL, 0, out, &w);
 	if (!rc)
-		finish_trace(h, out, false);
+		finish_trace(h, out, false, &w);
+	path_work_release(&w);
 	ph_heap_paths_release(&p);
 	free(x.traits);
 	return rc;
@@ -1279,6 +1459,16 @@ int ph_leak_trace_render(struct ph_heap *h, const struct ph_leak_trace *t,
 			for (size_t k = 0; !rc && k < ul; k++)
 				rc = ph_buf_addch(out, '~');
 		}
+		/* the middle of a long path: how much is left out, between
+		 * the reference into it and the node after it */
+		if (!rc && t->elided && i + 1 == t->elided_at)
+			rc = ph_buf_addf(out,
+					 "\n\xe2\x94\x82    \xe2\x8b\xae %zu "
+					 "references elided (the path holds "
+					 "%zu; shown: the %zu nearest the GC "
+					 "root, the %zu nearest the leak)",
+					 t->elided, t->length - 1, t->elided_at,
+					 t->nnodes - t->elided_at);
 	}
 	if (!rc && t->nnodes) {
 		rc = ph_buf_addch(out, '\n');

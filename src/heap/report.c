@@ -80,16 +80,13 @@ static void jw_id(struct ph_jw *w, const char *k, uint64_t id)
 static const char *short_desc(struct ph_heap *h, const struct ph_leak_trace *t,
 			      char *buf, size_t size)
 {
-	for (size_t i = 0; i + 1 < t->nnodes; i++) {
-		const struct ph_leak_node *n = &t->nodes[i];
-
-		if (!n->suspect)
-			continue;
-		const char *cn = ph_heap_class_name(h, h->cls[n->obj]);
+	if (t->first_suspect != PH_HEAP_NONE) {
+		const char *cn =
+			ph_heap_class_name(h, h->cls[t->first_suspect]);
 		const char *dot = strrchr(cn, '.');
 
 		snprintf(buf, size, "%s.%s", dot ? dot + 1 : cn,
-			 n->ref_generic);
+			 t->first_suspect_ref);
 		return buf;
 	}
 	return ph_heap_class_name(h, h->cls[t->nodes[t->nnodes - 1].obj]);
@@ -136,6 +133,17 @@ static void jw_trace_nodes(struct ph_jw *w, struct ph_heap *h,
 		ph_jw_obj_end(w);
 	}
 	ph_jw_arr_end(w);
+}
+
+/* A long path's elided middle: "path" holds path[elidedAfter - 1], then
+ * elidedReferences nodes are left out, then path[elidedAfter]. */
+static void jw_elided(struct ph_jw *w, const struct ph_leak_trace *t)
+{
+	ph_jw_kv_int(w, "pathLength", (int64_t)t->length);
+	if (!t->elided)
+		return;
+	ph_jw_kv_int(w, "elidedReferences", (int64_t)t->elided);
+	ph_jw_kv_int(w, "elidedAfter", (int64_t)t->elided_at);
 }
 
 /* Where a `leak` event's traceText is cut (docs/protocol.md §4.3). */
@@ -286,6 +294,7 @@ int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out)
 			ph_jw_obj_begin(&w);
 			jw_leak_fields(&w, &h, t, NULL, &tr, 0, false);
 			jw_trace_nodes(&w, &h, t);
+			jw_elided(&w, t);
 			ph_jw_obj_end(&w);
 		}
 		ph_jw_arr_end(&w);
@@ -361,7 +370,11 @@ int ph_heap_cmd_leaks(const struct ph_heap_cmd_opts *o, FILE *out)
 		}
 	}
 	status = emit(&b, out);
-	if (!status && res.napp)
+	/* a partial dump was not all seen: never an all-clear, and told
+	 * apart from "the app leaks" */
+	if (!status && h.partial)
+		status = 3;
+	else if (!status && res.napp)
 		status = 1;
 out:
 	ph_buf_release(&b);
@@ -605,6 +618,7 @@ int ph_heap_cmd_path(const struct ph_heap_cmd_opts *o, FILE *out)
 		ph_jw_key(&w, "traceText");
 		ph_jw_strn(&w, tr.buf, tr.len);
 		jw_trace_nodes(&w, &h, &t);
+		jw_elided(&w, &t);
 		ph_jw_obj_end(&w);
 		ph_buf_release(&tr);
 		if (ph_jw_finish(&w) || ph_buf_addch(&b, '\n'))

@@ -6,19 +6,12 @@
 #include "ph_common.h"
 #include "heap.h"
 
-struct sha1 {
-	uint32_t h[5];
-	uint64_t len;
-	uint8_t block[64];
-	size_t used;
-};
-
 static inline uint32_t rol(uint32_t x, unsigned n)
 {
 	return x << n | x >> (32 - n);
 }
 
-static void compress(struct sha1 *s, const uint8_t *b)
+static void compress(struct ph_heap_sha1 *s, const uint8_t *b)
 {
 	uint32_t w[80], a = s->h[0], bb = s->h[1], c = s->h[2], d = s->h[3],
 			e = s->h[4];
@@ -58,7 +51,7 @@ static void compress(struct sha1 *s, const uint8_t *b)
 	s->h[4] += e;
 }
 
-static void update(struct sha1 *s, const uint8_t *p, size_t n)
+static void update(struct ph_heap_sha1 *s, const uint8_t *p, size_t n)
 {
 	s->len += n;
 	while (n) {
@@ -75,25 +68,41 @@ static void update(struct sha1 *s, const uint8_t *p, size_t n)
 	}
 }
 
-void ph_heap_sha1_hex(const void *data, size_t n, char out[41])
+void ph_heap_sha1_init(struct ph_heap_sha1 *s)
 {
-	struct sha1 s = { { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
-			    0xc3d2e1f0 },
-			  0,
-			  { 0 },
-			  0 };
-	uint64_t bits;
+	static const uint32_t h0[5] = { 0x67452301, 0xefcdab89, 0x98badcfe,
+					0x10325476, 0xc3d2e1f0 };
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->h, h0, sizeof(h0));
+}
+
+void ph_heap_sha1_update(struct ph_heap_sha1 *s, const void *data, size_t n)
+{
+	update(s, data, n);
+}
+
+void ph_heap_sha1_final_hex(struct ph_heap_sha1 *s, char out[41])
+{
+	uint64_t bits = s->len * 8;
 	uint8_t pad = 0x80, len[8];
 
-	update(&s, data, n);
-	bits = s.len * 8;
-	update(&s, &pad, 1);
+	update(s, &pad, 1);
 	pad = 0;
-	while (s.used != 56)
-		update(&s, &pad, 1);
+	while (s->used != 56)
+		update(s, &pad, 1);
 	for (int i = 0; i < 8; i++)
 		len[i] = (uint8_t)(bits >> (56 - 8 * i));
-	update(&s, len, 8);
+	update(s, len, 8);
 	for (int i = 0; i < 5; i++)
-		snprintf(out + 8 * i, 9, "%08x", s.h[i]);
+		snprintf(out + 8 * i, 9, "%08x", s->h[i]);
+}
+
+void ph_heap_sha1_hex(const void *data, size_t n, char out[41])
+{
+	struct ph_heap_sha1 s;
+
+	ph_heap_sha1_init(&s);
+	update(&s, data, n);
+	ph_heap_sha1_final_hex(&s, out);
 }

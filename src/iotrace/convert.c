@@ -5,6 +5,7 @@
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_error.h"
+#include "ph_log.h"
 #include "iotrace/iotrace.h"
 #include "iotrace/schema.h"
 #include "iotrace/session.h"
@@ -122,10 +123,213 @@ static int unzstd(const struct ph_buf *in, struct ph_buf *out, const char *name)
 	return rc;
 }
 
+/*
+ * A zip archive (PKWARE APPNOTE.TXT, section 4.3), read through its
+ * central directory because a streamed entry's local header may leave its
+ * sizes to a trailing data descriptor:
+ *
+ *   end of central directory record (last 22 + comment bytes)
+ *   OFFSET SIZE DESCRIPTION
+ *        0    4 "PK\5\6"
+ *       10    2 entries in the central directory
+ *       16    4 offset of the central directory
+ *   central directory file header (the first entry's)
+ *        0    4 "PK\1\2"
+ *        8    2 flags (bit 0: encrypted)
+ *       10    2 method (0 stored, 8 deflate)
+ *       16    4 CRC-32
+ *       20    4 compressed size (0xffffffff: zip64, not read)
+ *       24    4 uncompressed size
+ *       28    2 name length; 30: extra length; 32: comment length
+ *       42    4 offset of the local header; 46: the name
+ *   local file header
+ *        0    4 "PK\3\4"
+ *       26    2 name length; 28: extra length; 30: the name, the extra
+ *               field, then the entry's data
+ *
+ * Only the first entry is read (a zipped systrace holds one file); more
+ * are named on stderr so nobody believes they were read too.
+ */
+static uint32_t le16(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+static int unzip(const char *data, size_t len, struct ph_buf *out,
+		 const char *name)
+{
+	const unsigned char *d = (const unsigned char *)data, *cd, *lh;
+	size_t eocd = 0, cdoff, loff, doff, nlen;
+	uint32_t flags, method, crc, csize, usize, entries;
+	bool found = false;
+	z_stream z = { 0 };
+	int zr, rc = 0;
+
+	/* the end record sits after at most a 65535-byte comment */
+	for (size_t i = len >= 22 ? len - 22 + 1 : 0; i-- > 0;) {
+		if (len - i > 22 + 65535)
+			break;
+		if (!memcmp(d + i, "PK\5\6", 4)) {
+			eocd = i;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return ph_error(PH_ECORRUPT,
+				"%s: a zip archive without its end of central "
+				"directory record (truncated?)",
+				name);
+	entries = le16(d + eocd + 10);
+	cdoff = le32(d + eocd + 16);
+	if (!entries)
+		return ph_error(PH_ECORRUPT, "%s: an empty zip archive", name);
+	if (cdoff > eocd || eocd - cdoff < 46 || memcmp(d + cdoff, "PK\1\2", 4))
+		return ph_error(PH_ECORRUPT,
+				"%s: byte %zu: zip central directory entry "
+				"expected",
+				name, cdoff);
+	cd = d + cdoff;
+	flags = le16(cd + 8);
+	method = le16(cd + 10);
+	crc = le32(cd + 16);
+	csize = le32(cd + 20);
+	usize = le32(cd + 24);
+	nlen = le16(cd + 28);
+	loff = le32(cd + 42);
+	if (nlen > eocd - cdoff - 46)
+		nlen = eocd - cdoff - 46;
+	if (entries > 1)
+		ph_warn("%s: a zip archive of %u entries: reading only the "
+			"first, %.*s",
+			name, entries, (int)nlen, (const char *)cd + 46);
+	if (flags & 1)
+		return ph_error(PH_EUNSUPP,
+				"%s: zip entry %.*s is encrypted; unzip it "
+				"first",
+				name, (int)nlen, (const char *)cd + 46);
+	if (method != 0 && method != 8)
+		return ph_error(PH_EUNSUPP,
+				"%s: zip entry %.*s uses compression method "
+				"%u (only stored, 0, and deflate, 8, are "
+				"read); unzip it first",
+				name, (int)nlen, (const char *)cd + 46, method);
+	if (csize == 0xffffffffu || usize == 0xffffffffu || loff == 0xffffffffu)
+		return ph_error(PH_EUNSUPP,
+				"%s: zip entry %.*s is in zip64 form; unzip "
+				"it first",
+				name, (int)nlen, (const char *)cd + 46);
+	if (loff > cdoff || cdoff - loff < 30 || memcmp(d + loff, "PK\3\4", 4))
+		return ph_error(PH_ECORRUPT,
+				"%s: byte %zu: zip local file header expected",
+				name, loff);
+	lh = d + loff;
+	doff = loff + 30 + le16(lh + 26) + le16(lh + 28);
+	if (doff > cdoff || cdoff - doff < csize)
+		return ph_error(PH_ECORRUPT,
+				"%s: byte %zu: zip entry data runs past the "
+				"central directory",
+				name, doff);
+	if (method == 0) {
+		if (ph_buf_add(out, data + doff, csize))
+			return PH_ENOMEM;
+	} else {
+		if (inflateInit2(&z, -15) != Z_OK)
+			return PH_ENOMEM;
+		z.next_in = (Bytef *)data + doff;
+		z.avail_in = csize;
+		do {
+			/* the declared size is a hint (at most 64 MiB at a
+			 * time), never trusted past the check below */
+			size_t want = usize > out->len ? usize - out->len : 0;
+
+			if (out->len > usize) {
+				rc = ph_error(
+					PH_ECORRUPT,
+					"%s: zip entry %.*s inflates past "
+					"its declared %u bytes",
+					name, (int)nlen, (const char *)cd + 46,
+					usize);
+				break;
+			}
+			if (ph_buf_grow(out,
+					(want < (1u << 26) ? want : 1u << 26) +
+						1)) {
+				rc = PH_ENOMEM;
+				break;
+			}
+			z.next_out = (Bytef *)out->buf + out->len;
+			z.avail_out = (uInt)(out->alloc - out->len - 1);
+			zr = inflate(&z, Z_NO_FLUSH);
+			ph_buf_setlen(out,
+				      (size_t)((char *)z.next_out - out->buf));
+			if (zr == Z_OK && !z.avail_in && z.avail_out)
+				zr = Z_DATA_ERROR; /* ends mid-stream */
+			if (zr != Z_OK && zr != Z_STREAM_END)
+				rc = ph_error(PH_ECORRUPT,
+					      "%s: zip entry %.*s: deflate "
+					      "data is corrupt near byte %zu",
+					      name, (int)nlen,
+					      (const char *)cd + 46,
+					      doff + (csize - z.avail_in));
+		} while (!rc && zr != Z_STREAM_END);
+		inflateEnd(&z);
+		if (rc)
+			return rc;
+	}
+	if (out->len != usize ||
+	    crc32(0, (const Bytef *)out->buf, (uInt)out->len) != crc)
+		return ph_error(PH_ECORRUPT,
+				"%s: zip entry %.*s does not match its size "
+				"and CRC-32",
+				name, (int)nlen, (const char *)cd + 46);
+	return 0;
+}
+
+/* Compressed or binary formats that are not ftrace text, by their first
+ * bytes; NULL when data may be text. */
+static const char *not_text(const char *data, size_t len)
+{
+	static const struct {
+		const char *magic;
+		size_t n;
+		const char *what;
+	} known[] = {
+		{ "BZh", 3, "bzip2 data; decompress it first" },
+		{ "\xfd"
+		  "7zXZ\0",
+		  6, "xz data; decompress it first" },
+		{ "7z\xbc\xaf\x27\x1c", 6,
+		  "a 7-zip archive; extract it first" },
+		{ "PK\5\6", 4, "an empty zip archive" },
+		{ "\x89PNG", 4, "a PNG image" },
+		{ "\x7f"
+		  "ELF",
+		  4, "an ELF binary" },
+		{ "JAVA PROFILE", 12, "an hprof heap dump (porthole heap)" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (len >= known[i].n &&
+		    !memcmp(data, known[i].magic, known[i].n))
+			return known[i].what;
+	/* text has no NUL; a Perfetto trace or trace_pipe_raw pages do */
+	if (memchr(data, '\0', len < 4096 ? len : 4096))
+		return "binary data, not ftrace text (a Perfetto trace or "
+		       "raw per-CPU pages?)";
+	return NULL;
+}
+
 static int load(struct input *in, const char *name)
 {
 	struct ph_buf raw = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct stat st;
+	const char *what;
 	int fd, rc = 0;
 
 	memset(in, 0, sizeof(*in));
@@ -164,6 +368,11 @@ static int load(struct input *in, const char *name)
 		struct ph_buf tmp = { (char *)in->data, in->len, 0, in->len };
 
 		rc = unzstd(&tmp, &in->owned, name);
+	} else if (in->len >= 4 && !memcmp(in->data, "PK\3\4", 4)) {
+		rc = unzip(in->data, in->len, &in->owned, name);
+	} else if ((what = not_text(in->data, in->len))) {
+		rc = ph_error(PH_EUNSUPP, "%s: %s", name, what);
+		goto out;
 	} else if (!in->map) {
 		in->owned = raw; /* plain text read from a pipe */
 		ph_buf_init(&raw, PH_BUF_NO_CAP);
@@ -176,6 +385,11 @@ static int load(struct input *in, const char *name)
 	}
 	in->data = in->owned.buf;
 	in->len = in->owned.len;
+	/* what a compressed file held may not be text either (Perfetto's
+	 * traces are often gzipped) */
+	if (!rc && (what = not_text(in->data, in->len)))
+		rc = ph_error(PH_EUNSUPP, "%s: decompressed, it holds %s", name,
+			      what);
 out:
 	ph_buf_release(&raw);
 	return rc;
@@ -211,13 +425,53 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* "FILE:LINE (byte N)" of a line in one of o's inputs, in buf[PATH_MAX]. */
+static const char *where(const struct ph_iot_parse_opts *o,
+			 const struct ph_iot_line_at *at, char *buf, size_t n)
+{
+	const char *name = at->input < o->n_inputs ? o->inputs[at->input] : "?";
+
+	snprintf(buf, n, "%s:%" PRIu64 " (byte %" PRIu64 ")",
+		 strcmp(name, "-") ? name : "standard input", at->line,
+		 at->offset);
+	return buf;
+}
+
+static const char *reason(const struct ph_iot_line_at *at)
+{
+	return at->why < PH_IOT_BAD_COUNT	? ph_iot_bad_name(at->why) :
+	       at->why == PH_IOT_AT_OTHER_EVENT ? "an event of another kind" :
+						  "not an ftrace event";
+}
+
+/* The rejected lines kept, and a torn last line, on stderr: a report on
+ * standard output may be going to a file nobody reads. */
+static void warn_lines(const struct ph_iot_parse_opts *o,
+		       const struct ph_iot_parse_stats *st)
+{
+	char w[PATH_MAX + 64];
+
+	for (uint32_t i = 0; i < st->n_bad_at; i++)
+		ph_warn("%s: rejected block_rq line: %s",
+			where(o, &st->bad_at[i], w, sizeof(w)),
+			reason(&st->bad_at[i]));
+	if (st->malformed > st->n_bad_at)
+		ph_warn("... and %" PRIu64 " more rejected block_rq lines",
+			st->malformed - st->n_bad_at);
+	if (st->torn)
+		ph_warn("%s: the last line has no newline and does not parse "
+			"(%s): cut off? It is not read",
+			where(o, &st->torn_at, w, sizeof(w)),
+			reason(&st->torn_at));
+}
+
 static void report(FILE *f, const struct ph_iot_parse_opts *o,
 		   const struct ph_iot_session *s, const struct ph_iot_csv *ds)
 {
 	const struct ph_iot_parse_stats *st = &s->st;
 	const struct ph_iot_pair_stats *p = &s->pair.st;
 	uint64_t inflight = ph_iot_pairer_inflight(&s->pair), lost;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], w[PATH_MAX + 64];
 
 	fprintf(f, "read       %zu %s, %s lines, %s bytes\n", o->n_inputs,
 		plural(o->n_inputs, "file", "files"), ph_iot_num(st->lines, a),
@@ -250,6 +504,16 @@ static void report(FILE *f, const struct ph_iot_parse_opts *o,
 			fprintf(f, ", %s %s", ph_iot_num(st->bad[i], a),
 				ph_iot_bad_name(i));
 	fprintf(f, "\n");
+	for (uint32_t i = 0; i < st->n_bad_at; i++)
+		fprintf(f, "           %s %s: %s\n", i ? "then" : "first at",
+			where(o, &st->bad_at[i], w, sizeof(w)),
+			reason(&st->bad_at[i]));
+	if (st->torn)
+		fprintf(f,
+			"torn       the last line, %s, has no newline and does "
+			"not parse (%s): not read\n",
+			where(o, &st->torn_at, w, sizeof(w)),
+			reason(&st->torn_at));
 	lost = st->lost_events;
 	if (st->header_written > st->header_in_buffer)
 		lost += (uint64_t)(st->header_written - st->header_in_buffer);
@@ -316,6 +580,7 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 	}
 	if ((rc = ph_iot_csv_close_file(&ds)))
 		goto out;
+	warn_lines(o, &s.st);
 
 	m.mode = "offline";
 	m.collector = "porthole iotrace parse (ftrace text)";

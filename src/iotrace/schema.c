@@ -195,7 +195,27 @@ static void per_stream(struct ph_jw *w, const char *key,
 	ph_jw_obj_end(w);
 }
 
-static void parse_json(struct ph_jw *w, const struct ph_iot_parse_stats *st)
+/* Where a line is: {"input":..,"line":..,"byte":..,"reason":..}; the
+ * input by its name when the manifest has the names. */
+static void line_at_json(struct ph_jw *w, const struct ph_iot_manifest *m,
+			 const struct ph_iot_line_at *at)
+{
+	ph_jw_obj_begin(w);
+	if (at->input < m->n_inputs)
+		ph_jw_kv_str(w, "input", m->inputs[at->input]);
+	else
+		ph_jw_kv_int(w, "input", (int64_t)at->input);
+	ph_jw_kv_int(w, "line", (int64_t)at->line);
+	ph_jw_kv_int(w, "byte", (int64_t)at->offset);
+	ph_jw_kv_str(w, "reason",
+		     at->why < PH_IOT_BAD_COUNT ? ph_iot_bad_name(at->why) :
+		     at->why == PH_IOT_AT_OTHER_EVENT ? "other_event" :
+							"not_an_event");
+	ph_jw_obj_end(w);
+}
+
+static void parse_json(struct ph_jw *w, const struct ph_iot_manifest *m,
+		       const struct ph_iot_parse_stats *st)
 {
 	ph_jw_key(w, "parse");
 	ph_jw_obj_begin(w);
@@ -227,7 +247,18 @@ static void parse_json(struct ph_jw *w, const struct ph_iot_parse_stats *st)
 			ph_jw_kv_int(w, ph_iot_bad_name(i),
 				     (int64_t)st->bad[i]);
 	ph_jw_obj_end(w);
+	if (st->n_bad_at) {
+		ph_jw_key(w, "first");
+		ph_jw_arr_begin(w);
+		for (uint32_t i = 0; i < st->n_bad_at; i++)
+			line_at_json(w, m, &st->bad_at[i]);
+		ph_jw_arr_end(w);
+	}
 	ph_jw_obj_end(w);
+	if (st->torn) {
+		ph_jw_key(w, "torn_last_line");
+		line_at_json(w, m, &st->torn_at);
+	}
 	ph_jw_obj_end(w);
 }
 
@@ -484,7 +515,7 @@ int ph_iot_manifest_write(const char *dir, const struct ph_iot_manifest *m)
 	ph_jw_arr_end(&w);
 	tracefs_json(&w, m);
 	if (m->session) {
-		parse_json(&w, &m->session->st);
+		parse_json(&w, m, &m->session->st);
 		pairing_json(&w, m->session);
 		/* the names io-tracer's own manifests use */
 		ph_jw_kv_int(&w, "lines_seen", (int64_t)m->session->st.lines);

@@ -147,6 +147,22 @@ static ALWAYS_INLINE int record(struct ph_iot_session *s,
 	return rc;
 }
 
+/* Where the line at l (the one just counted in st.lines) is in its input:
+ * in the buffer being fed, or else the partial line kept across feeds. */
+static struct ph_iot_line_at line_at(const struct ph_iot_session *s,
+				     const char *l, uint8_t why)
+{
+	struct ph_iot_line_at at = { 0 };
+
+	at.line = s->st.lines - s->input_lines0;
+	at.offset = s->feed && l >= s->feed && l < s->feed + s->feed_len ?
+			    s->feed_off + (uint64_t)(l - s->feed) :
+			    s->partial_off;
+	at.input = s->input;
+	at.why = why;
+	return at;
+}
+
 /* Counts what the parser said of a line; pairs a block event. */
 static ALWAYS_INLINE int parsed(struct ph_iot_session *s,
 				const struct ph_iot_parsed *r)
@@ -156,6 +172,10 @@ static ALWAYS_INLINE int parsed(struct ph_iot_session *s,
 	case PH_IOT_LINE_MALFORMED:
 		s->st.malformed++;
 		s->st.bad[r->why]++;
+		s->last_why = r->why;
+		if (s->st.n_bad_at < PH_IOT_BAD_KEPT)
+			s->st.bad_at[s->st.n_bad_at++] =
+				line_at(s, r->line, r->why);
 		return 0;
 	case PH_IOT_LINE_OTHER: s->st.other_events++; return 0;
 	default:
@@ -243,6 +263,10 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
 	if (s->err)
 		return s->err;
 	s->st.bytes += len;
+	s->feed = buf;
+	s->feed_len = len;
+	s->feed_off = s->input_bytes;
+	s->input_bytes += len;
 	if (s->partial.len || s->dropping) {
 		nl = memchr(p, '\n', len);
 		size_t take = nl ? (size_t)(nl - p) : len;
@@ -293,6 +317,8 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
 			return stop(s, rc);
 		p = nl + 1;
 	}
+	if (p < e)
+		s->partial_off = s->feed_off + (uint64_t)(p - buf);
 	if (p < e && ph_buf_add(&s->partial, p, (size_t)(e - p))) {
 		s->dropping = true;
 		ph_buf_reset(&s->partial);
@@ -310,11 +336,31 @@ int ph_iot_session_end_input(struct ph_iot_session *s)
 		s->st.lines++;
 		s->st.too_long++;
 	} else if (s->partial.len) {
+		/* the kernel ends every line: one without its newline that
+		 * is not a whole block event was most likely cut off */
+		uint64_t malformed = s->st.malformed, unknown = s->st.unknown,
+			 other = s->st.other_events;
+
 		rc = line(s, s->partial.buf, s->partial.len);
+		if (s->st.malformed > malformed || s->st.unknown > unknown ||
+		    s->st.other_events > other) {
+			s->st.torn = true;
+			s->st.torn_at = line_at(s, s->partial.buf,
+						s->st.malformed > malformed ?
+							s->last_why :
+						s->st.unknown > unknown ?
+							PH_IOT_AT_NOT_EVENT :
+							PH_IOT_AT_OTHER_EVENT);
+		}
 	}
 	ph_buf_reset(&s->partial);
 	s->dropping = false;
 	s->html = HTML_UNDECIDED;
+	s->feed = NULL;
+	s->feed_len = 0;
+	s->input_bytes = 0;
+	s->input_lines0 = s->st.lines;
+	s->input++;
 	return rc ? stop(s, rc) : 0;
 }
 

@@ -31,6 +31,22 @@
 /* The longest line kept across two feeds; longer ones are dropped. */
 #define PH_IOT_LINE_MAX (64 * 1024)
 
+/* The first rejected lines kept with where they are (the rest counted). */
+#define PH_IOT_BAD_KEPT 5
+
+/* ph_iot_line_at.why beyond enum ph_iot_bad */
+#define PH_IOT_AT_NOT_EVENT   PH_IOT_BAD_COUNT	     /* not ftrace at all */
+#define PH_IOT_AT_OTHER_EVENT (PH_IOT_BAD_COUNT + 1) /* another event */
+
+/* Where a line is, for a person to find it in the input. */
+struct ph_iot_line_at {
+	uint64_t line;	 /* 1-based, within its input */
+	uint64_t offset; /* of its first byte, within its input (after
+			  * decompression) */
+	uint32_t input;	 /* which input, counting end_input() calls */
+	uint8_t why;	 /* enum ph_iot_bad, or PH_IOT_AT_* */
+};
+
 struct ph_iot_parse_stats {
 	uint64_t bytes;
 	uint64_t lines;
@@ -50,6 +66,12 @@ struct ph_iot_parse_stats {
 	int64_t header_written;	  /* likewise */
 	int64_t first_ns;	  /* first block event's timestamp, or -1 */
 	int64_t last_ns;	  /* last block event's timestamp, or -1 */
+	struct ph_iot_line_at bad_at[PH_IOT_BAD_KEPT]; /* first malformed */
+	uint32_t n_bad_at;
+	/* an input's last line that had no newline and did not parse: most
+	 * likely cut off mid-write (a torn copy, a full disk) */
+	bool torn;
+	struct ph_iot_line_at torn_at;
 };
 
 struct ph_iot_session;
@@ -70,6 +92,15 @@ struct ph_iot_session {
 	uint8_t html;	       /* enum in session.c: where in a systrace file */
 	bool dropping;	       /* inside a line longer than PH_IOT_LINE_MAX */
 	struct ph_buf partial; /* a line split across feeds */
+	/* where lines are, for ph_iot_line_at */
+	const char *feed; /* the buffer being fed */
+	size_t feed_len;
+	uint64_t feed_off;     /* its first byte's offset in the input */
+	uint64_t partial_off;  /* partial's first byte's offset */
+	uint64_t input_bytes;  /* fed so far of this input */
+	uint64_t input_lines0; /* st.lines when this input began */
+	uint32_t input;	       /* inputs ended so far */
+	uint8_t last_why;      /* the last malformed line's enum ph_iot_bad */
 };
 
 void ph_iot_session_init(struct ph_iot_session *s, ph_iot_emit_fn emit,

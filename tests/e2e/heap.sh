@@ -57,6 +57,14 @@ head -c 100000 "$DIALER" > "$E2E_TMP/cut.hprof"
 check "truncated dump is partial" sh -c \
 	"'$P' heap stats '$E2E_TMP/cut.hprof' > '$E2E_TMP/o' 2> '$E2E_TMP/e'; \
 	 [ \$? -eq 1 ] && grep -q '^PARTIAL: byte ' '$E2E_TMP/o'"
+# a partial dump is never an all-clear: leaks exits 3 whatever it found
+check "leaks on a truncated dump exits 3" sh -c \
+	"'$P' heap leaks '$E2E_TMP/cut.hprof' > '$E2E_TMP/o' 2> '$E2E_TMP/e'; \
+	 [ \$? -eq 3 ] && grep -q '^PARTIAL: ' '$E2E_TMP/o'"
+head -c 3000 $G/planted-static.hprof > "$E2E_TMP/cut-leak.hprof"
+check "leaks --json on a truncated dump exits 3" sh -c \
+	"'$P' heap leaks --json '$E2E_TMP/cut-leak.hprof' > '$E2E_TMP/o' 2> '$E2E_TMP/e'; \
+	 [ \$? -eq 3 ] && grep -q '\"partial\":true' '$E2E_TMP/o'"
 check "not an hprof" sh -c \
 	"'$P' heap stats tests/e2e/heap.sh 2> '$E2E_TMP/e'; \
 	 [ \$? -eq 2 ] && grep -q 'byte 0: not an HPROF file' '$E2E_TMP/e'"

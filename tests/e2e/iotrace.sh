@@ -99,6 +99,65 @@ check "parse: a systrace HTML file, with its clock marker" sh -c "
 	grep -q '^requests   9 paired (0 flushes included), 0 completions with no issue, 11 issues still in flight at the end$' '$T/s.txt' &&
 	grep -q 'systrace trace_event_clock_sync marker' '$T/s/manifest.json' &&
 	gzip -dc '$T'/s/ds/*.csv.gz | sed -n 2p | grep -q '^2019-11-01 08:37:37.980484,read,2145,,pool-2-thread-3,'"
+ZIP=$(fixture systrace/trace_input_blog_launcher_scroll.html.zip) || ZIP=/missing
+check "parse: a zipped systrace is read from inside the zip" sh -c "
+	'$P' iotrace parse '$ZIP' --out '$T/sz' > '$T/sz.txt' &&
+	grep -q '^requests   9 paired (0 flushes included), 0 completions with no issue, 11 issues still in flight at the end$' '$T/sz.txt' &&
+	gzip -dc '$T'/s/ds/*.csv.gz > '$T/s.csv' &&
+	gzip -dc '$T'/sz/ds/*.csv.gz | cmp - '$T/s.csv'"
+# what parse cannot read is refused, named, exit 2 -- never 0 events
+cat > "$T/mk.py" <<'EOF2'
+import bz2, gzip, lzma, sys, zipfile
+t, fx = sys.argv[1], sys.argv[2]
+text = open(fx, "rb").read(200000)
+with zipfile.ZipFile(t + "/bz.zip", "w", zipfile.ZIP_BZIP2) as z:
+    z.writestr("trace.txt", text)
+with zipfile.ZipFile(t + "/two.zip", "w", zipfile.ZIP_STORED) as z:
+    z.writestr("trace.txt", text)
+    z.writestr("other.txt", b"not read")
+open(t + "/fx.xz", "wb").write(lzma.compress(text))
+open(t + "/fx.bz2", "wb").write(bz2.compress(text))
+open(t + "/proto.gz", "wb").write(gzip.compress(b"\x0a\x05\x00\x01\x02\x03\x04" * 10))
+open(t + "/cut.zip", "wb").write(open(t + "/two.zip", "rb").read()[:5000])
+EOF2
+check "parse: a zip of stored entries reads the first, says so" sh -c "
+	python3 '$T/mk.py' '$T' '$FX' &&
+	'$P' iotrace parse '$T/two.zip' --out '$T/z2' > '$T/z2.txt' 2> '$T/z2.err' &&
+	grep -q 'reading only the first, trace.txt' '$T/z2.err' &&
+	grep -q '^events     [1-9]' '$T/z2.txt'"
+check "parse: refuses what is not ftrace text, and names it" sh -c "
+	for f in bz.zip:'compression method 12' fx.xz:'xz data' \
+		fx.bz2:'bzip2 data' proto.gz:'decompressed, it holds binary data' \
+		cut.zip:'end of central directory'; do
+		'$P' iotrace parse '$T/'\${f%%:*} --out '$T/no-'\${f%%:*} > /dev/null 2> '$T/no.err'
+		[ \$? -eq 2 ] || { echo \$f exit; exit 1; }
+		grep -q \"\${f#*:}\" '$T/no.err' || { cat '$T/no.err'; exit 1; }
+		[ ! -e '$T/no-'\${f%%:*}/manifest.json ] || exit 1
+	done"
+# rejected lines and a torn last line: where they are, on stderr, in the
+# report and in the manifest
+printf '%s\n%s\n%s\n%s' \
+	'              dd-7       [000] .....    70.000000: block_rq_issue: 8,0 WS 4096 () 100 + 8 be,0,4 [dd]' \
+	'              dd-7       [000] .....    70.000100: block_rq_issue: 8,0 WS 4096 () xx + 8 be,0,4 [dd]' \
+	'          <idle>-0       [000] d.h1.    70.000200: block_rq_complete: 8,0 WS () 100 + 8 be,0,4 [0]' \
+	'          <idle>-0       [000] d.h1.    70.000300: block_rq_complete: 8,0 WS () 10' > "$T/torn.txt"
+check "parse: a rejected line and a torn last line, by line and byte" sh -c "
+	'$P' iotrace parse '$T/torn.txt' --out '$T/torn' > '$T/torn.out' 2> '$T/torn.err' &&
+	grep -q 'torn.txt:2 (byte 102): rejected block_rq line: bad_sector' '$T/torn.err' &&
+	grep -q 'torn.txt:4 (byte 302): the last line has no newline' '$T/torn.err' &&
+	grep -q '^           first at .*torn.txt:2 (byte 102): bad_sector$' '$T/torn.out' &&
+	grep -q '^torn       the last line, .*torn.txt:4 (byte 302), has no newline' '$T/torn.out' &&
+	python3 -c \"
+import json
+p = json.load(open('$T/torn/manifest.json'))['parse']
+assert p['malformed']['first'][0] == {'input': '$T/torn.txt', 'line': 2, 'byte': 102, 'reason': 'bad_sector'}, p
+assert p['torn_last_line']['line'] == 4 and p['torn_last_line']['byte'] == 302, p
+\""
+check "parse: lines in a second, gzipped input count from its start" sh -c "
+	gzip -c '$T/torn.txt' > '$T/torn.gz' &&
+	'$P' iotrace parse '$FX' - --out '$T/torn2' < '$T/torn.gz' > /dev/null 2> '$T/torn2.err' &&
+	grep -q 'standard input:2 (byte 102): rejected' '$T/torn2.err' &&
+	grep -q 'standard input:4 (byte 302): the last line has no newline' '$T/torn2.err'"
 check "parse: nothing to pair is not an error" sh -c "
 	printf '# tracer: nop\n' > '$T/empty.txt' &&
 	'$P' iotrace parse '$T/empty.txt' --out '$T/e' > /dev/null &&

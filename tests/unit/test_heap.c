@@ -787,6 +787,98 @@ static const struct ph_buf *planted_chain(struct hw *w, int n)
 	return hw_finish(w);
 }
 
+/*
+ * static Foo.sHolder -> MainActivity$3 (extends com.example.Handler)
+ * -> MainActivity$2 (extends Object, implements com.example.Listener,
+ * which extends com.example.Base) -> a destroyed MainActivity.  ART's
+ * ifTable lists Base before Listener; the class declares Listener.
+ */
+static const struct ph_buf *planted_anonymous(struct hw *w)
+{
+	static const struct hw_field anon[] = { { "this$0", T_OBJ, 0 } };
+	static const struct hw_field hf[] = { { "listener", T_OBJ, 0 } };
+	struct base_classes c;
+	uint32_t base, lis, handler, a2, a3, act, o2, o3, t2, tl;
+	uint32_t t2id, tlid, holder;
+	struct ph_buf f = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	hw_init(w);
+	base_classes(w, &c);
+	base = hw_class(w, "com.example.Base", 0, 0, NULL, 0, NULL, 0);
+	tlid = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "$class$ifTable", T_OBJ, tlid } };
+
+		lis = hw_class(w, "com.example.Listener", 0, 0, NULL, 0, st, 1);
+	}
+	handler = hw_class(w, "com.example.Handler", c.object, 8, NULL, 0, NULL,
+			   0);
+	t2id = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "$class$ifTable", T_OBJ, t2id } };
+
+		a2 = hw_class(w, "com.example.MainActivity$2", c.object, 12,
+			      anon, 1, st, 1);
+	}
+	a3 = hw_class(w, "com.example.MainActivity$3", handler, 12, hf, 1, NULL,
+		      0);
+	holder = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "sHolder", T_OBJ, holder } };
+
+		hw_class(w, "com.example.Foo", c.object, 8, NULL, 0, st, 1);
+	}
+	{
+		uint32_t e[2] = { base, 0 };
+
+		tl = hw_objarray_at(w, tlid, c.objarr, e, 2);
+	}
+	{
+		uint32_t e[4] = { base, 0, lis, 0 };
+
+		t2 = hw_objarray_at(w, t2id, c.objarr, e, 4);
+	}
+	act = destroyed_activity(w, &c, false);
+	put4(&f, act, &w->err);
+	o2 = hw_instance_at(w, hw_new_id(w), a2, &f);
+	ph_buf_reset(&f);
+	put4(&f, o2, &w->err);
+	o3 = hw_instance_at(w, holder, a3, &f);
+	ph_buf_release(&f);
+	(void)tl;
+	(void)t2;
+	(void)o3;
+	return hw_finish(w);
+}
+
+void test_heap__anonymous_class_labels(void)
+{
+	struct hw w;
+	struct ph_leak_result res;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	CHECK_INT(leaks_of(planted_anonymous(&w), NULL, &res), 0);
+	CHECK_INT(w.err, 0);
+	CHECK_INT(res.ntraces, 1);
+	CHECK_INT(ph_leak_trace_render(&H, &res.traces[0], true, &out), 0);
+	CHECK(strstr(out.buf,
+		     "├─ com.example.MainActivity$3 instance\n"
+		     "│    Leaking: UNKNOWN\n"
+		     "│    Anonymous subclass of com.example.Handler\n"));
+	CHECK(strstr(
+		out.buf,
+		"├─ com.example.MainActivity$2 instance\n"
+		"│    Leaking: UNKNOWN\n"
+		"│    Anonymous class implementing com.example.Listener\n"));
+	/* a named class is not labelled, nor the array ifTable came from */
+	CHECK(!strstr(out.buf,
+		      "Anonymous class implementing com.example.Base"));
+	if (!strstr(out.buf, "Anonymous class implementing"))
+		fprintf(stderr, "%s\n", out.buf);
+	ph_buf_release(&out);
+	hw_release(&w);
+}
+
 void test_heap__leak_event_trace_cap(void)
 {
 	struct hw w;
@@ -821,6 +913,124 @@ void test_heap__leak_event_trace_cap(void)
 	ph_buf_release(&tr);
 	ph_arena_release(&a);
 	hw_release(&w);
+}
+
+/*
+ * static Chain.sHead -> n Nodes linked by `next` -> a destroyed activity;
+ * the node at odd_at (if < n) is a com.example.OddNode instead.
+ */
+static const struct ph_buf *planted_long_chain(struct hw *w, int n, int odd_at)
+{
+	static const struct hw_field nf[] = { { "next", T_OBJ, 0 } };
+	struct base_classes c;
+	uint32_t *ids = calloc((size_t)n + 1, 4), node, odd;
+	struct ph_buf f = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	hw_init(w);
+	base_classes(w, &c);
+	for (int i = 0; i < n; i++)
+		ids[i] = hw_new_id(w);
+	{
+		struct hw_field st[] = { { "sHead", T_OBJ, ids[0] } };
+
+		hw_class(w, "com.example.Chain", c.object, 8, NULL, 0, st, 1);
+	}
+	node = hw_class(w, "com.example.Node", c.object, 12, nf, 1, NULL, 0);
+	odd = hw_class(w, "com.example.OddNode", c.object, 12, nf, 1, NULL, 0);
+	ids[n] = destroyed_activity(w, &c, false);
+	for (int i = 0; i < n; i++) {
+		ph_buf_reset(&f);
+		put4(&f, ids[i + 1], &w->err);
+		hw_instance_at(w, ids[i], i == odd_at ? odd : node, &f);
+	}
+	ph_buf_release(&f);
+	free(ids);
+	return hw_finish(w);
+}
+
+/*
+ * A leak path of 150,002 nodes: the rendering keeps the 128 nodes nearest
+ * the root and the 128 nearest the leak and says how many references it
+ * left out; the signature hashes every suspect reference, so a change
+ * far past the first megabyte of the path changes it.
+ */
+void test_heap__long_path_elided(void)
+{
+	enum { N = 150000 };
+	static const char name[] = "com.example.Nodenext";
+	struct hw w;
+	struct ph_leak_result res;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf sig = PH_BUF_INIT(PH_BUF_NO_CAP);
+	char want[41], first[41];
+	const struct ph_leak_trace *t;
+	const char *e;
+
+	CHECK_INT(leaks_of(planted_long_chain(&w, N, N), NULL, &res), 0);
+	CHECK_INT(w.err, 0);
+	CHECK_INT(res.ntraces, 1);
+	t = &res.traces[0];
+	CHECK_INT(t->length, N + 2);
+	CHECK_INT(t->nnodes, PH_LEAK_KEEP_ROOT + PH_LEAK_KEEP_LEAK);
+	CHECK_INT(t->elided, N + 2 - PH_LEAK_KEEP_ROOT - PH_LEAK_KEEP_LEAK);
+	CHECK_INT(ph_leak_trace_render(&H, t, true, &out), 0);
+	CHECK(out.len < 64 * 1024);
+	e = strstr(out.buf, "references elided");
+	CHECK(e != NULL);
+	/* the reference into the elided run, underlined, then the count,
+	 * then the first node after it */
+	CHECK(strstr(out.buf, "│    ↓ Node.next\n"
+			      "│           ~~~~\n"
+			      "│    ⋮ 149746 references elided (the path holds "
+			      "150001; shown: the 128 nearest the GC root, the "
+			      "128 nearest the leak)\n"
+			      "├─ com.example.Node instance\n"
+			      "│    Leaking: UNKNOWN\n"
+			      "│    ↓ Node.next\n"
+			      "│           ~~~~\n"));
+	CHECK(strstr(out.buf, "├─ com.example.Chain class\n"));
+	CHECK(strstr(out.buf,
+		     "╰→ com.example.MainActivity instance\n"
+		     "     Leaking: YES (Activity#mDestroyed is true)"));
+	/* the signature: every suspect reference, the class then the name */
+	CHECK_INT(ph_buf_addstr(&sig, "com.example.ChainsHead"), 0);
+	for (int i = 0; i < N; i++)
+		CHECK_INT(ph_buf_add(&sig, name, sizeof(name) - 1), 0);
+	ph_heap_sha1_hex(sig.buf, sig.len, want);
+	CHECK_STR(t->signature, want);
+	memcpy(first, t->signature, sizeof(first));
+	hw_release(&w);
+	/* one odd node 100,000 references in (2 MB into the hashed text) */
+	CHECK_INT(leaks_of(planted_long_chain(&w, N, 100000), NULL, &res), 0);
+	CHECK_INT(res.ntraces, 1);
+	CHECK(strcmp(res.traces[0].signature, first) != 0);
+	ph_buf_release(&out);
+	ph_buf_release(&sig);
+	hw_release(&w);
+}
+
+/*
+ * A big array grown past a huge-page-advised middle keeps its contents:
+ * the advice can split the mapping, which mremap cannot move in one go.
+ */
+void test_heap__big_realloc_keeps_contents(void)
+{
+	size_t n = (size_t)3 << 20;
+	uint32_t *p = ph_heap_big_alloc(n * 4), *q;
+
+	CHECK(p != NULL);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint32_t)i * 2654435761u;
+	q = ph_heap_big_realloc(p, n * 8);
+	CHECK(q != NULL);
+	for (size_t i = 0; q && i < n; i++)
+		if (q[i] != (uint32_t)i * 2654435761u) {
+			CHECK_INT(i, -1);
+			break;
+		}
+	if (q)
+		q[2 * n - 1] = 1; /* the new end is writable */
+	ph_heap_big_free(q ? q : p);
 }
 
 static int write_text(const char *path, const char *text)
