@@ -99,8 +99,7 @@ static double ingest_mbps(const struct ph_buf *b, double *best_s, double *ratio)
 		struct ph_trace t;
 		double t0 = now_s(), dt;
 
-		ph_trace_init(&t);
-		if (ph_trace_load_mem(&t, b->buf, b->len))
+		if (ph_trace_init(&t) || ph_trace_load_mem(&t, b->buf, b->len))
 			fprintf(stderr, "bench-trace: load failed\n");
 		dt = now_s() - t0;
 		if (dt < *best_s)
@@ -506,8 +505,8 @@ int main(void)
 		struct ph_trace t;
 		int64_t span;
 
-		ph_trace_init(&t);
-		if (ph_trace_load_mem(&t, one.buf, one.len)) {
+		if (ph_trace_init(&t) ||
+		    ph_trace_load_mem(&t, one.buf, one.len)) {
 			fprintf(stderr, "bench-trace: %s does not load\n", src);
 			return 1;
 		}

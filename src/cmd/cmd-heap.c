@@ -19,63 +19,50 @@
 #include "cmd.h"
 #include "heap/heap.h"
 #include "host/env.h"
+#include "host/run.h"
 #include "host/session.h"
 #include "ph_buf.h"
 #include "ph_error.h"
 #include "ph_log.h"
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 extern const struct ph_cmd ph_cmd_heap;
 
 /*
- * Runs argv, waits, returns its exit status (or -1 if it could not run);
- * its stdout goes to `out` when given, else to our stderr.
+ * How long each helper may take before it gets SIGTERM: a stat is quick, a
+ * dump of a large heap and its pull over USB are not.
+ * PORTHOLE_HEAP_TIMEOUT_MS sets one bound for all of them.
  */
-static int run(char *const argv[], struct ph_buf *out)
+#define STAT_TIMEOUT_MS 15000
+#define DUMP_TIMEOUT_MS 300000
+#define PULL_TIMEOUT_MS 600000
+
+static int helper_timeout(int deflt)
 {
-	posix_spawn_file_actions_t fa;
-	int fds[2] = { -1, -1 }, status = 0;
-	pid_t pid;
+	const char *e = getenv("PORTHOLE_HEAP_TIMEOUT_MS");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
 
-	if (out && pipe(fds))
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	if (out) {
-		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-		posix_spawn_file_actions_addclose(&fa, fds[0]);
-		posix_spawn_file_actions_addclose(&fa, fds[1]);
-	} else {
-		posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	}
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
-		posix_spawn_file_actions_destroy(&fa);
-		if (out) {
-			close(fds[0]);
-			close(fds[1]);
-		}
-		return -1;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	if (out) {
-		close(fds[1]);
-		for (;;) {
-			ssize_t n = ph_buf_read_once(out, fds[0], 4096);
+	return v > 0 && v <= INT32_MAX ? (int)v : deflt;
+}
 
-			if (n <= 0)
-				break;
-		}
-		close(fds[0]);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+/*
+ * Runs argv through ph_run (its timeout, and its drain of output past the
+ * cap, so a chatty helper never blocks on a full pipe): its exit status,
+ * or -1 if it could not run, was killed or timed out.  What it printed
+ * goes to `out` when given; otherwise, when it failed, to our stderr.
+ */
+static int run(char *const argv[], struct ph_buf *out, int timeout_ms)
+{
+	struct ph_buf said = PH_BUF_INIT(16384);
+	int rc = ph_run(argv, out ? out : &said, helper_timeout(timeout_ms));
+
+	if (rc && said.len)
+		fprintf(stderr, "%s", said.buf);
+	ph_buf_release(&said);
+	return rc;
 }
 
 static void sleep_ms(long ms)
@@ -90,7 +77,7 @@ static void sleep_ms(long ms)
 static int wait_device_file(char *adb, const char *remote)
 {
 	long last = -1;
-	int stable = 0;
+	int stable = 0, dead = 0;
 
 	for (int i = 0; i < 600; i++) {
 		struct ph_buf b = PH_BUF_INIT(4096);
@@ -98,9 +85,16 @@ static int wait_device_file(char *adb, const char *remote)
 				 "%s", (char *)remote, NULL };
 		long size = -1;
 
-		if (run(argv, &b) == 0)
+		int rc = run(argv, &b, STAT_TIMEOUT_MS);
+
+		if (rc == 0)
 			size = strtol(b.buf, NULL, 10);
 		ph_buf_release(&b);
+		/* adb itself timing out or missing is not "not there yet" */
+		if (rc < 0 && ++dead >= 3)
+			return -1;
+		if (rc >= 0)
+			dead = 0;
 		if (size > 0 && size == last) {
 			if (++stable >= 2)
 				return 0;
@@ -215,7 +209,7 @@ static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
 				 (char *)outpath, NULL };
 
 		unlink(outpath); /* jcmd refuses to overwrite */
-		rc = run(argv, NULL);
+		rc = run(argv, NULL, DUMP_TIMEOUT_MS);
 		if (rc) {
 			fprintf(stderr,
 				"porthole heap: jcmd %s GC.heap_dump failed "
@@ -231,14 +225,14 @@ static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
 		char *pull[] = { adb, "pull", remote, (char *)outpath, NULL };
 		char *rm[] = { adb, "shell", "rm", "-f", remote, NULL };
 
-		rc = run(dump, NULL);
+		rc = run(dump, NULL, DUMP_TIMEOUT_MS);
 		if (rc) {
 			fprintf(stderr,
 				"porthole heap: adb shell am dumpheap %s "
 				"failed (%d); is the app running and "
 				"debuggable?\n",
 				app, rc);
-			run(rm, NULL);
+			run(rm, NULL, STAT_TIMEOUT_MS);
 			return 2;
 		}
 		if (wait_device_file(adb, remote)) {
@@ -246,12 +240,12 @@ static int dump_exec(struct ph_heap_cmd_opts *o, const char *app,
 				"porthole heap: %s never appeared on the "
 				"device\n",
 				remote);
-			run(rm, NULL);
+			run(rm, NULL, STAT_TIMEOUT_MS);
 			return 2;
 		}
-		rc = run(pull, NULL);
+		rc = run(pull, NULL, PULL_TIMEOUT_MS);
 		/* the device side goes, whatever the pull did */
-		if (run(rm, NULL))
+		if (run(rm, NULL, STAT_TIMEOUT_MS))
 			fprintf(stderr,
 				"porthole heap: could not remove %s "
 				"from the device\n",

@@ -184,9 +184,10 @@ int ph_systrace_merge(struct ph_analysis *a, const char *path, int64_t pid,
 	int rc, added = -1;
 
 	why[0] = '\0';
-	ph_trace_init(&t);
 	ph_arena_init(&ar, 1 << 16, (size_t)256 << 20);
-	rc = ph_trace_load_file(&t, path);
+	rc = ph_trace_init(&t);
+	if (!rc)
+		rc = ph_trace_load_file(&t, path);
 	if (rc && rc != PH_ECORRUPT) {
 		snprintf(why, why_size,
 			 "the system trace %s does not load (%s)", path,

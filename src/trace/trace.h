@@ -235,7 +235,11 @@ struct ph_trace {
 	void *priv;		      /* trace_model.c state */
 };
 
-void ph_trace_init(struct ph_trace *t);
+/*
+ * Makes t an empty trace (idle process and swapper in place): 0, or
+ * PH_ENOMEM with t left empty and safe to release.
+ */
+int ph_trace_init(struct ph_trace *t) PH_WUR;
 void ph_trace_release(struct ph_trace *t);
 void ph_trace_free(struct ph_trace *t);
 

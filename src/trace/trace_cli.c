@@ -16,7 +16,11 @@ int ph_trace_cli_load(struct ph_trace *t, const char *path)
 	int rc;
 	char msg[320];
 
-	ph_trace_init(t);
+	rc = ph_trace_init(t);
+	if (rc) {
+		ph_warn("%s: cannot load: %s", path, ph_strerror(rc));
+		return 2;
+	}
 	rc = ph_trace_load_file(t, path);
 	if (rc == PH_ECORRUPT || t->truncated) {
 		ph_err_format(&t->err, msg, sizeof(msg));

@@ -567,7 +567,10 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		ph_buf_release(&fx);
 		return 2;
 	}
-	ph_trace_init(&t);
+	if (ph_trace_init(&t)) {
+		ph_warn("doctor: out of memory");
+		goto out;
+	}
 	if (ph_trace_doctor_fixture(&fx)) {
 		ph_warn("doctor: cannot build the fixture");
 		goto out;

@@ -34,6 +34,7 @@
  * (0x04034b50, 30 bytes + name + extra) followed by the deflated data.
  */
 #include "ph_common.h"
+#include "ph_inflate.h"
 #include "trace/trace.h"
 #include "trace/trace_int.h"
 
@@ -42,7 +43,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static const char *find(const char *p, const char *end, const char *needle,
 			size_t n)
@@ -555,7 +555,6 @@ static int unzip_first(struct ph_trace *t, const uint8_t *p, size_t n,
 {
 	size_t eocd, cd, lh, data, csize;
 	uint32_t method;
-	z_stream z;
 	int rc;
 
 	if (n < 22)
@@ -583,26 +582,11 @@ static int unzip_first(struct ph_trace *t, const uint8_t *p, size_t n,
 	if (method != 8)
 		return PH_CORRUPT(&t->err, cd + 10, "zip method %u unsupported",
 				  method);
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -MAX_WBITS) != Z_OK)
-		return PH_ENOMEM;
-	z.next_in = (Bytef *)(p + data);
-	z.avail_in = (uInt)csize;
-	do {
-		if (ph_buf_grow(out, 1 << 20)) {
-			inflateEnd(&z);
-			return PH_ETOOBIG;
-		}
-		z.next_out = (Bytef *)out->buf + out->len;
-		z.avail_out = (uInt)(out->alloc - out->len - 1);
-		rc = inflate(&z, Z_NO_FLUSH);
-		ph_buf_setlen(out, out->alloc - 1 - z.avail_out);
-	} while (rc == Z_OK);
-	inflateEnd(&z);
-	if (rc != Z_STREAM_END)
-		return PH_CORRUPT(&t->err, data + (csize - z.avail_in),
-				  "zip data is corrupt");
-	return 0;
+	rc = ph_inflate(p + data, csize, PH_INFLATE_RAW, NULL, out, NULL,
+			&t->err);
+	if (rc == PH_ECORRUPT || rc == PH_ETOOBIG)
+		t->err.offset += data; /* from the entry's to the file's */
+	return rc;
 }
 
 static bool looks_text(const uint8_t *p, size_t n)
@@ -618,55 +602,68 @@ static bool looks_text(const uint8_t *p, size_t n)
 	return true;
 }
 
+/*
+ * The status of a load whose input inflated only in part (zrc, from
+ * ph_inflate, nonzero): the trace is marked truncated and the load says
+ * PH_ECORRUPT, as for any input read up to a bad byte.
+ */
+static int read_in_part(struct ph_trace *t, int rc, int zrc)
+{
+	if (!zrc)
+		return rc;
+	t->truncated = true;
+	return rc && rc != PH_ECORRUPT ? rc : PH_ECORRUPT;
+}
+
 static int load_any(struct ph_trace *t, const uint8_t *p, size_t n, int depth)
 {
 	if (n >= 4 && rd32(p) == 0x04034b50 && depth < 2) {
-		struct ph_buf b = PH_BUF_INIT((size_t)1 << 34);
+		struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
 		int rc = unzip_first(t, p, n, &b);
 
-		if (!rc)
+		/* an entry refused by a cap is read as far as it inflated */
+		if (!rc || rc == PH_ETOOBIG) {
+			struct ph_err zerr = t->err;
+			int zrc = rc;
+
 			rc = load_any(t, (const uint8_t *)b.buf, b.len,
 				      depth + 1);
+			if (zrc)
+				t->err = zerr; /* why the entry ends early */
+			rc = read_in_part(t, rc, zrc);
+		}
 		ph_buf_release(&b);
 		return rc;
 	}
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b && depth < 2) {
-		z_stream z;
-		uint8_t head[512];
+		static const struct ph_inflate_caps head_caps = { 512, 1, 512 };
+		struct ph_buf head = PH_BUF_INIT(512);
+		bool text;
 		int rc;
 
 		/* gzip of text or of protobuf: look at the first bytes */
-		memset(&z, 0, sizeof(z));
-		if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-			return PH_ENOMEM;
-		z.next_in = (Bytef *)p;
-		z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
-		z.next_out = head;
-		z.avail_out = sizeof(head);
-		rc = inflate(&z, Z_NO_FLUSH);
-		inflateEnd(&z);
-		(void)rc;
-		if (looks_text(head, sizeof(head) - z.avail_out)) {
-			struct ph_buf b = PH_BUF_INIT((size_t)1 << 34);
+		rc = ph_inflate(p, n, PH_INFLATE_GZIP, &head_caps, &head, NULL,
+				NULL);
+		text = looks_text((const uint8_t *)head.buf, head.len);
+		ph_buf_release(&head);
+		if (rc == PH_ENOMEM)
+			return rc;
+		if (text) {
+			struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
+			struct ph_err zerr = { 0 };
 
-			memset(&z, 0, sizeof(z));
-			if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-				return PH_ENOMEM;
-			z.next_in = (Bytef *)p;
-			z.avail_in = (uInt)n;
-			do {
-				if (ph_buf_grow(&b, 1 << 20))
-					break;
-				z.next_out = (Bytef *)b.buf + b.len;
-				z.avail_out = (uInt)(b.alloc - b.len - 1);
-				rc = inflate(&z, Z_NO_FLUSH);
-				ph_buf_setlen(&b, b.alloc - 1 - z.avail_out);
-			} while (rc == Z_OK);
-			inflateEnd(&z);
+			rc = ph_inflate(p, n, PH_INFLATE_GZIP, NULL, &b, NULL,
+					&zerr);
+			if (rc == PH_ENOMEM) {
+				ph_buf_release(&b);
+				return rc;
+			}
 			rc = load_any(t, (const uint8_t *)b.buf, b.len,
 				      depth + 1);
 			ph_buf_release(&b);
-			return rc;
+			if (zerr.code)
+				t->err = zerr; /* why the text ends early */
+			return read_in_part(t, rc, zerr.code);
 		}
 		/* ~36 bytes of protobuf per event in real traces */
 		(void)ph_trace_reserve(t, n / 40);

@@ -477,7 +477,7 @@ uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
 
 /* --- life cycle ---------------------------------------------------------- */
 
-void ph_trace_init(struct ph_trace *t)
+int ph_trace_init(struct ph_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < PH_T_COUNT; i++) {
@@ -487,6 +487,8 @@ void ph_trace_init(struct ph_trace *t)
 		tb->spec = schema[i].spec;
 		tb->ncols = schema[i].n;
 		tb->data = calloc(tb->ncols, sizeof(void *));
+		if (!tb->data)
+			goto nomem;
 	}
 	ph_arena_init(&t->strs.arena, 1 << 20, SIZE_MAX);
 	t->strs.n = 1;
@@ -496,16 +498,27 @@ void ph_trace_init(struct ph_trace *t)
 	t->uuid_track = ph_intmap_new();
 	t->trk_keys = ph_intmap_new();
 	t->priv = calloc(1, sizeof(struct ph_trace_priv));
+	if (!t->pid_upid || !t->tid_utid || !t->uuid_track || !t->trk_keys ||
+	    !t->priv)
+		goto nomem;
 	t->first_ts = INT64_MAX;
 	t->last_ts = INT64_MIN;
 	t->format = "unknown";
 	t->clock_name = "unknown";
 	/* upid 0 and utid 0 are the idle process and swapper, as in the
 	 * field's trace processor, so sched rows of idle CPUs have a thread */
-	ph_trace_upid(t, 0);
-	ph_trace_utid(t, 0);
+	if (ph_trace_upid(t, 0) != 0 || ph_trace_utid(t, 0) != 0 ||
+	    t->tables[PH_T_PROCESS].rows != 1 ||
+	    t->tables[PH_T_THREAD].rows != 1)
+		goto nomem;
 	ph_trace_thread_set_name(t, 0, ph_trace_intern(t, "swapper", 7));
 	ph_trace_thread_set_pid(t, 0, 0);
+	if (!ph_col_str(&t->tables[PH_T_THREAD], TH_NAME)[0])
+		goto nomem;
+	return 0;
+nomem:
+	ph_trace_release(t);
+	return PH_ENOMEM;
 }
 
 static void priv_release(struct ph_trace_priv *pv)

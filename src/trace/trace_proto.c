@@ -66,10 +66,9 @@
  * the next task of the previous switch on that CPU.
  */
 #include "ph_common.h"
+#include "ph_inflate.h"
 #include "trace/trace.h"
 #include "trace/trace_int.h"
-
-#include <zlib.h>
 
 /* --- wire primitives ----------------------------------------------------- */
 
@@ -1874,37 +1873,6 @@ void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts)
 
 static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n);
 
-static int inflate_all(const uint8_t *p, size_t n, int wbits, size_t cap,
-		       struct ph_buf *out, size_t *consumed)
-{
-	z_stream z;
-	int rc;
-
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, wbits) != Z_OK)
-		return PH_ENOMEM;
-	z.next_in = (Bytef *)p;
-	z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
-	do {
-		if (ph_buf_grow(out, 1 << 20)) {
-			inflateEnd(&z);
-			return PH_ETOOBIG;
-		}
-		z.next_out = (Bytef *)out->buf + out->len;
-		z.avail_out = (uInt)(out->alloc - out->len - 1);
-		rc = inflate(&z, Z_NO_FLUSH);
-		ph_buf_setlen(out, out->alloc - 1 - z.avail_out);
-		if (out->len > cap) {
-			inflateEnd(&z);
-			return PH_ETOOBIG;
-		}
-	} while (rc == Z_OK);
-	if (consumed)
-		*consumed = n - z.avail_in;
-	inflateEnd(&z);
-	return rc == Z_STREAM_END ? 0 : PH_ECORRUPT;
-}
-
 /* A packet's payload field id (wire type 2), once its header is known. */
 static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 		    const uint8_t *q, size_t len)
@@ -1932,11 +1900,23 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 	case 47: ph_trace_stat(t, "packages_list", 1); break;
 	case 66: ps->stat[S_PERF_SAMPLE]++; break;
 	case 50: {
-		struct ph_buf b = PH_BUF_INIT((size_t)1 << 30);
+		struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
+		struct ph_err zerr = { 0 };
+		int zrc = ps->depth > 0 ? PH_ECORRUPT :
+					  ph_inflate(q, len, PH_INFLATE_ZLIB,
+						     NULL, &b, NULL, &zerr);
 
 		ph_trace_stat(t, "compressed_packets", 1);
-		if (ps->depth > 0 ||
-		    inflate_all(q, len, MAX_WBITS, (size_t)1 << 30, &b, NULL)) {
+		if (zrc == PH_ETOOBIG) {
+			/*
+			 * A bomb: refused, and the trace is read in part.
+			 * The offset is within the compressed packet.
+			 */
+			ph_trace_stat(t, "compressed_packets_refused", 1);
+			if (!t->err.code)
+				t->err = zerr;
+			t->truncated = true;
+		} else if (zrc) {
 			ph_trace_stat(t, "compressed_packets_bad", 1);
 		} else {
 			uint64_t base = ps->base;
@@ -2061,7 +2041,8 @@ static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n)
 int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 {
 	struct pstate ps;
-	struct ph_buf gz = PH_BUF_INIT((size_t)1 << 34);
+	struct ph_buf gz = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
+	struct ph_err zerr = { 0 };
 	int rc;
 
 	memset(&ps, 0, sizeof(ps));
@@ -2070,25 +2051,27 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 	if (!t->trace_clock)
 		t->trace_clock = PH_CLK_BOOTTIME;
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-		rc = inflate_all(p, n, 16 + MAX_WBITS, (size_t)1 << 34, &gz,
-				 NULL);
-		if (rc == PH_ECORRUPT)
-			PH_CORRUPT(&t->err, 0,
-				   "gzip stream is corrupt or "
-				   "truncated");
-		ph_trace_meta(t, "compression", "gzip", (int64_t)gz.len);
-		p = (const uint8_t *)gz.buf;
-		n = gz.len;
-		if (rc && rc != PH_ECORRUPT) {
+		/*
+		 * A stream refused by a cap or cut short is read as far as
+		 * it inflated; the trace is then read in part.
+		 */
+		rc = ph_inflate(p, n, PH_INFLATE_GZIP, NULL, &gz, NULL, &zerr);
+		if (rc == PH_ENOMEM) {
 			ph_buf_release(&gz);
 			return rc;
 		}
-		t->truncated = rc == PH_ECORRUPT;
+		ph_trace_meta(t, "compression", "gzip", (int64_t)gz.len);
+		p = (const uint8_t *)gz.buf;
+		n = gz.len;
+		t->truncated = zerr.code != 0;
 	}
 	ps.comms = calloc(COMM_CACHE, sizeof(*ps.comms));
 	rc = parse_trace(&ps, p, n);
 	if (rc)
 		t->truncated = true;
+	/* the refusal, not the packet it cut in two, is why it ends early */
+	if (zerr.code)
+		t->err = zerr;
 	for (int i = 0; i < S_COUNT; i++)
 		if (ps.stat[i])
 			ph_trace_stat(t, pstat_names[i], ps.stat[i]);

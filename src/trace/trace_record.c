@@ -298,8 +298,8 @@ static void report(const char *path, double secs, bool cut, const char *appid,
 	sqlite3 *db;
 	int64_t slices = 0, threads = 0, app = 0;
 
-	ph_trace_init(&t);
-	if (ph_trace_load_file(&t, path) || ph_trace_sql_open(&t, &db)) {
+	if (ph_trace_init(&t) || ph_trace_load_file(&t, path) ||
+	    ph_trace_sql_open(&t, &db)) {
 		ph_trace_release(&t);
 		printf("recorded into %s, but it does not load back\n", path);
 		return;

@@ -24,6 +24,7 @@ static const struct {
 	{ "/app.css", "GET", PH_UI_R_ASSET },
 	{ "/ws", "GET", PH_UI_R_WS },
 	{ "/api/status", "GET", PH_UI_R_STATUS },
+	{ "/api/token", "GET", PH_UI_R_TOKEN },
 	{ "/api/findings", "GET", PH_UI_R_FINDINGS },
 	{ "/api/traces", "GET", PH_UI_R_TRACES },
 	{ "/api/db/tables", "GET", PH_UI_R_DB_TABLES },
@@ -93,6 +94,30 @@ int ph_ui_check_request(const char *method, const char *host,
 				 origin);
 			return 403;
 		}
+	}
+	return 0;
+}
+
+int ph_ui_check_token(const char *want, const char *got, char *why, size_t size)
+{
+	size_t n = strlen(want);
+	unsigned diff = 0;
+
+	if (!got || !*got) {
+		snprintf(why, size,
+			 "a write needs the page's token in X-Porthole-Token "
+			 "(GET /api/token)");
+		return 403;
+	}
+	if (strlen(got) != n || !n) {
+		snprintf(why, size, "X-Porthole-Token is not this server's");
+		return 403;
+	}
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(want[i] ^ got[i]);
+	if (diff) {
+		snprintf(why, size, "X-Porthole-Token is not this server's");
+		return 403;
 	}
 	return 0;
 }

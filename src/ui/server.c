@@ -35,6 +35,7 @@
 
 #include <civetweb.h>
 #include <pthread.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,7 @@ struct ph_ui {
 	struct ph_ui_options o;
 	struct ph_live *lv;
 	int port;
+	char token[PH_UI_TOKEN_SIZE]; /* every POST carries it (ui.h) */
 	char traces_dir[4200];
 	char captures_dir[4200];
 
@@ -82,6 +84,9 @@ struct ph_ui {
 	bool running;
 	volatile int stop;
 };
+
+#define STR_(x) #x
+#define STR(x)	STR_(x)
 
 /* --- responses ------------------------------------------------------------ */
 
@@ -189,6 +194,7 @@ static void write_status(struct ph_ui *ui, struct ph_jw *jw)
 	ph_jw_obj_end(jw);
 	ph_jw_kv_int(jw, "now", ph_clock_uptime_ms());
 	ph_jw_kv_bool(jw, "canRestart", ui->o.restart != NULL);
+	ph_jw_kv_int(jw, "requestTimeoutMs", PH_UI_REQUEST_TIMEOUT_MS);
 	pthread_mutex_lock(&ui->lv->mu);
 	ph_jw_kv_bool(jw, "sessions", ui->lv->sessions);
 	ph_jw_kv_str(jw, "session",
@@ -741,6 +747,11 @@ static int on_request(struct mg_connection *c, void *cbdata)
 		if (!ct || strncasecmp(ct, "application/json", 16))
 			return send_error(c, 415,
 					  "POST bodies are application/json");
+		status = ph_ui_check_token(ui->token,
+					   mg_get_header(c, "X-Porthole-Token"),
+					   why, sizeof(why));
+		if (status)
+			return send_error(c, status, why);
 	}
 	switch (r) {
 	case PH_UI_R_ASSET: return answer_asset(ui, c, path);
@@ -749,6 +760,14 @@ static int on_request(struct mg_connection *c, void *cbdata)
 	case PH_UI_R_STATUS:
 		ph_jw_init(&jw, &b);
 		write_status(ui, &jw);
+		status = send_buf(c, &jw, &b);
+		ph_buf_release(&b);
+		return status;
+	case PH_UI_R_TOKEN:
+		ph_jw_init(&jw, &b);
+		ph_jw_obj_begin(&jw);
+		ph_jw_kv_str(&jw, "token", ui->token);
+		ph_jw_obj_end(&jw);
 		status = send_buf(c, &jw, &b);
 		ph_buf_release(&b);
 		return status;
@@ -1093,16 +1112,30 @@ struct ph_ui *ph_ui_start(const struct ph_ui_options *o, char *why, size_t size)
 			       /* civetweb holds a worker per connection: one
 				* per open page for its WebSocket, and one per
 				* request (keep-alive off, so an idle browser
-				* connection never starves the API). */
+				* connection never starves the API).  A worker
+				* waits for a request's bytes at most
+				* request_timeout_ms, so connections that send
+				* nothing (half-open, or an attack) hold the
+				* workers only that long. */
 			       "num_threads", "32", "request_timeout_ms",
-			       "30000", "websocket_timeout_ms", "3600000",
+			       STR(PH_UI_REQUEST_TIMEOUT_MS),
+			       "websocket_timeout_ms", "3600000",
 			       "enable_keep_alive", "no", NULL };
+	uint8_t rnd[16];
 	int n;
 
 	if (!ui) {
 		snprintf(why, size, "out of memory");
 		return NULL;
 	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		snprintf(why, size, "cannot make a write token: %s",
+			 strerror(errno));
+		free(ui);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(ui->token + 2 * i, 3, "%02x", rnd[i]);
 	ui->o = *o;
 	ui->lv = o->live;
 	snprintf(ui->traces_dir, sizeof(ui->traces_dir), "%s/.porthole/traces",

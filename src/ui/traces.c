@@ -124,8 +124,9 @@ static void coverage(const char *dir, const struct entry *e, struct cov *c)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, e->id);
-	ph_trace_init(t);
-	rc = ph_trace_load_file(t, path);
+	rc = ph_trace_init(t);
+	if (!rc)
+		rc = ph_trace_load_file(t, path);
 	if (rc && rc != PH_ECORRUPT) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "the trace could not be read (%s)", ph_strerror(rc));
@@ -232,8 +233,9 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 	if (!t)
 		return PH_ENOMEM;
 	snprintf(path, sizeof(path), "%s/%s", dir, id);
-	ph_trace_init(t);
-	rc = ph_trace_load_file(t, path);
+	rc = ph_trace_init(t);
+	if (!rc)
+		rc = ph_trace_load_file(t, path);
 	if (rc && rc != PH_ECORRUPT) {
 		snprintf(why, size, "trace '%s' could not be read (%s)", id,
 			 ph_strerror(rc));

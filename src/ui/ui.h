@@ -14,12 +14,19 @@
  *   GET  /ws                                 WebSocket: a snapshot of the
  *                                            store, then every line live
  *   GET  /api/status                         link state and identity
+ *   GET  /api/token                          the write token (below)
  *   GET  /api/findings?from=&to=[&trace=ID]  findings over a window
  *   GET  /api/traces                         .porthole/traces/ listed
  *   GET  /api/db/tables, /api/db/page?table=&limit=&offset=
  *   POST /api/db/query {sql}                 the agent's read-only inspector
  *   POST /api/save {from,to,scenario?}       what `porthole save` does
  *   POST /api/restart {confirmed:true}       only for an app ui started
+ *
+ * Every POST also carries the server's write token in X-Porthole-Token:
+ * a random value made when the server starts, which the page reads from
+ * GET /api/token (same-origin only, like every route).  A write without
+ * it is refused with 403, so a request that never loaded the page (a
+ * stray curl, a script replaying a body) changes nothing.
  *
  * The request checks are pure functions so the unit tests drive them
  * without a socket.
@@ -37,6 +44,12 @@
 #define PH_UI_MAX_QUERY	 2048	     /* the query string */
 #define PH_UI_MAX_SQL	 8192	     /* one inspector statement */
 #define PH_UI_MAX_TRACES 256	     /* traces listed */
+/*
+ * The most a request may take to arrive (and each read or write of its
+ * exchange to progress).  Loopback clients send at once; a connection
+ * that sends nothing holds a worker only this long.
+ */
+#define PH_UI_REQUEST_TIMEOUT_MS 3000
 
 enum ph_ui_route {
 	PH_UI_R_NONE, /* not found */
@@ -50,7 +63,19 @@ enum ph_ui_route {
 	PH_UI_R_DB_QUERY,
 	PH_UI_R_SAVE,
 	PH_UI_R_RESTART,
+	PH_UI_R_TOKEN,
 };
+
+/* The write token: 32 lowercase hex digits and a NUL. */
+#define PH_UI_TOKEN_SIZE 33
+
+/*
+ * Whether a write (POST) carries the server's token: got is the
+ * X-Porthole-Token header or NULL.  Returns 0, or 403 with the reason.
+ * The comparison takes the same time wherever the first difference is.
+ */
+int ph_ui_check_token(const char *want, const char *got, char *why,
+		      size_t size);
 
 /*
  * The route for a path (no query string) and whether the method fits it.

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ph_trace t;
 	struct ph_table *sl;
 
-	ph_trace_init(&t);
+	if (ph_trace_init(&t))
+		return 0;
 	(void)ph_trace_load_mem(&t, data, size);
 	sl = &t.tables[PH_T_SLICE];
 	for (size_t r = 0; r < sl->rows; r++) {

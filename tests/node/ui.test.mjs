@@ -265,6 +265,40 @@ test('cross-origin and rebound requests are refused', async () => {
   assert.equal(trace.status, 400);
 });
 
+// Connections that open and send nothing (half-open, or an attack) each
+// hold one of the server's 32 workers, but only for the request timeout
+// the server reports: a real request behind 40 of them is answered within
+// that bound of the same request's latency on the idle server.
+test('40 connections that send nothing do not stop the server answering', async () => {
+  const st = await (await fetch(base + '/api/status')).json();
+  const limit = st.requestTimeoutMs;
+  assert.ok(Number.isInteger(limit) && limit > 0, 'the server says how long a request may take to arrive: ' + limit);
+  const timed = async () => {
+    const t0 = performance.now();
+    const r = await fetch(base + '/api/status');
+    assert.equal(r.status, 200);
+    await r.json();
+    return performance.now() - t0;
+  };
+  let baseline = Infinity;
+  for (let i = 0; i < 3; i++) baseline = Math.min(baseline, await timed());
+  const socks = [];
+  try {
+    await Promise.all(Array.from({ length: 40 }, () => new Promise((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1', resolve);
+      s.on('error', reject);
+      socks.push(s);
+    })));
+    const held = await timed();
+    // Twice the bound: the 41st request waits for the first workers to
+    // give up on theirs, and a loaded machine is slow to hand it over.
+    assert.ok(held < baseline + 2 * limit,
+      'answered in ' + Math.round(held) + ' ms; idle ' + Math.round(baseline) + ' ms, bound ' + limit + ' ms');
+  } finally {
+    for (const s of socks) s.destroy();
+  }
+});
+
 // Block I/O reaches a live session from another process: `porthole
 // iotrace attach` joins a recording with the session and appends `io`
 // events (seq -1) to its events.ndjson under the lock's byte 2; the host
@@ -610,9 +644,24 @@ test('the restart button asks first, then restarts the app', async () => {
   page2.once('dialog', (d) => d.dismiss());
   await page2.locator('#restart').click();
   assert.equal(posts.length, 0, 'a dismissed confirm sends nothing');
-  // And the server refuses a restart that was not confirmed.
-  const refused = await fetch(base2 + '/api/restart', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  // A write that did not come from the page (plain curl) is refused,
+  // confirmed or not: it lacks the token the page reads from the server.
+  const json = { 'Content-Type': 'application/json' };
+  const curl = await fetch(base2 + '/api/restart', { method: 'POST', headers: json, body: '{"confirmed":true}' });
+  assert.equal(curl.status, 403);
+  assert.match((await curl.json()).error, /X-Porthole-Token/);
+  const wrong = await fetch(base2 + '/api/restart', { method: 'POST', headers: { ...json, 'X-Porthole-Token': '0'.repeat(32) }, body: '{"confirmed":true}' });
+  assert.equal(wrong.status, 403);
+  // The other server's token is not this one's.
+  const other = (await (await fetch(base + '/api/token')).json()).token;
+  const cross = await fetch(base2 + '/api/restart', { method: 'POST', headers: { ...json, 'X-Porthole-Token': other }, body: '{"confirmed":true}' });
+  assert.equal(cross.status, 403);
+  // And with the token, the server refuses a restart that was not confirmed.
+  const token = (await (await fetch(base2 + '/api/token')).json()).token;
+  assert.match(token, /^[0-9a-f]{32}$/);
+  const refused = await fetch(base2 + '/api/restart', { method: 'POST', headers: { ...json, 'X-Porthole-Token': token }, body: '{}' });
   assert.equal(refused.status, 400);
+  assert.equal((await st()).restarts.length, 0, 'none of these restarted the app');
   let asked = '';
   page2.once('dialog', (d) => { asked = d.message(); d.accept(); });
   await page2.locator('#restart').click();

@@ -1,15 +1,20 @@
-/* Unit tests for ph_buf, ph_arena, ph_error, ph_clock and ph_log. */
+/*
+ * Unit tests for ph_buf, ph_arena, ph_error, ph_clock, ph_log and
+ * ph_inflate.
+ */
 #include "ph_common.h"
 #include "harness.h"
 #include "ph_arena.h"
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_error.h"
+#include "ph_inflate.h"
 #include "ph_log.h"
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <zlib.h>
 
 void test_buf__empty_is_a_c_string(void)
 {
@@ -244,4 +249,151 @@ void test_log__mt_lines_do_not_interleave(void)
 	}
 	CHECK_INT(lines, 800);
 	ph_buf_release(&b);
+}
+
+/* n bytes of c, deflated with framing wbits (as ph_inflate names them). */
+static void deflate_fill(struct ph_buf *out, int wbits, int c, size_t n)
+{
+	static uint8_t chunk[1 << 16];
+	z_stream z;
+	int rc;
+
+	memset(chunk, c, sizeof(chunk));
+	memset(&z, 0, sizeof(z));
+	CHECK_INT(deflateInit2(&z, 9, Z_DEFLATED, wbits, 9, Z_DEFAULT_STRATEGY),
+		  Z_OK);
+	do {
+		size_t k = n < sizeof(chunk) ? n : sizeof(chunk);
+
+		n -= k;
+		z.next_in = chunk;
+		z.avail_in = (uInt)k;
+		do {
+			CHECK_INT(ph_buf_grow(out, 1 << 16), 0);
+			z.next_out = (Bytef *)out->buf + out->len;
+			z.avail_out = 1 << 16;
+			rc = deflate(&z, n ? Z_NO_FLUSH : Z_FINISH);
+			ph_buf_setlen(out, out->len + (1 << 16) - z.avail_out);
+		} while (z.avail_out == 0);
+	} while (n);
+	CHECK_INT(rc, Z_STREAM_END);
+	deflateEnd(&z);
+}
+
+void test_inflate__round_trip_each_framing(void)
+{
+	static const int framings[] = { PH_INFLATE_ZLIB, PH_INFLATE_GZIP,
+					PH_INFLATE_RAW };
+
+	for (size_t i = 0; i < sizeof(framings) / sizeof(framings[0]); i++) {
+		struct ph_buf z = PH_BUF_INIT(PH_BUF_NO_CAP);
+		struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+		struct ph_err err = { 0 };
+		size_t used = 0;
+
+		deflate_fill(&z, framings[i], 'a', 3000000);
+		/* bytes after the stream are not read */
+		CHECK_INT(ph_buf_addstr(&z, "tail"), 0);
+		CHECK_INT(ph_inflate(z.buf, z.len, framings[i], NULL, &out,
+				     &used, &err),
+			  0);
+		CHECK_INT(out.len, 3000000);
+		CHECK_INT(used, z.len - 4);
+		CHECK(out.buf[0] == 'a' && out.buf[out.len - 1] == 'a');
+		CHECK_INT(err.code, 0);
+		ph_buf_release(&z);
+		ph_buf_release(&out);
+	}
+}
+
+/* The bomb of the issue, smaller: 96 MiB of zeros in about 100 KB. */
+void test_inflate__ratio_cap_refuses_a_bomb(void)
+{
+	struct ph_buf z = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_err err = { 0 };
+	size_t used = 0;
+
+	deflate_fill(&z, PH_INFLATE_GZIP, 0, (size_t)96 << 20);
+	CHECK_INT(ph_inflate(z.buf, z.len, PH_INFLATE_GZIP, NULL, &out, &used,
+			     &err),
+		  PH_ETOOBIG);
+	CHECK_INT(err.code, PH_ETOOBIG);
+	CHECK(strstr(err.msg, "200:1 ratio cap") != NULL);
+	/* what came before the refusal is kept, and where it stopped */
+	CHECK(out.len > PH_INFLATE_RATIO_FREE && out.len < ((size_t)96 << 20));
+	CHECK(err.offset == used && used > 0 && used < z.len);
+	ph_buf_release(&z);
+	ph_buf_release(&out);
+}
+
+void test_inflate__size_cap_and_buffer_cap(void)
+{
+	static const struct ph_inflate_caps caps = { 1 << 20, 1 << 30,
+						     1 << 20 };
+	struct ph_buf z = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf small = PH_BUF_INIT(1000);
+	struct ph_err err = { 0 };
+
+	deflate_fill(&z, PH_INFLATE_ZLIB, 'x', 5 << 20);
+	CHECK_INT(ph_inflate(z.buf, z.len, PH_INFLATE_ZLIB, &caps, &out, NULL,
+			     &err),
+		  PH_ETOOBIG);
+	CHECK_INT(out.len, 1 << 20);
+	CHECK(strstr(err.msg, "size cap") != NULL);
+	/* the buffer's own cap holds too */
+	CHECK_INT(ph_inflate(z.buf, z.len, PH_INFLATE_ZLIB, NULL, &small, NULL,
+			     NULL),
+		  PH_ETOOBIG);
+	CHECK_INT(small.len, 1000);
+	ph_buf_release(&z);
+	ph_buf_release(&out);
+	ph_buf_release(&small);
+}
+
+void test_inflate__corrupt_and_short_streams_say_where(void)
+{
+	struct ph_buf z = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_err err = { 0 };
+
+	for (int i = 0; i < 4096; i++)
+		CHECK_INT(ph_buf_addf(&z, "%d,", i * 7919 % 10007), 0);
+	{
+		struct ph_buf gz = PH_BUF_INIT(PH_BUF_NO_CAP);
+		z_stream s;
+
+		memset(&s, 0, sizeof(s));
+		CHECK_INT(deflateInit2(&s, 6, Z_DEFLATED, PH_INFLATE_GZIP, 8,
+				       Z_DEFAULT_STRATEGY),
+			  Z_OK);
+		CHECK_INT(ph_buf_grow(&gz, deflateBound(&s, z.len)), 0);
+		s.next_in = (Bytef *)z.buf;
+		s.avail_in = (uInt)z.len;
+		s.next_out = (Bytef *)gz.buf;
+		s.avail_out = (uInt)(gz.alloc - 1);
+		CHECK_INT(deflate(&s, Z_FINISH), Z_STREAM_END);
+		ph_buf_setlen(&gz, s.total_out);
+		deflateEnd(&s);
+
+		/* cut in half: it ends early, at the end of what there is */
+		CHECK_INT(ph_inflate(gz.buf, gz.len / 2, PH_INFLATE_GZIP, NULL,
+				     &out, NULL, &err),
+			  PH_ECORRUPT);
+		CHECK(strstr(err.msg, "ends early") != NULL);
+		CHECK_INT(err.offset, gz.len / 2);
+		CHECK(out.len > 0 && out.len < z.len);
+		/* a bad header byte: corrupt, at its offset */
+		ph_buf_reset(&out);
+		gz.buf[3] = (char)0xe0; /* reserved FLG bits */
+		CHECK_INT(ph_inflate(gz.buf, gz.len, PH_INFLATE_GZIP, NULL,
+				     &out, NULL, &err),
+			  PH_ECORRUPT);
+		CHECK(strstr(err.msg, "corrupt") != NULL);
+		CHECK(err.offset < 10);
+		ph_buf_release(&gz);
+	}
+	ph_buf_release(&z);
+	ph_buf_release(&out);
 }

@@ -9,13 +9,17 @@
 #include "trace/trace_detect.h"
 #include "trace/trace_sql.h"
 
+#include <zlib.h>
+
 static struct ph_trace tr;
 
 static int load(const char *path)
 {
+	int rc;
+
 	ph_trace_release(&tr);
-	ph_trace_init(&tr);
-	return ph_trace_load_file(&tr, path);
+	rc = ph_trace_init(&tr);
+	return rc ? rc : ph_trace_load_file(&tr, path);
 }
 
 static int64_t q1(const char *sql)
@@ -268,13 +272,137 @@ void test_trace__truncated_proto(void)
 			  &b, FIXTURE("perfetto/test_trace.perfetto-trace")),
 		  0);
 	ph_trace_release(&tr);
-	ph_trace_init(&tr);
+	CHECK_INT(ph_trace_init(&tr), 0);
 	CHECK_INT(ph_trace_load_mem(&tr, b.buf, b.len / 2), PH_ECORRUPT);
 	CHECK(tr.truncated);
 	CHECK(tr.err.offset > 0 && tr.err.offset <= b.len / 2);
 	CHECK(tr.tables[PH_T_SCHED].rows > 1000);
 	check_invariants();
 	ph_buf_release(&b);
+}
+
+/* gzip of head then n bytes of fill: a bomb when n is large. */
+static void gzip_bomb(struct ph_buf *out, const char *head, int fill, size_t n)
+{
+	static uint8_t chunk[1 << 16];
+	z_stream z;
+	int flush;
+
+	memset(chunk, fill, sizeof(chunk));
+	memset(&z, 0, sizeof(z));
+	CHECK_INT(deflateInit2(&z, 9, Z_DEFLATED, 16 + 15, 9,
+			       Z_DEFAULT_STRATEGY),
+		  Z_OK);
+	z.next_in = (Bytef *)head;
+	z.avail_in = (uInt)strlen(head);
+	do {
+		if (!z.avail_in) {
+			size_t k = n < sizeof(chunk) ? n : sizeof(chunk);
+
+			n -= k;
+			z.next_in = chunk;
+			z.avail_in = (uInt)k;
+		}
+		flush = n ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			CHECK_INT(ph_buf_grow(out, 1 << 16), 0);
+			z.next_out = (Bytef *)out->buf + out->len;
+			z.avail_out = 1 << 16;
+			deflate(&z, flush);
+			ph_buf_setlen(out, out->len + (1 << 16) - z.avail_out);
+		} while (z.avail_out == 0);
+	} while (flush != Z_FINISH);
+	deflateEnd(&z);
+}
+
+/*
+ * A gzip'd text trace that inflates 1000:1 (the issue's 2 MB of zeros
+ * that became 2 GB, smaller) is refused at the ratio cap: the lines
+ * before the refusal are read, and the trace says it was read in part.
+ */
+void test_trace__gzip_bomb_is_read_in_part(void)
+{
+	struct ph_buf gz = PH_BUF_INIT(PH_BUF_NO_CAP);
+	char msg[256];
+
+	gzip_bomb(&gz,
+		  "# tracer: nop\n"
+		  "  app-100  [000] .....  1.001000: tracing_mark_write: "
+		  "B|100|work\n"
+		  "  app-100  [000] .....  1.101000: tracing_mark_write: "
+		  "E|100\n",
+		  '\n', (size_t)96 << 20);
+	ph_trace_release(&tr);
+	CHECK_INT(ph_trace_init(&tr), 0);
+	CHECK_INT(ph_trace_load_mem(&tr, gz.buf, gz.len), PH_ECORRUPT);
+	CHECK(tr.truncated);
+	CHECK_INT(tr.err.code, PH_ETOOBIG);
+	ph_err_format(&tr.err, msg, sizeof(msg));
+	CHECK(strstr(msg, "ratio cap") != NULL);
+	CHECK(tr.err.offset > 0 && tr.err.offset < gz.len);
+	CHECK_INT(q1("SELECT dur FROM slice WHERE name = 'work'"), 100000000);
+	ph_buf_release(&gz);
+}
+
+/* The same through the Perfetto reader: the refusal is why it ends. */
+void test_trace__gzip_proto_bomb_is_read_in_part(void)
+{
+	struct ph_buf gz = PH_BUF_INIT(PH_BUF_NO_CAP);
+
+	gzip_bomb(&gz, "", 0, (size_t)96 << 20);
+	ph_trace_release(&tr);
+	CHECK_INT(ph_trace_init(&tr), 0);
+	CHECK_INT(ph_trace_load_mem(&tr, gz.buf, gz.len), PH_ECORRUPT);
+	CHECK(tr.truncated);
+	CHECK_INT(tr.err.code, PH_ETOOBIG);
+	CHECK(strstr(tr.err.msg, "ratio cap") != NULL);
+	ph_buf_release(&gz);
+}
+
+static int add_varint(struct ph_buf *b, uint64_t v)
+{
+	int rc = 0;
+
+	for (; v >= 0x80 && !rc; v >>= 7)
+		rc = ph_buf_addch(b, (char)(v | 0x80));
+	return rc ? rc : ph_buf_addch(b, (char)v);
+}
+
+/* A compressed_packets field (TracePacket 50) that is a zlib bomb. */
+void test_trace__compressed_packets_bomb_is_refused(void)
+{
+	struct ph_buf z = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf pkt = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf tr_ = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_buf zeros = PH_BUF_INIT(PH_BUF_NO_CAP);
+	uLongf zn;
+
+	CHECK_INT(ph_buf_grow(&zeros, (size_t)96 << 20), 0);
+	memset(zeros.buf, 0, (size_t)96 << 20);
+	ph_buf_setlen(&zeros, (size_t)96 << 20);
+	zn = compressBound((uLong)zeros.len);
+	CHECK_INT(ph_buf_grow(&z, zn), 0);
+	CHECK_INT(compress2((Bytef *)z.buf, &zn, (const Bytef *)zeros.buf,
+			    (uLong)zeros.len, 9),
+		  Z_OK);
+	ph_buf_setlen(&z, zn);
+	ph_buf_release(&zeros);
+	CHECK_INT(add_varint(&pkt, 50 << 3 | 2), 0);
+	CHECK_INT(add_varint(&pkt, z.len), 0);
+	CHECK_INT(ph_buf_add(&pkt, z.buf, z.len), 0);
+	CHECK_INT(add_varint(&tr_, 1 << 3 | 2), 0);
+	CHECK_INT(add_varint(&tr_, pkt.len), 0);
+	CHECK_INT(ph_buf_add(&tr_, pkt.buf, pkt.len), 0);
+	ph_trace_release(&tr);
+	CHECK_INT(ph_trace_init(&tr), 0);
+	CHECK_INT(ph_trace_load_mem(&tr, tr_.buf, tr_.len), PH_ECORRUPT);
+	CHECK(tr.truncated);
+	CHECK_INT(ph_trace_stat_get(&tr, "compressed_packets_refused"), 1);
+	CHECK_INT(ph_trace_stat_get(&tr, "compressed_packets_bad"), 0);
+	CHECK(strstr(tr.err.msg, "ratio cap") != NULL);
+	ph_buf_release(&z);
+	ph_buf_release(&pkt);
+	ph_buf_release(&tr_);
 }
 
 void test_trace__ftrace_text_mono(void)
@@ -288,7 +416,7 @@ void test_trace__ftrace_text_mono(void)
 		"  <idle>-0  [000] d..2.  1.300000: sched_waking: comm=app pid=100 prio=120 target_cpu=000\n";
 
 	ph_trace_release(&tr);
-	ph_trace_init(&tr);
+	CHECK_INT(ph_trace_init(&tr), 0);
 	CHECK_INT(ph_trace_load_mem(&tr, txt, sizeof(txt) - 1), 0);
 	CHECK_STR(tr.clock_name, "mono");
 	CHECK_INT(tr.trace_clock, PH_CLK_MONOTONIC);

@@ -15,8 +15,9 @@ static int load_doctor(struct ph_trace *t)
 	struct ph_buf b = PH_BUF_INIT(1 << 24);
 	int rc;
 
-	ph_trace_init(t);
-	rc = ph_trace_doctor_fixture(&b);
+	rc = ph_trace_init(t);
+	if (!rc)
+		rc = ph_trace_doctor_fixture(&b);
 	if (!rc)
 		rc = ph_trace_load_mem(t, b.buf, b.len);
 	ph_buf_release(&b);
@@ -117,7 +118,7 @@ void test_trace__end_anchor_open_at_trace_end(void)
 	sqlite3 *db;
 	char err[512];
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(ph_trace_sql_open(&t, &db), 0);
 	s.start = "start";
@@ -201,7 +202,7 @@ void test_trace__ask_unanswered_and_skipped(void)
 	struct ph_jw w;
 	char err[512];
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	ph_jw_init(&w, &out);
 	CHECK_INT(ph_trace_ask(&t, NULL, PH_NULL_I64, PH_NULL_I64, qs, 3,
@@ -436,7 +437,7 @@ void test_trace__ask_rules_out_throttling_and_low_frequency(void)
 	struct ph_jw w;
 	char err[512];
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	ph_jw_init(&w, &out);
 	CHECK_INT(ph_trace_ask(&t, "app", PH_NULL_I64, PH_NULL_I64, qs, 1,

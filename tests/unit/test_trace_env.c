@@ -209,7 +209,7 @@ void test_trace__thermal_from_protobuf(void)
 	pb_varint(&p, 3);
 	pb_bytes(&p, 2, "thermal-cpufreq-0", 17);
 	ftrace_packet(&tr, 3000, 342, &p);
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, tr.buf, tr.len), 0);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace.thermal_temperature"), 2);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace.cdev_update"), 1);
@@ -254,11 +254,12 @@ static int env_of(const char *txt, size_t n, const char *proc,
 
 	ph_buf_reset(js);
 	ph_buf_reset(md);
-	ph_trace_init(&t);
+	rc = ph_trace_init(&t);
 	scope.process = proc;
 	scope.from = 1000000000;
 	scope.to = 2000000000;
-	rc = ph_trace_load_mem(&t, txt, n);
+	if (!rc)
+		rc = ph_trace_load_mem(&t, txt, n);
 	if (!rc)
 		rc = ph_trace_sql_open(&t, &db);
 	if (!rc)
@@ -367,7 +368,7 @@ void test_trace__main_thread_stall_by_pid(void)
 	for (i = 0; i < ds.n && strcmp(ds.d[i].id, "main_thread_stall"); i++)
 		;
 	CHECK(i < ds.n);
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(ph_trace_sql_open(&t, &db), 0);
 	scope.process = "200";
@@ -421,9 +422,10 @@ static int stall_rows(const char *txt, size_t n, struct ph_detrun *r)
 		return rc;
 	for (i = 0; i < ds.n && strcmp(ds.d[i].id, "main_thread_stall"); i++)
 		;
-	ph_trace_init(&t);
+	rc = ph_trace_init(&t);
 	scope.process = "app";
-	rc = i < ds.n ? ph_trace_load_mem(&t, txt, n) : PH_ENOENT;
+	if (!rc)
+		rc = i < ds.n ? ph_trace_load_mem(&t, txt, n) : PH_ENOENT;
 	if (!rc)
 		rc = ph_trace_sql_open(&t, &db);
 	if (!rc)
@@ -489,7 +491,7 @@ void test_trace__table_rows_are_null_past_reserve_and_trim(void)
 	struct ph_table *tb;
 	int64_t r;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	tb = &t.tables[PH_T_SLICE];
 	CHECK_INT(ph_table_reserve(tb, 100000), 0);
 	CHECK(tb->cap >= 100000);

@@ -115,7 +115,7 @@ static void check_order(const int64_t *ts, int n)
 	struct ph_table *ct;
 	bool ok = true;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	for (int i = 0; i < n; i++) {
 		struct ph_tev *e = ph_trace_push(&t);
 
@@ -287,8 +287,8 @@ void test_trace_ingest__field_order(void)
 
 	CHECK(write_trace(&a, true));
 	CHECK(write_trace(&b, false));
-	ph_trace_init(&ta);
-	ph_trace_init(&tb);
+	CHECK_INT(ph_trace_init(&ta), 0);
+	CHECK_INT(ph_trace_init(&tb), 0);
 	CHECK_INT(ph_trace_load_mem(&ta, a.buf, a.len), 0);
 	CHECK_INT(ph_trace_load_mem(&tb, b.buf, b.len), 0);
 	/* 11 bundles of 7 switches, 7 wakings, 6 cpu_idle; one of 200 each */
@@ -320,7 +320,7 @@ void test_trace_ingest__field_order_truncated(void)
 		struct ph_trace t;
 		int rc;
 
-		ph_trace_init(&t);
+		CHECK_INT(ph_trace_init(&t), 0);
 		rc = ph_trace_load_mem(&t, a.buf, cut);
 		CHECK(rc == PH_ECORRUPT || rc == 0);
 		CHECK(t.err.offset <= cut);
@@ -392,7 +392,7 @@ void test_trace_ingest__clock_snapshot_choice(void)
 			CHECK(snapshot(&b, 9000, 3000));
 		CHECK(frame(&b, want[i][0], (int)i));
 	}
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, b.buf, b.len), 0);
 	ef = &t.tables[PH_T_EFRAME];
 	CHECK_INT(ef->rows, n);
@@ -410,7 +410,7 @@ void test_trace_ingest__tid_forget(void)
 					4194303, 4194304, 99999999, -7 };
 	struct ph_trace t;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_utid(&t, 0), 0); /* swapper, made by init */
 	for (size_t i = 0; i < PH_ARRAY_SIZE(tids); i++) {
 		int64_t u = ph_trace_utid(&t, tids[i]), v;

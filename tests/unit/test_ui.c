@@ -282,3 +282,29 @@ void test_ui__assets_embedded(void)
 	}
 	CHECK(html && js && css);
 }
+
+/* A write without the page's token is refused, whatever its body. */
+void test_ui__writes_need_the_token(void)
+{
+	static const char want[] = "0123456789abcdef0123456789abcdef";
+	char why[300];
+	int st;
+
+	CHECK_INT(ph_ui_route("GET", "/api/token", &st), PH_UI_R_TOKEN);
+	CHECK_INT(st, 0);
+	ph_ui_route("POST", "/api/token", &st);
+	CHECK_INT(st, 405);
+	CHECK_INT(ph_ui_check_token(want, want, why, sizeof(why)), 0);
+	CHECK_INT(ph_ui_check_token(want, NULL, why, sizeof(why)), 403);
+	CHECK(strstr(why, "X-Porthole-Token") != NULL);
+	CHECK_INT(ph_ui_check_token(want, "", why, sizeof(why)), 403);
+	CHECK_INT(ph_ui_check_token(want, "0123456789abcdef0123456789abcdee",
+				    why, sizeof(why)),
+		  403);
+	CHECK(strstr(why, "not this server's") != NULL);
+	CHECK_INT(ph_ui_check_token(want, "0123456789abcdef", why, sizeof(why)),
+		  403);
+	CHECK_INT(ph_ui_check_token(want, "0123456789abcdef0123456789abcdef0",
+				    why, sizeof(why)),
+		  403);
+}

@@ -42,8 +42,9 @@ static int load(struct ph_mcp_call *c, struct ph_trace *t, const char *path,
 	int rc;
 
 	partial[0] = '\0';
-	ph_trace_init(t);
-	rc = ph_trace_load_file(t, path);
+	rc = ph_trace_init(t);
+	if (!rc)
+		rc = ph_trace_load_file(t, path);
 	if (rc == PH_ECORRUPT || t->truncated) {
 		/* What was read before the damage is still asked. */
 		snprintf(partial, psize, "%s",

@@ -1228,8 +1228,18 @@
   };
 
   // --- Keep: the visible window through porthole save ---------------------------
+  // Every write carries the server's token, which only a page it served
+  // can read (GET /api/token is same-origin like every route); asked again
+  // once when refused, for a server that was started anew on this port.
+  let writeToken = '';
+  async function freshToken() {
+    try { writeToken = (await (await fetch('/api/token')).json()).token || ''; } catch (e) { writeToken = ''; }
+    return writeToken;
+  }
   async function post(path, body) {
-    const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const send = (tok) => fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Porthole-Token': tok }, body: JSON.stringify(body) });
+    let r = await send(writeToken || await freshToken());
+    if (r.status === 403) r = await send(await freshToken());
     let j = null;
     try { j = await r.json(); } catch (e) { j = { error: r.statusText }; }
     return { ok: r.ok, status: r.status, j };
