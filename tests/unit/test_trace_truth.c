@@ -87,7 +87,7 @@ void test_trace__jank_counts_a_frame_once(void)
 	int64_t frames, late, late_union;
 	static const char *const ids[] = { "frame_jank", "ask_jank" };
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_file(
 			  &t, "../shared/fixtures/perfetto/"
 			      "perfetto_android12_cpuschedstack.pftrace"),
@@ -180,7 +180,7 @@ void test_trace__scenario_anchor_is_not_a_stall(void)
 	struct ph_trace t;
 	struct ph_detrun r;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(q1(&t, "SELECT dur FROM slice WHERE name = 'AppStart'"),
 		  2000000000);
@@ -223,7 +223,7 @@ void test_trace__dropped_in_detector_fills_some_columns(void)
 			   "SELECT name AS location, COUNT(*) AS count, "
 			   "'seen' AS detail FROM _slice_win GROUP BY name\n"),
 		0);
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(run_one(&t, "app", dir, "names", &r), 0);
 	CHECK_STR(r.err, "");
@@ -274,7 +274,7 @@ void test_trace__repeated_work_leaves_claimed_names(void)
 					    SW("1.200000", "app", "100", "S",
 					       "swapper", "0")),
 		  0);
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, b.buf, b.len), 0);
 	CHECK_INT(run_one(&t, "app", "detectors", "monitor_contention", &r), 0);
 	CHECK(r.ok);
@@ -338,7 +338,7 @@ void test_trace__binder_from_ftrace_text(void)
 	struct ph_trace t;
 	struct ph_detrun r;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace.binder_transaction"), 3);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace.binder_transaction_received"),
@@ -384,7 +384,7 @@ void test_trace__binder_unmatched_leaves_atrace_slices(void)
 					MARK("1.020000", "E|100");
 	struct ph_trace t;
 
-	ph_trace_init(&t);
+	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(q1(&t, "SELECT dur FROM slice WHERE name = 'work'"),
 		  20000000);
