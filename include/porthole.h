@@ -10,9 +10,12 @@
  * Promises every event call keeps, on every thread:
  *  - it never blocks, never allocates, never makes a system call and never
  *    encodes JSON: it copies its record into fixed-size cells of a
- *    lock-free queue and returns (the one documented exception: while a
- *    system trace records, spans, HTTP calls and queries are also written
- *    to tracefs's trace_marker, as atrace does);
+ *    lock-free queue and returns.  Two documented exceptions: a thread's
+ *    first event takes a queue of the thread's own, which costs one
+ *    gettid() and a pthread_setspecific() (that registers the thread's
+ *    exit, and may allocate once); and while a system trace records,
+ *    spans, HTTP calls and queries are also written to tracefs's
+ *    trace_marker, as atrace does;
  *  - strings are copied, never kept: pass stack buffers freely; a string
  *    longer than its documented cap (docs/protocol.md section 8) is cut at
  *    a UTF-8 boundary and marked "...";
