@@ -20,15 +20,6 @@ ADB="$(pwd)/tests/e2e/fake-adb"
 REMOTE=/data/misc/perfetto-traces
 CATS="sched freq idle am wm gfx view binder_driver dalvik"
 
-wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
-	n=$(($1 * 20))
-	shift
-	while [ $n -gt 0 ] && ! "$@" > /dev/null 2>&1; do
-		sleep 0.05
-		n=$((n - 1))
-	done
-}
-
 unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 8 --app-id e2e.hostadb --data-dir '$T/appd'" > /dev/null 2>&1 &
 APP=$!
 wait_for 5 sh -c "nsenter -t $APP -n cat /proc/net/unix | grep -q '@porthole.e2e.hostadb'"

@@ -72,17 +72,6 @@ check "watch --until-first: exit 1 on the first error" sh -c "[ \$(cat $T/w.rc) 
 wait
 
 # --- a capture that never connected ------------------------------------------
-# wait_for SECONDS CMD...: polls CMD every 50 ms.
-wait_for() {
-	n=$(($1 * 20))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
-}
 # never NAME CMD...: a capture around CMD, its file, stderr and status.
 never() {
 	name=$1

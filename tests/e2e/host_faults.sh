@@ -11,18 +11,6 @@ S="$(pwd)/$BIN/porthole-sample"
 ADB="$(pwd)/tests/e2e/fake-adb"
 T=$E2E_TMP
 
-# wait_for SECONDS CMD...: polls CMD every 50 ms (never a fixed sleep as a
-# test condition).
-wait_for() {
-	n=$(($1 * 20))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
-}
 # seqs_ok FILE: every complete line parses; streamed event lines carry
 # each seq once, and with the timeline pages (the backfill, which may
 # repeat streamed events: the file is the wire verbatim) the seqs run
