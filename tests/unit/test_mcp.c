@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "mcp/mcp.h"
 #include "ph_clock.h"
+#include "ph_wire.h"
 #include "host/run.h"
 
 #include <zlib.h>
@@ -244,6 +245,11 @@ void test_mcp__timeline_caps_and_truncation_notes(void)
 	/* a window of nothing is an answer, not an error */
 	t = call(&m, &a, "timeline", "{\"from\":1,\"to\":2}");
 	CHECK(strstr(t, "0 events matched"));
+	/* a refusal lists every kind the wire knows, the newest included */
+	t = call(&m, &a, "timeline", "{\"kinds\":[\"nope\"]}");
+	CHECK(strstr(t, "unknown event kind 'nope'"));
+	for (int kd = PH_KIND_UNKNOWN + 1; kd < PH_KIND_COUNT; kd++)
+		CHECK(strstr(t, ph_wire_kind_name((enum ph_kind)kd)));
 	ph_mcp_release(&m);
 	ph_live_release(&lv);
 	ph_arena_release(&a);

@@ -6,6 +6,19 @@
 #include "mcp/mcp.h"
 #include "ph_wire.h"
 
+/* Every kind the wire knows, from its one table, so the list a refusal
+ * gives cannot miss a kind added later. */
+static const char *known_kinds(char *out, size_t cap)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int kd = PH_KIND_UNKNOWN + 1; kd < PH_KIND_COUNT && o < cap; kd++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", o ? ", " : "",
+				      ph_wire_kind_name((enum ph_kind)kd));
+	return out;
+}
+
 static int timeline_call(struct ph_mcp_call *c)
 {
 	const struct ph_json *kinds = ph_json_get(c->args, "kinds");
@@ -26,16 +39,15 @@ static int timeline_call(struct ph_mcp_call *c)
 		if (!ph_json_is(k, PH_JSON_STRING))
 			return ph_mcp_fail(c, "kinds must be strings");
 		kd = ph_wire_kind(k->u.s, k->n);
-		if (kd == PH_KIND_UNKNOWN)
-			return ph_mcp_fail(
-				c,
-				"unknown event kind '%.*s'; kinds are the wire's: "
-				"frame, blocked, http_start, http_end, db_start, "
-				"db_end, log, nav, state_write, recompose, input, "
-				"work_start, work_end, device, memory, gc, exit, "
-				"mark, startup, leak, strict_violation, io, "
-				"io_recording",
-				(int)(k->n > 40 ? 40 : k->n), k->u.s);
+		if (kd == PH_KIND_UNKNOWN) {
+			char known[512];
+
+			return ph_mcp_fail(c,
+					   "unknown event kind '%.*s'; kinds "
+					   "are the wire's: %s",
+					   (int)(k->n > 40 ? 40 : k->n), k->u.s,
+					   known_kinds(known, sizeof(known)));
+		}
 		mask |= (uint64_t)1 << kd;
 		if (o < sizeof(names))
 			o += (size_t)snprintf(names + o, sizeof(names) - o,
