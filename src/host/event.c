@@ -23,15 +23,6 @@ const struct ph_json *ph_ev_getn(const struct ph_event *ev, const char *key,
 	return ph_json_is(v, PH_JSON_NULL) ? NULL : v;
 }
 
-/* Within +-PH_EV_T_MAX: times, durations and sizes then add and subtract
- * without overflow, whatever a hostile file says. */
-static int64_t clamp(int64_t v)
-{
-	return v > PH_EV_T_MAX	? PH_EV_T_MAX :
-	       v < -PH_EV_T_MAX ? -PH_EV_T_MAX :
-				  v;
-}
-
 bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
 		int64_t *out)
 {
@@ -41,16 +32,16 @@ bool ph_ev_intn(const struct ph_event *ev, const char *key, size_t n,
 	if (!v)
 		return false;
 	if (v->type == PH_JSON_INT) {
-		*out = clamp(v->u.i);
+		*out = ph_ev_clamp(v->u.i);
 		return true;
 	}
 	if (ph_json_as_int(v, out)) {
-		*out = clamp(*out);
+		*out = ph_ev_clamp(*out);
 		return true;
 	}
 	/* "12.0" or 12.7 from a float field: take the whole part. */
 	if (ph_json_as_double(v, &d) && d > -9e15 && d < 9e15) {
-		*out = clamp((int64_t)d);
+		*out = ph_ev_clamp((int64_t)d);
 		return true;
 	}
 	return false;

@@ -30,6 +30,15 @@ struct ph_event {
  * |value| ph_ev_int gives: 2^50 (ms: 35,000 years). */
 #define PH_EV_T_MAX ((int64_t)1 << 50)
 
+/* v within +-PH_EV_T_MAX: times, durations and counts then add and
+ * subtract without overflow, whatever a hostile file says. */
+static inline int64_t ph_ev_clamp(int64_t v)
+{
+	return v > PH_EV_T_MAX	? PH_EV_T_MAX :
+	       v < -PH_EV_T_MAX ? -PH_EV_T_MAX :
+				  v;
+}
+
 /* The session's identity, from the `hello` answer. */
 struct ph_ident {
 	bool have;	    /* a hello answer was seen */

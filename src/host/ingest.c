@@ -215,10 +215,7 @@ static int take_event(struct ph_ingest *in, const struct ph_json *frame,
 		ev.t = 0;
 	/* A hostile or broken t is kept, clamped, so no time arithmetic
 	 * downstream overflows (the frame keeps what was sent). */
-	if (ev.t > PH_EV_T_MAX)
-		ev.t = PH_EV_T_MAX;
-	else if (ev.t < -PH_EV_T_MAX)
-		ev.t = -PH_EV_T_MAX;
+	ev.t = ph_ev_clamp(ev.t);
 	if (!ph_json_as_int(env->seq, &ev.seq))
 		ev.seq = -1;
 	ev.data = ph_json_is(data, PH_JSON_OBJECT) ? data : &empty;

@@ -2,6 +2,7 @@
 #include "ph_common.h"
 #include "report.h"
 #include "ph_error.h"
+#include "event.h"
 
 #include <math.h>
 
@@ -23,22 +24,11 @@ static const struct ph_json *get(const struct ph_json *o, const char *path)
 	return o;
 }
 
-/*
- * A capture's integers, within +-2^50 (times in ms, counts): what a
- * hostile file says cannot overflow the differences drawn from them.
- */
-static int64_t clamp(int64_t v)
-{
-	const int64_t max = (int64_t)1 << 50;
-
-	return v > max ? max : v < -max ? -max : v;
-}
-
 static int64_t num(const struct ph_json *o, const char *path, int64_t def)
 {
 	int64_t v;
 
-	return ph_json_as_int(get(o, path), &v) ? clamp(v) : def;
+	return ph_json_as_int(get(o, path), &v) ? ph_ev_clamp(v) : def;
 }
 
 /* A metric: names hold dots, so no path lookup. */
@@ -46,7 +36,7 @@ static int64_t mnum(const struct ph_json *m, const char *name)
 {
 	int64_t v;
 
-	return ph_json_as_int(ph_json_get(m, name), &v) ? clamp(v) : 0;
+	return ph_json_as_int(ph_json_get(m, name), &v) ? ph_ev_clamp(v) : 0;
 }
 
 static double dnum(const struct ph_json *o, const char *path, double def)
