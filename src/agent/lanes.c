@@ -1,3 +1,8 @@
+/*
+ * lanes.c: each emitting thread's own queue, taken at its first event and
+ * given back when the thread ends, and the writer's merge of the lanes
+ * and the shared queue by emit time (the design is in lanes.h).
+ */
 #include "ph_common.h"
 #include "lanes.h"
 #include "ph_error.h"

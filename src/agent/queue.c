@@ -1,3 +1,8 @@
+/*
+ * queue.c: the lock-free emit queue, many producers and one consumer: a
+ * producer claims cells with one compare-and-swap and publishes with one
+ * release store; the consumer frees cells in order (layout in queue.h).
+ */
 #include "ph_common.h"
 #include "queue.h"
 #include "ph_error.h"

@@ -1,3 +1,7 @@
+/*
+ * ring.c: the writer's ring of recent encoded events, evicted oldest
+ * first by count and bytes, read by `timeline` by seq or time (ring.h).
+ */
 #include "ph_common.h"
 #include "ring.h"
 #include "ph_error.h"

@@ -1,3 +1,8 @@
+/*
+ * ph_arena.c: the bump allocator for one parse, request or report: blocks
+ * chained newest first, handed out in order, freed all at once, under a
+ * cap that hostile input cannot pass (ph_arena.h).
+ */
 #include "ph_common.h"
 #include "ph_arena.h"
 

@@ -4,9 +4,9 @@
  *
  * Allocations are never freed one by one: ph_arena_reset() drops them all
  * at once and keeps the first block for the next use, ph_arena_release()
- * gives every block back.  Every allocation is aligned to 16 bytes... no:
- * to alignof(max_align_t) for ph_arena_alloc, and unaligned for
- * ph_arena_alloc_bytes.
+ * gives every block back.  ph_arena_alloc aligns to 16 bytes (which is
+ * alignof(max_align_t) on x86_64 and aarch64);
+ * ph_arena_alloc_bytes does not align.
  *
  * An arena has a cap on its total size, so hostile input cannot make a
  * parser hold unbounded memory: past the cap, allocation returns NULL and

@@ -1,3 +1,7 @@
+/*
+ * ph_buf.c: the one growable byte buffer; every append adds all or
+ * nothing, within the buffer's cap (the invariants are in ph_buf.h).
+ */
 #include "ph_common.h"
 #include "ph_buf.h"
 #include "ph_error.h"

@@ -1,3 +1,8 @@
+/*
+ * ph_clock.c: the monotonic app clock, the wall clock, and the offset
+ * between them, measured so two timestamps never disagree about order
+ * (ph_clock.h).
+ */
 #include "ph_common.h"
 #include "ph_clock.h"
 

@@ -1,3 +1,7 @@
+/*
+ * ph_error.c: names for the PH_E* codes and the one-line error report
+ * (ph_error.h).
+ */
 #include "ph_common.h"
 #include "ph_error.h"
 #include "ph_log.h"

@@ -1,3 +1,7 @@
+/*
+ * ph_wire.c: protocol v1's kind and key names as tables, and the lookups
+ * between names and their small integers (ph_wire.h).
+ */
 #include "ph_common.h"
 #include "ph_wire.h"
 
