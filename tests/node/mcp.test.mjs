@@ -347,6 +347,9 @@ test('save_moment and open_timeline write files', async () => {
 	const o = await call('open_timeline', { detail: 'normal' });
 	assert.equal(o.isError, false, text(o));
 	assert.match(text(o), /file:\/\//);
+	const page = text(o).match(/file:\/\/(\S+\.html)/)[1];
+	assert.equal(path.dirname(page), path.join(dir, '.porthole', 'timelines'));
+	assert.ok(existsSync(page));
 });
 
 // capture_system_trace records on a thread of its own: other calls are

@@ -22,7 +22,7 @@ static int open_timeline_call(struct ph_mcp_call *c)
 	struct ph_buf html = PH_BUF_INIT((size_t)256 << 20);
 	struct ph_json *tree;
 	struct ph_jw jw;
-	char dir[4300], path[4500], ws[80];
+	char dir[4300], path[4500], ws[80], *slash;
 	int fd, rc = -1;
 
 	if (ph_mcp_window_refused(c))
@@ -35,17 +35,15 @@ static int open_timeline_call(struct ph_mcp_call *c)
 		return 0;
 	ph_jw_init(&jw, &cap);
 	ph_capture_write(a, &info, &jw);
+	/* Pages go beside the system traces: .porthole/timelines. */
 	snprintf(dir, sizeof(dir), "%s", c->m->trace_dir);
-	if (strlen(dir) > 7)
-		snprintf(dir + strlen(dir) - 7, 11, "/timelines");
-	{
-		char parent[4300];
-
-		snprintf(parent, sizeof(parent), "%s", dir);
-		*strrchr(parent, '/') = '\0';
-		mkdir(parent, 0755);
-		mkdir(dir, 0755);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdir(dir, 0755); /* .porthole itself */
 	}
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/timelines");
+	mkdir(dir, 0755);
 	snprintf(path, sizeof(path), "%s/timeline-%" PRId64 ".html", dir,
 		 a->window.to);
 	if (!ph_jw_finish(&jw) &&
