@@ -8,7 +8,13 @@ build=$1 label=$2 results=$3
 cd "$(dirname "$0")/.."
 status=0
 
+# Each suite's wall time goes to the log (not the results file), so a
+# slow suite is found by reading one run's output.
+started=0
+begin() { echo "== $1"; started=$(date +%s); }
+
 record() { # record NAME OUTPUT_FILE EXIT_STATUS: keep the closing line
+	echo "   $(($(date +%s) - started)) s"
 	line=$(grep -E '^\[[^]]*\] [0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
 	[ -n "$line" ] || line="[$1] 0 passed, 1 failed"
 	# A clean count with a failing exit (a sanitizer's report at exit, a
@@ -22,7 +28,7 @@ record() { # record NAME OUTPUT_FILE EXIT_STATUS: keep the closing line
 }
 
 out=$(mktemp)
-echo "== unit tests ($label)"
+begin "unit tests ($label)"
 PH_TEST_SUITE=unit "$build/tests/unit-tests" > "$out" 2>&1
 rc=$?
 grep -v '^ok ' "$out"
@@ -31,7 +37,7 @@ record unit "$out" $rc
 for t in tests/e2e/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	echo "== e2e $name ($label)"
+	begin "e2e $name ($label)"
 	PH_BUILD=$build PH_SUITE=e2e-$name sh "$t" > "$out" 2>&1
 	rc=$?
 	grep -v '^ok ' "$out"
@@ -39,7 +45,7 @@ for t in tests/e2e/*.sh; do
 done
 
 if [ -x tests/golden/run.sh ]; then
-	echo "== golden ($label)"
+	begin "golden ($label)"
 	PH_BUILD=$build sh tests/golden/run.sh > "$out" 2>&1
 	rc=$?
 	grep -v '^ok ' "$out"
