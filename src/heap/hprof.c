@@ -65,41 +65,18 @@
  *
  * One sequential pass records, for every object, its id and where its
  * record starts; classes, roots, strings and heap switches go to small
- * tables.  The dump itself is never copied.
+ * tables.  The dump itself is never copied.  hprof_index.c turns the ids
+ * into the object index and hprof_class.c names the classes and reads
+ * values; hprof_read.h is what the three share.
  */
 #include "ph_common.h"
 #include "heap.h"
+#include "hprof_read.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static inline uint32_t rd4(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return __builtin_bswap32(v);
-}
-
-static inline uint16_t rd2(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint64_t rd8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return __builtin_bswap64(v);
-}
-
-static inline uint64_t rdid(const uint8_t *p, uint32_t idsz)
-{
-	return idsz == 4 ? rd4(p) : rd8(p);
-}
 
 /* ph_heap_type_size for the pass: inlined, no switch */
 static inline size_t tsize(uint32_t idsz, unsigned type)
@@ -240,30 +217,7 @@ void *ph_heap_big_realloc(void *p, size_t bytes)
 #endif
 }
 
-/* ---- growable arrays for the pass ---------------------------------- */
-
-struct vec {
-	void *p;
-	size_t n, cap;
-	bool big; /* p is ph_heap_big_alloc's */
-};
-
-static int vec_push(struct vec *v, const void *item, size_t sz)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-		void *np = v->big ? ph_heap_big_realloc(v->p, cap * sz) :
-				    realloc(v->p, cap * sz);
-
-		if (!np)
-			return PH_ENOMEM;
-		v->p = np;
-		v->cap = cap;
-	}
-	memcpy((char *)v->p + v->n * sz, item, sz);
-	v->n++;
-	return 0;
-}
+/* ---- the pass ------------------------------------------------------ */
 
 struct strrec {
 	uint64_t id, off;
@@ -274,14 +228,14 @@ struct lcrec {
 
 struct reader {
 	struct ph_heap *h;
-	struct vec ids, metas; /* uint64_t each */
-	struct vec strs;       /* struct strrec */
-	struct vec lcs;	       /* struct lcrec */
-	struct vec classes;    /* struct ph_heap_class */
-	struct vec roots;      /* struct ph_heap_root */
-	struct vec threads;    /* uint64_t: serial << 32 | root index */
-	uint64_t win_next;     /* advance() when the cursor passes this */
-	uint64_t win_lo;       /* first page not yet dropped */
+	struct ph_hprof_vec ids, metas; /* uint64_t each */
+	struct ph_hprof_vec strs;	/* struct strrec */
+	struct ph_hprof_vec lcs;	/* struct lcrec */
+	struct ph_hprof_vec classes;	/* struct ph_heap_class */
+	struct ph_hprof_vec roots;	/* struct ph_heap_root */
+	struct ph_hprof_vec threads; /* uint64_t: serial << 32 | root index */
+	uint64_t win_next;	     /* advance() when the cursor passes this */
+	uint64_t win_lo;	     /* first page not yet dropped */
 	uint32_t cur_heap;
 	uint32_t hid_of[PH_HEAP_MAX_HEAPS];
 	uint64_t heap_name_sid[PH_HEAP_MAX_HEAPS];
@@ -309,13 +263,14 @@ static int push_obj(struct reader *r, uint64_t id, uint64_t rec,
 			(uint64_t)r->cur_heap << 42;
 
 	if (PH_UNLIKELY(r->ids.n == r->ids.cap)) {
-		if (vec_push(&r->ids, &id, 8) || vec_push(&r->metas, &meta, 8))
+		if (ph_hprof_vec_push(&r->ids, &id, 8) ||
+		    ph_hprof_vec_push(&r->metas, &meta, 8))
 			return PH_ENOMEM;
 		return 0;
 	}
 	((uint64_t *)r->ids.p)[r->ids.n++] = id;
 	if (PH_UNLIKELY(r->metas.n == r->metas.cap))
-		return vec_push(&r->metas, &meta, 8);
+		return ph_hprof_vec_push(&r->metas, &meta, 8);
 	((uint64_t *)r->metas.p)[r->metas.n++] = meta;
 	return 0;
 }
@@ -328,7 +283,7 @@ static int push_root(struct reader *r, uint64_t id, unsigned kind,
 				     .kind = (uint8_t)kind,
 				     .thread = thread };
 
-	return vec_push(&r->roots, &root, sizeof(root));
+	return ph_hprof_vec_push(&r->roots, &root, sizeof(root));
 }
 
 /*
@@ -434,7 +389,7 @@ static int read_class(struct reader *r, const uint8_t *d, uint64_t p,
 	c.referent_off = PH_HEAP_NONE;
 	*len = q - p;
 	h->heaps[r->cur_heap].classes++;
-	if (vec_push(&r->classes, &c, sizeof(c)))
+	if (ph_hprof_vec_push(&r->classes, &c, sizeof(c)))
 		return PH_ENOMEM;
 	return push_obj(r, c.id, p - 1, PH_HEAP_CLASS);
 }
@@ -507,7 +462,7 @@ static int read_heap(struct reader *r, uint64_t p, uint64_t end)
 			rc = push_root(r, rdid(d + q, idsz), tag,
 				       rd4(d + q + idsz));
 			if (!rc)
-				rc = vec_push(&r->threads, &t, 8);
+				rc = ph_hprof_vec_push(&r->threads, &t, 8);
 			break;
 		}
 		case 0xFE: /* HEAP_DUMP_INFO */
@@ -637,7 +592,7 @@ static int read_records(struct reader *r, uint64_t p)
 							 len - idsz)
 				};
 
-				rc = vec_push(&r->strs, &s, sizeof(s));
+				rc = ph_hprof_vec_push(&r->strs, &s, sizeof(s));
 			}
 			break;
 		case 0x02:
@@ -646,7 +601,7 @@ static int read_records(struct reader *r, uint64_t p)
 						   rdid(d + body + 8 + idsz,
 							idsz) };
 
-				rc = vec_push(&r->lcs, &l, sizeof(l));
+				rc = ph_hprof_vec_push(&r->lcs, &l, sizeof(l));
 			}
 			break;
 		case 0x0C:
@@ -662,7 +617,7 @@ static int read_records(struct reader *r, uint64_t p)
 	return 0;
 }
 
-/* ---- sorting ------------------------------------------------------- */
+/* ---- sorting the pass's tables ------------------------------------ */
 
 static int cmp_u64pair(const void *a, const void *b)
 {
@@ -671,299 +626,6 @@ static int cmp_u64pair(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Sorts ids with metas alongside: LSD radix, 16 bits a pass, over (id,
- * meta) pairs; stable, so duplicate ids (a hostile dump) keep dump order.
- * The general case: build_index avoids it for the usual dumps.
- */
-static int radix_sort(uint64_t *ids, uint64_t *metas, size_t n)
-{
-	uint64_t *tmp, *t2;
-	size_t i, *count;
-
-	tmp = malloc(n * 16);
-	t2 = malloc(n * 16);
-	/* The digit counts, 512 KiB: the caller's own (a static one was
-	 * shared by every thread sorting at once). */
-	count = malloc(65537 * sizeof(*count));
-	if (!tmp || !t2 || !count) {
-		free(tmp);
-		free(t2);
-		free(count);
-		return PH_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		tmp[2 * i] = ids[i];
-		tmp[2 * i + 1] = metas[i];
-	}
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		uint64_t all_or = 0, all_and = ~0ull;
-
-		for (i = 0; i < n; i++) {
-			all_or |= tmp[2 * i];
-			all_and &= tmp[2 * i];
-		}
-		if (!(((all_or ^ all_and) >> shift) & 0xffff))
-			continue; /* this digit is the same everywhere */
-		memset(count, 0, 65537 * sizeof(*count));
-		for (i = 0; i < n; i++)
-			count[((tmp[2 * i] >> shift) & 0xffff) + 1]++;
-		for (i = 1; i < 65537; i++)
-			count[i] += count[i - 1];
-		for (i = 0; i < n; i++) {
-			size_t at = count[(tmp[2 * i] >> shift) & 0xffff]++;
-
-			t2[2 * at] = tmp[2 * i];
-			t2[2 * at + 1] = tmp[2 * i + 1];
-		}
-		uint64_t *sw = tmp;
-		tmp = t2;
-		t2 = sw;
-	}
-	for (i = 0; i < n; i++) {
-		ids[i] = tmp[2 * i];
-		metas[i] = tmp[2 * i + 1];
-	}
-	free(tmp);
-	free(t2);
-	free(count);
-	return 0;
-}
-
-/* m[rank of keys[i]] = metas[i]: the rank is the bits set below it */
-static inline __attribute__((always_inline)) void
-scatter_body(const uint32_t *keys, const uint64_t *metas, uint64_t *m, size_t n,
-	     const uint64_t *bm, const uint32_t *before)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = keys[i];
-		uint64_t below = bm[k >> 6] & ((1ull << (k & 63)) - 1);
-
-		m[before[k >> 6] + (uint32_t)__builtin_popcountll(below)] =
-			metas[i];
-	}
-}
-
-static void scatter(const uint32_t *keys, const uint64_t *metas, uint64_t *m,
-		    size_t n, const uint64_t *bm, const uint32_t *before)
-{
-	scatter_body(keys, metas, m, n, bm, before);
-}
-
-/* The same with the popcnt instruction, where the CPU has it (x86-64
- * builds target the baseline, whose popcount is a library call). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define PH_HAVE_POPCNT_TARGET 1
-__attribute__((target("popcnt"))) static void
-scatter_popcnt(const uint32_t *keys, const uint64_t *metas, uint64_t *m,
-	       size_t n, const uint64_t *bm, const uint32_t *before)
-{
-	scatter_body(keys, metas, m, n, bm, before);
-}
-#else
-#define PH_HAVE_POPCNT_TARGET 0
-#endif
-
-/*
- * Sorts by rank in a bitmap of the key space: every key sets its bit, a
- * key's place is the number of bits set before it.  O(n), and its writes
- * are sequential within each run of ascending ids, which is how dumps
- * come (a JVM dump is a few hundred address-ordered runs, one per heap
- * region).  Used when the key space is dense (at most 64 slots per
- * object, so the bitmap costs at most 8 bytes per object, briefly).
- * Returns 1, changing nothing, when two objects share an id.
- *
- * On entry keys[i] holds object i's key; on success keys and *metas are
- * in key order (*metas is replaced).
- */
-static int rank_sort(uint32_t *keys, uint64_t **metas, size_t n, uint64_t span)
-{
-	size_t words = (size_t)(span >> 6) + 1;
-	uint64_t *bm = calloc(words, 8);
-	uint32_t *before = malloc(words * 4);
-	uint64_t *m = NULL;
-	size_t i, at = 0;
-	int rc = PH_ENOMEM;
-
-	if (!bm || !before)
-		goto out;
-	for (i = 0; i < n; i++) {
-		uint64_t bit = 1ull << (keys[i] & 63);
-
-		if (bm[keys[i] >> 6] & bit) {
-			rc = 1;
-			goto out;
-		}
-		bm[keys[i] >> 6] |= bit;
-	}
-	m = ph_heap_big_alloc(n * 8);
-	if (!m)
-		goto out;
-	for (size_t w = 0; w < words; w++) {
-		before[w] = (uint32_t)at;
-		at += (size_t)__builtin_popcountll(bm[w]);
-	}
-#if PH_HAVE_POPCNT_TARGET
-	if (__builtin_cpu_supports("popcnt"))
-		scatter_popcnt(keys, *metas, m, n, bm, before);
-	else
-#endif
-		scatter(keys, *metas, m, n, bm, before);
-	/* the sorted keys are the set bits, in order */
-	at = 0;
-	for (size_t w = 0; w < words; w++)
-		for (uint64_t b = bm[w]; b; b &= b - 1)
-			keys[at++] = (uint32_t)(w << 6 |
-						(unsigned)__builtin_ctzll(b));
-	ph_heap_big_free(*metas);
-	*metas = m;
-	rc = 0;
-out:
-	free(bm);
-	free(before);
-	return rc;
-}
-
-/*
- * The index (see heap.h) from the pass's ids and metas, in dump order;
- * takes both arrays.  Ids are addresses: they share an alignment (shift)
- * and usually span less than 2^32 aligned slots, so a 32-bit key per
- * object does; otherwise the raw ids stay (wide).
- */
-static int build_index(struct ph_heap *h, uint64_t *ids, uint64_t *metas)
-{
-	size_t n = h->nobj;
-	uint64_t min, max, or_bits = 0, span;
-	bool sorted = true;
-	uint32_t *keys;
-	int rc;
-
-	h->meta = metas;
-	if (!n) {
-		ph_heap_big_free(ids);
-		h->keys = ph_heap_big_alloc(4);
-		return h->keys ? 0 : PH_ENOMEM;
-	}
-	min = max = ids[0];
-	for (size_t i = 1; i < n; i++) {
-		/* ctz of the OR of differences from any one id is the
-		 * alignment they all share */
-		or_bits |= ids[i] - ids[0];
-		if (ids[i] < ids[i - 1])
-			sorted = false;
-		if (ids[i] < min)
-			min = ids[i];
-		if (ids[i] > max)
-			max = ids[i];
-	}
-	h->min_id = min;
-	h->shift = or_bits ? (unsigned)__builtin_ctzll(or_bits) : 0;
-	if (h->shift > 16)
-		h->shift = 16;
-	span = (max - min) >> h->shift;
-	if (span > UINT32_MAX || (!sorted && span / 64 > n)) {
-		/* wide, or sparse keys: the general sort */
-		if (!sorted) {
-			rc = radix_sort(ids, metas, n);
-			if (rc) {
-				ph_heap_big_free(ids);
-				return rc;
-			}
-		}
-		if (span > UINT32_MAX) {
-			h->wide = true;
-			h->wide_ids = ids;
-			return 0;
-		}
-		sorted = true;
-	}
-	/* keys over the ids' own memory, then the rest given back */
-	keys = (uint32_t *)ids;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)((ids[i] - min) >> h->shift);
-
-		memcpy((char *)ids + 4 * i, &k, 4);
-	}
-	h->keys = ph_heap_big_realloc(keys, n * 4);
-	if (!h->keys)
-		h->keys = keys;
-	if (sorted)
-		return 0;
-	rc = rank_sort(h->keys, &h->meta, n, span);
-	if (rc != 1)
-		return rc;
-	/* duplicate ids: back to wide ids for the stable general sort */
-	ids = ph_heap_big_alloc(n * 8);
-	if (!ids)
-		return PH_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		ids[i] = min + ((uint64_t)h->keys[i] << h->shift);
-	ph_heap_big_free(h->keys);
-	h->keys = NULL;
-	rc = radix_sort(ids, h->meta, n);
-	if (rc) {
-		ph_heap_big_free(ids);
-		return rc;
-	}
-	keys = (uint32_t *)ids;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)((ids[i] - min) >> h->shift);
-
-		memcpy((char *)ids + 4 * i, &k, 4);
-	}
-	h->keys = keys;
-	return 0;
-}
-
-uint32_t ph_heap_find(const struct ph_heap *h, uint64_t id)
-{
-	size_t lo = 0, hi = h->nobj;
-
-	if (!h->nobj || id < h->min_id)
-		return PH_HEAP_NONE;
-	if (h->wide) {
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (h->wide_ids[mid] < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < h->nobj && h->wide_ids[lo] == id ? (uint32_t)lo :
-							       PH_HEAP_NONE;
-	} else {
-		uint64_t d = id - h->min_id;
-		uint32_t key;
-
-		if (d & ((1ull << h->shift) - 1))
-			return PH_HEAP_NONE;
-		d >>= h->shift;
-		if (d > UINT32_MAX)
-			return PH_HEAP_NONE;
-		key = (uint32_t)d;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (h->keys[mid] < key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < h->nobj && h->keys[lo] == key ? (uint32_t)lo :
-							    PH_HEAP_NONE;
-	}
-}
-
-uint64_t ph_heap_id(const struct ph_heap *h, uint32_t obj)
-{
-	if (h->wide)
-		return h->wide_ids[obj];
-	return h->min_id + ((uint64_t)h->keys[obj] << h->shift);
-}
-
-/* ---- strings and class names ---------------------------------------- */
-
 static int cmp_str(const void *a, const void *b)
 {
 	const struct strrec *x = a, *y = b;
@@ -971,329 +633,11 @@ static int cmp_str(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-const char *ph_heap_string(const struct ph_heap *h, uint64_t sid, size_t *n)
-{
-	size_t lo = 0, hi = h->nstrs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->str_ids[mid] < sid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo >= h->nstrs || h->str_ids[lo] != sid)
-		return NULL;
-	*n = h->str_offs[lo] & 0xffffff;
-	return (const char *)h->data + (h->str_offs[lo] >> 24);
-}
-
-static const char *prim_name(char c)
-{
-	switch (c) {
-	case 'Z': return "boolean";
-	case 'C': return "char";
-	case 'F': return "float";
-	case 'D': return "double";
-	case 'B': return "byte";
-	case 'S': return "short";
-	case 'I': return "int";
-	case 'J': return "long";
-	}
-	return NULL;
-}
-
-/* "java/lang/String" and "[Ljava/lang/String;" into Java form. */
-static const char *java_name(struct ph_heap *h, const char *s, size_t n)
-{
-	struct ph_buf b = PH_BUF_INIT(4096);
-	size_t dims = 0;
-	const char *out;
-	int rc = 0;
-
-	while (dims < n && s[dims] == '[')
-		dims++;
-	if (dims) {
-		const char *pn = dims < n ? prim_name(s[dims]) : NULL;
-
-		if (dims + 1 == n && pn) {
-			rc = ph_buf_addstr(&b, pn);
-		} else if (dims < n && s[dims] == 'L') {
-			size_t e = n;
-
-			if (e > dims + 1 && s[e - 1] == ';')
-				e--;
-			rc = ph_buf_add(&b, s + dims + 1, e - dims - 1);
-		} else {
-			rc = ph_buf_add(&b, s, n);
-			dims = 0;
-		}
-	} else {
-		rc = ph_buf_add(&b, s, n);
-	}
-	for (size_t i = 0; i < b.len; i++)
-		if (b.buf[i] == '/')
-			b.buf[i] = '.';
-	for (size_t i = 0; !rc && i < dims; i++)
-		rc = ph_buf_addstr(&b, "[]");
-	out = rc ? NULL : ph_arena_strndup(&h->arena, b.buf, b.len);
-	ph_buf_release(&b);
-	return out ? out : "?";
-}
-
 static int cmp_class(const void *a, const void *b)
 {
 	const struct ph_heap_class *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-uint32_t ph_heap_class_by_id(const struct ph_heap *h, uint64_t id)
-{
-	size_t lo = 0, hi = h->nclasses_real;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->classes[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < h->nclasses_real && h->classes[lo].id == id ? (uint32_t)lo :
-								  PH_HEAP_NONE;
-}
-
-uint32_t ph_heap_class_by_name(const struct ph_heap *h, const char *name)
-{
-	for (uint32_t i = 0; i < h->nclasses; i++)
-		if (!strcmp(h->classes[i].name, name))
-			return i;
-	return PH_HEAP_NONE;
-}
-
-bool ph_heap_class_is(const struct ph_heap *h, uint32_t c, uint32_t ancestor)
-{
-	/* nclasses bounds the walk, so a cycle cannot hang us */
-	for (uint32_t i = 0; c != PH_HEAP_NONE && i <= h->nclasses; i++) {
-		if (c == ancestor)
-			return true;
-		c = h->classes[c].super;
-	}
-	return false;
-}
-
-bool ph_heap_class_is_named(const struct ph_heap *h, uint32_t c,
-			    const char *name)
-{
-	for (uint32_t i = 0; c != PH_HEAP_NONE && i <= h->nclasses; i++) {
-		if (!strcmp(h->classes[c].name, name))
-			return true;
-		c = h->classes[c].super;
-	}
-	return false;
-}
-
-const char *ph_heap_class_name(struct ph_heap *h, uint32_t cls)
-{
-	return cls < h->nclasses ? h->classes[cls].name : "?";
-}
-
-static const char *const prim_arrays[] = {
-	[PH_HT_BOOLEAN] = "boolean[]", [PH_HT_CHAR] = "char[]",
-	[PH_HT_FLOAT] = "float[]",     [PH_HT_DOUBLE] = "double[]",
-	[PH_HT_BYTE] = "byte[]",       [PH_HT_SHORT] = "short[]",
-	[PH_HT_INT] = "int[]",	       [PH_HT_LONG] = "long[]",
-};
-
-/*
- * Names, superclasses and flattened field layouts.  A superclass chain
- * longer than the number of classes is a cycle: it is cut and reported.
- */
-static int finish_classes(struct ph_heap *h)
-{
-	const uint8_t *d = h->data;
-	uint32_t n = h->nclasses_real, nsyn = 0;
-	uint32_t depth_cap = n + 1;
-	struct vec fields = { 0 }, refs = { 0 };
-	int rc = 0;
-
-	/* names through LOAD_CLASS */
-	for (uint32_t i = 0; i < n; i++) {
-		struct ph_heap_class *c = &h->classes[i];
-		size_t lo = 0, hi = h->nlc, sn;
-		const char *s = NULL;
-
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (h->lc_ids[mid] < c->id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < h->nlc && h->lc_ids[lo] == c->id)
-			s = ph_heap_string(h, h->lc_names[lo], &sn);
-		if (s) {
-			c->raw_name = java_name(h, s, sn);
-		} else {
-			char tmp[40];
-
-			snprintf(tmp, sizeof(tmp), "class@0x%" PRIx64, c->id);
-			c->raw_name =
-				ph_arena_strndup(&h->arena, tmp, strlen(tmp));
-			if (!c->raw_name)
-				return PH_ENOMEM;
-		}
-		c->name = c->raw_name;
-		c->super = c->super_id ? ph_heap_class_by_id(h, c->super_id) :
-					 PH_HEAP_NONE;
-		c->obj = PH_HEAP_NONE;
-		c->strength = PH_REACH_STRONG;
-		c->is_string = !strcmp(c->name, "java.lang.String");
-		size_t nl = strlen(c->name);
-		for (unsigned t = PH_HT_BOOLEAN; t <= PH_HT_LONG; t++)
-			if (prim_arrays[t] && nl == strlen(prim_arrays[t]) &&
-			    !strcmp(c->name, prim_arrays[t]))
-				c->prim_type = (uint8_t)t;
-	}
-	/* synthetic classes for primitive array types the dump never named */
-	for (unsigned t = PH_HT_BOOLEAN; t <= PH_HT_LONG; t++) {
-		bool have = false;
-
-		for (uint32_t i = 0; i < n && !have; i++)
-			have = h->classes[i].prim_type == t;
-		if (!have)
-			nsyn++;
-	}
-	if (nsyn) {
-		struct ph_heap_class *nc =
-			realloc(h->classes, (n + nsyn) * sizeof(*nc));
-
-		if (!nc)
-			return PH_ENOMEM;
-		h->classes = nc;
-		for (unsigned t = PH_HT_BOOLEAN; t <= PH_HT_LONG; t++) {
-			bool have = false;
-
-			for (uint32_t i = 0; i < h->nclasses && !have; i++)
-				have = h->classes[i].prim_type == t;
-			if (have)
-				continue;
-			memset(&nc[h->nclasses], 0, sizeof(*nc));
-			nc[h->nclasses].name = prim_arrays[t];
-			nc[h->nclasses].raw_name = prim_arrays[t];
-			nc[h->nclasses].prim_type = (uint8_t)t;
-			nc[h->nclasses].synthetic = true;
-			nc[h->nclasses].super = PH_HEAP_NONE;
-			nc[h->nclasses].obj = PH_HEAP_NONE;
-			nc[h->nclasses].referent_off = PH_HEAP_NONE;
-			h->nclasses++;
-		}
-	}
-	/* and one for objects whose class id names no class dump */
-	{
-		struct ph_heap_class *nc =
-			realloc(h->classes, (h->nclasses + 1) * sizeof(*nc));
-
-		if (!nc)
-			return PH_ENOMEM;
-		h->classes = nc;
-		memset(&nc[h->nclasses], 0, sizeof(*nc));
-		nc[h->nclasses].name = "<unknown class>";
-		nc[h->nclasses].raw_name = nc[h->nclasses].name;
-		nc[h->nclasses].synthetic = true;
-		nc[h->nclasses].super = PH_HEAP_NONE;
-		nc[h->nclasses].obj = PH_HEAP_NONE;
-		nc[h->nclasses].referent_off = PH_HEAP_NONE;
-		h->unknown_cls = h->nclasses++;
-	}
-	/* flattened fields: own first, then each superclass's */
-	for (uint32_t i = 0; i < n; i++) {
-		struct ph_heap_class *c = &h->classes[i];
-		uint32_t off = 0, cur = i;
-		uint16_t depth = 0;
-
-		c->fields = (uint32_t)fields.n;
-		c->refs = (uint32_t)refs.n;
-		while (cur != PH_HEAP_NONE) {
-			const struct ph_heap_class *k = &h->classes[cur];
-
-			if (depth >= depth_cap || depth == UINT16_MAX) {
-				PH_CORRUPT(&h->err, c->rec,
-					   "class hierarchy of %s is a cycle",
-					   c->name);
-				h->partial = true;
-				break;
-			}
-			for (uint32_t f = 0; f < k->nown; f++) {
-				const uint8_t *fp = d + k->own_off +
-						    (uint64_t)f * (h->idsz + 1);
-				struct ph_heap_field fld = {
-					.name_sid = rdid(fp, h->idsz),
-					.offset = off,
-					.decl = depth,
-					.type = fp[h->idsz],
-				};
-
-				if (vec_push(&fields, &fld, sizeof(fld)))
-					goto nomem;
-				if (fld.type == PH_HT_OBJECT &&
-				    vec_push(&refs, &off, 4))
-					goto nomem;
-				off += (uint32_t)ph_heap_type_size(h, fld.type);
-			}
-			cur = k->super;
-			depth++;
-		}
-		c->nfields = (uint32_t)fields.n - c->fields;
-		c->nrefs = (uint32_t)refs.n - c->refs;
-		c->fields_size = off;
-	}
-	h->fields = fields.p;
-	h->nfields = (uint32_t)fields.n;
-	h->refoffs = refs.p;
-	h->nrefoffs = (uint32_t)refs.n;
-	/* java.lang.ref: which classes hold their referent weakly */
-	for (uint32_t i = 0; i < n; i++) {
-		struct ph_heap_class *c = &h->classes[i];
-		static const struct {
-			const char *name;
-			uint8_t strength;
-		} kinds[] = {
-			{ "java.lang.ref.PhantomReference", PH_REACH_PHANTOM },
-			{ "java.lang.ref.WeakReference", PH_REACH_WEAK },
-			{ "java.lang.ref.FinalizerReference",
-			  PH_REACH_FINALIZER },
-			{ "java.lang.ref.Finalizer", PH_REACH_FINALIZER },
-			{ "java.lang.ref.SoftReference", PH_REACH_SOFT },
-			{ "java.lang.ref.Reference", PH_REACH_WEAK },
-		};
-
-		for (size_t k = 0; k < PH_ARRAY_SIZE(kinds); k++) {
-			if (!ph_heap_class_is_named(h, i, kinds[k].name))
-				continue;
-			c->strength = kinds[k].strength;
-			for (uint32_t f = 0; f < c->nfields; f++) {
-				const struct ph_heap_field *fl =
-					&h->fields[c->fields + f];
-				size_t sn;
-				const char *s =
-					ph_heap_string(h, fl->name_sid, &sn);
-
-				if (fl->type == PH_HT_OBJECT && s && sn == 8 &&
-				    !memcmp(s, "referent", 8))
-					c->referent_off = fl->offset;
-			}
-			break;
-		}
-	}
-	return rc;
-nomem:
-	free(fields.p);
-	free(refs.p);
-	return PH_ENOMEM;
 }
 
 /* Whether records of `size` bytes, each starting with a u64 id, ascend. */
@@ -1378,7 +722,7 @@ static int index_dump(struct ph_heap *h)
 	r.ids.p = NULL;
 	metas = r.metas.p;
 	r.metas.p = NULL;
-	rc = build_index(h, ids, metas);
+	rc = ph_hprof_build_index(h, ids, metas);
 	if (rc)
 		goto out;
 
@@ -1427,7 +771,7 @@ static int index_dump(struct ph_heap *h)
 	h->classes = r.classes.p;
 	r.classes.p = NULL;
 	h->nclasses = h->nclasses_real = (uint32_t)r.classes.n;
-	rc = finish_classes(h);
+	rc = ph_hprof_finish_classes(h);
 	if (rc)
 		goto out;
 	for (uint32_t i = 0; i < h->nclasses_real; i++)
@@ -1603,247 +947,4 @@ void ph_heap_release(struct ph_heap *h)
 	ph_heap_big_free(h->retained_count);
 	ph_arena_release(&h->arena);
 	memset(h, 0, sizeof(*h));
-}
-
-/* ---- reading values --------------------------------------------------- */
-
-/* Start and length of an instance's field bytes; false if not one. */
-static bool instance_data(const struct ph_heap *h, uint32_t obj,
-			  uint64_t *start, uint32_t *len, uint64_t *cls_id)
-{
-	uint64_t rec = ph_heap_rec(h, obj);
-	const uint8_t *d = h->data;
-
-	if (ph_heap_kind_of(h, obj) != PH_HEAP_INSTANCE)
-		return false;
-	*cls_id = rdid(d + rec + 1 + h->idsz + 4, h->idsz);
-	*len = rd4(d + rec + 1 + 2 * h->idsz + 4);
-	*start = rec + 1 + 2ull * h->idsz + 8;
-	return true;
-}
-
-static uint64_t read_value(const struct ph_heap *h, const uint8_t *p,
-			   unsigned type)
-{
-	switch (ph_heap_type_size(h, type)) {
-	case 1: return p[0];
-	case 2: return rd2(p);
-	case 4: return rd4(p);
-	case 8: return rd8(p);
-	}
-	return 0;
-}
-
-static bool name_is(const struct ph_heap *h, uint64_t sid, const char *name)
-{
-	size_t n;
-	const char *s = ph_heap_string(h, sid, &n);
-
-	return s && n == strlen(name) && !memcmp(s, name, n);
-}
-
-struct ph_heap_value ph_heap_get_field(struct ph_heap *h, uint32_t obj,
-				       const char *decl, const char *name)
-{
-	struct ph_heap_value v = { 0 };
-	uint64_t start, cid;
-	uint32_t len, c;
-
-	if (obj >= h->nobj || !instance_data(h, obj, &start, &len, &cid))
-		return v;
-	c = h->cls ? h->cls[obj] : ph_heap_class_by_id(h, cid);
-	if (c == PH_HEAP_NONE)
-		return v;
-	const struct ph_heap_class *k = &h->classes[c];
-	for (uint32_t i = 0; i < k->nfields; i++) {
-		const struct ph_heap_field *f = &h->fields[k->fields + i];
-		size_t ts = ph_heap_type_size(h, f->type);
-
-		if (decl) {
-			uint32_t dc = c;
-
-			for (uint16_t j = 0; j < f->decl && dc != PH_HEAP_NONE;
-			     j++)
-				dc = h->classes[dc].super;
-			if (dc == PH_HEAP_NONE ||
-			    strcmp(h->classes[dc].name, decl))
-				continue;
-		}
-		if (!name_is(h, f->name_sid, name)) {
-			/* an obfuscated dump: compare de-obfuscated names */
-			if (!h->map ||
-			    strcmp(ph_heap_field_name(h, c, f), name))
-				continue;
-		}
-		if (f->offset + ts > len)
-			return v;
-		v.type = f->type;
-		v.u = read_value(h, h->data + start + f->offset, f->type);
-		return v;
-	}
-	return v;
-}
-
-/* Whether static sid of class k de-obfuscates to name. */
-static bool static_mapped(struct ph_heap *h, const struct ph_heap_class *k,
-			  uint64_t sid, const char *name)
-{
-	size_t n;
-	const char *s = ph_heap_string(h, sid, &n);
-	char *raw;
-	const char *orig;
-
-	if (!s || !(raw = ph_arena_strndup(&h->arena, s, n)))
-		return false;
-	orig = ph_heap_map_field(h->map, k->raw_name, raw);
-	return orig && !strcmp(orig, name);
-}
-
-struct ph_heap_value ph_heap_get_static(struct ph_heap *h, uint32_t c,
-					const char *name)
-{
-	struct ph_heap_value v = { 0 };
-	const struct ph_heap_class *k;
-	uint64_t q;
-
-	if (c >= h->nclasses_real)
-		return v;
-	k = &h->classes[c];
-	q = k->statics_off;
-	for (uint32_t i = 0; i < k->nstatics; i++) {
-		uint64_t sid = rdid(h->data + q, h->idsz);
-		unsigned t = h->data[q + h->idsz];
-		size_t ts = ph_heap_type_size(h, t);
-
-		if (name_is(h, sid, name) ||
-		    (h->map && static_mapped(h, k, sid, name))) {
-			v.type = (uint8_t)t;
-			v.u = read_value(h, h->data + q + h->idsz + 1, t);
-			return v;
-		}
-		q += h->idsz + 1 + ts;
-	}
-	return v;
-}
-
-uint64_t ph_heap_instance_ref(const struct ph_heap *h, uint32_t obj,
-			      uint32_t offset)
-{
-	uint64_t start, cid;
-	uint32_t len;
-
-	if (obj >= h->nobj || !instance_data(h, obj, &start, &len, &cid) ||
-	    (uint64_t)offset + h->idsz > len)
-		return 0;
-	return rdid(h->data + start + offset, h->idsz);
-}
-
-uint32_t ph_heap_array_length(const struct ph_heap *h, uint32_t obj)
-{
-	enum ph_heap_kind k = ph_heap_kind_of(h, obj);
-
-	if (k != PH_HEAP_OBJ_ARRAY && k != PH_HEAP_PRIM_ARRAY)
-		return 0;
-	return rd4(h->data + ph_heap_rec(h, obj) + 1 + h->idsz + 4);
-}
-
-uint64_t ph_heap_array_ref(const struct ph_heap *h, uint32_t obj, uint32_t i)
-{
-	uint64_t rec = ph_heap_rec(h, obj);
-
-	if (ph_heap_kind_of(h, obj) != PH_HEAP_OBJ_ARRAY ||
-	    i >= ph_heap_array_length(h, obj))
-		return 0;
-	return rdid(h->data + rec + 1 + 2ull * h->idsz + 8 +
-			    (uint64_t)i * h->idsz,
-		    h->idsz);
-}
-
-static int add_utf8(struct ph_buf *out, uint32_t cp)
-{
-	char b[4];
-	size_t n;
-
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		cp = 0xfffd;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	return ph_buf_add(out, b, n);
-}
-
-int ph_heap_read_string(struct ph_heap *h, uint32_t obj, struct ph_buf *out)
-{
-	struct ph_heap_value v, cnt, coder;
-	uint32_t arr, n, c;
-	uint64_t rec;
-	unsigned et;
-	int rc = 0;
-
-	if (obj >= h->nobj || ph_heap_kind_of(h, obj) != PH_HEAP_INSTANCE)
-		return PH_ENOENT;
-	v = ph_heap_get_field(h, obj, "java.lang.String", "value");
-	if (v.type != PH_HT_OBJECT)
-		return PH_ENOENT;
-	arr = ph_heap_find(h, v.u);
-	if (arr == PH_HEAP_NONE ||
-	    ph_heap_kind_of(h, arr) != PH_HEAP_PRIM_ARRAY)
-		return PH_ENOENT;
-	rec = ph_heap_rec(h, arr);
-	if (h->data[rec] != 0x23)
-		return PH_ENOENT; /* NODATA */
-	n = ph_heap_array_length(h, arr);
-	et = h->data[rec + 1 + h->idsz + 8];
-	const uint8_t *p = h->data + rec + 1 + h->idsz + 9;
-	cnt = ph_heap_get_field(h, obj, "java.lang.String", "count");
-	coder = ph_heap_get_field(h, obj, "java.lang.String", "coder");
-	if (et == PH_HT_CHAR) {
-		c = cnt.type == PH_HT_INT && cnt.u <= n ? (uint32_t)cnt.u : n;
-		for (uint32_t i = 0; !rc && i < c; i++) {
-			uint32_t u = rd2(p + 2ull * i);
-
-			if (u >= 0xd800 && u < 0xdc00 && i + 1 < c) {
-				uint32_t lo = rd2(p + 2ull * (i + 1));
-
-				if (lo >= 0xdc00 && lo < 0xe000) {
-					u = 0x10000 + ((u - 0xd800) << 10) +
-					    (lo - 0xdc00);
-					i++;
-				}
-			}
-			rc = add_utf8(out, u);
-		}
-	} else if (et == PH_HT_BYTE) {
-		/* JDK 9+: coder 1 means UTF-16 in native (little) order */
-		if (coder.type && coder.u == 1) {
-			for (uint32_t i = 0; !rc && i + 1 < n; i += 2)
-				rc = add_utf8(out,
-					      (uint32_t)(p[i] | p[i + 1] << 8));
-		} else {
-			c = cnt.type == PH_HT_INT && cnt.u <= n ?
-				    (uint32_t)cnt.u :
-				    n;
-			for (uint32_t i = 0; !rc && i < c; i++)
-				rc = add_utf8(out, p[i]);
-		}
-	} else {
-		return PH_ENOENT;
-	}
-	return rc;
 }
