@@ -42,7 +42,7 @@ endif
 CORE_SRC := $(wildcard src/core/*.c)
 WIRE_SRC := $(wildcard src/wire/*.c)
 AGENT_SRC := $(wildcard src/agent/*.c src/agent/collectors/*.c)
-ENGINE_SRC := $(wildcard src/host/*.c src/host/findings/*.c \
+ENGINE_SRC := $(wildcard src/host/*.c src/host/findings/*.c src/host/io/*.c \
 	src/mcp/*.c src/mcp/tools/*.c src/ui/*.c src/trace/*.c \
 	src/heap/*.c src/iotrace/*.c)
 CMD_SRC := $(wildcard src/cmd/*.c)

@@ -18,7 +18,7 @@
  *
  * --iotrace records this machine's block I/O over the same run with the
  * iotrace collector (`porthole iotrace record`, a child, root), then joins
- * it with the app's events (host/io_merge.h): its findings are merged
+ * it with the app's events (host/io/merge.h): its findings are merged
  * tagged [iotrace] and the view is kept as the capture's `io`.  The
  * recording itself is removed unless --iotrace-out DIR keeps it.
  */
@@ -29,7 +29,7 @@
 #include "host/capture.h"
 #include "host/env.h"
 #include "host/findings.h"
-#include "host/io_merge.h"
+#include "host/io/merge.h"
 #include "host/live.h"
 #include "host/perfetto.h"
 #include "host/systrace.h"

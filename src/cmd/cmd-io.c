@@ -2,7 +2,7 @@
  * porthole io DIR [--session ID | --events FILE] [--from T --to T]
  *              [--pid N] [--offset-ms MS] [--json | --ndjson [--all]]
  *
- * The host's `io` view (src/host/io.h, docs/iotrace.md): the block I/O of
+ * The host's `io` view (src/host/io/io.h, docs/iotrace.md): the block I/O of
  * an iotrace recording (DIR, from `porthole iotrace record` or `parse`)
  * joined with an app's session (the most recently active one by default)
  * on the app's clock: what the app itself issued, what its main thread
@@ -15,7 +15,7 @@
 #include "cmd.h"
 #include "ph_buf.h"
 #include "host/env.h"
-#include "host/io.h"
+#include "host/io/io.h"
 #include "host/session.h"
 
 extern const struct ph_cmd ph_cmd_io;

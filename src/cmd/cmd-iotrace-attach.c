@@ -4,7 +4,7 @@
  *
  * An iotrace recording's block requests added to a recorded session as
  * wire `io` events, with one `io_recording` event naming the recording
- * (src/host/io_attach.h; docs/iotrace.md, "In a session"), so the
+ * (src/host/io/attach.h; docs/iotrace.md, "In a session"), so the
  * session's timeline, findings and MCP answers have its block I/O from
  * then on, and a host recording the session gets them live.  SESSION is
  * a session id under the sessions directory or a session's directory
@@ -20,7 +20,7 @@
 #include "ph_buf.h"
 #include "ph_error.h"
 #include "host/env.h"
-#include "host/io_attach.h"
+#include "host/io/attach.h"
 
 extern const struct ph_cmd ph_cmd_iotrace;
 int ph_cmd_iotrace_attach(int argc, char **argv);

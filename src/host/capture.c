@@ -2,7 +2,7 @@
 #include "ph_common.h"
 #include "capture.h"
 #include "ph_error.h"
-#include "io.h"
+#include "io/io.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -2,11 +2,11 @@
  * io_view.c: the io view of a call's window, shared by io_summary and
  * io_requests (see mcp.h): the session's identity and profile from an
  * analysis, its `io` events and the app's moments read back
- * (host/io_events.h), and the plain answer when none were recorded.
+ * (host/io/events.h), and the plain answer when none were recorded.
  */
 #include "ph_common.h"
 #include "mcp.h"
-#include "host/io_events.h"
+#include "host/io/events.h"
 
 #define KINDS                                                    \
 	((1ull << PH_KIND_IO) | (1ull << PH_KIND_IO_RECORDING) | \

@@ -198,7 +198,7 @@ int64_t ph_mcp_now(struct ph_mcp *m);
 struct ph_analysis *ph_mcp_analyze(struct ph_mcp_call *c, struct ph_window w,
 				   struct ph_mcp_source *src);
 /*
- * The block I/O of the call's window as an io view (host/io.h), for
+ * The block I/O of the call's window as an io view (host/io/io.h), for
  * io_summary and io_requests: *a is the window's analysis (the session's
  * identity and profile; ph_analysis_free it, it may be NULL), *e the io
  * events read back (ph_io_events_release it, after the view).  NULL when

@@ -2,14 +2,14 @@
  * test_findings_io.c: the findings family `io` (src/host/findings/io.c)
  * over fixed events: a session's stalls, frames and queries, and the
  * block I/O `porthole iotrace attach` adds to it (io events, an
- * io_recording marker); and attach itself (src/host/io_attach.c) on the
+ * io_recording marker); and attach itself (src/host/io/attach.c) on the
  * made-up session and recording of tests/golden/io/data, whose findings
  * read back from the session must be the view's, byte for byte.
  */
 #include "ph_common.h"
 #include "harness.h"
 #include "host/findings.h"
-#include "host/io_attach.h"
+#include "host/io/attach.h"
 #include "host/store.h"
 
 #define HELLO                                                               \

@@ -1,5 +1,5 @@
 /*
- * test_host_io.c: the host's `io` view (src/host/io.c) from fixed input:
+ * test_host_io.c: the host's `io` view (src/host/io/io.c) from fixed input:
  * session events as wire lines, ds rows as the reader hands them over.
  * tests/golden/io/ runs the same through the command line, and
  * tests/e2e/io_live.sh on a real recording beside porthole-sample.
@@ -7,7 +7,7 @@
 #include "ph_common.h"
 #include "harness.h"
 #include "host/ingest.h"
-#include "host/io.h"
+#include "host/io/io.h"
 
 #define HELLO                                                               \
 	"{\"id\":1,\"ok\":true,\"result\":{\"protocol\":1,\"packageName\":" \

@@ -1,5 +1,5 @@
 /*
- * test_host_io_merge.c: `capture --iotrace`'s join (src/host/io_merge.c)
+ * test_host_io_merge.c: `capture --iotrace`'s join (src/host/io/merge.c)
  * from fixed input: the golden io session (tests/golden/io/data) loaded
  * into a live store, its analysis, and the made-up recording beside it.
  * The merged answer must be the one `porthole io` gives for the same
@@ -10,8 +10,8 @@
 #include "harness.h"
 #include "host/capture.h"
 #include "host/findings.h"
-#include "host/io.h"
-#include "host/io_merge.h"
+#include "host/io/io.h"
+#include "host/io/merge.h"
 #include "host/store.h"
 
 #define DATA "tests/golden/io/data/"

@@ -4,9 +4,9 @@
  * (`porthole iotrace attach`: `io` events and an `io_recording` marker)
  * beside the app's stalls, late frames and main-thread queries.
  *
- * The judging is the io view's own (src/host/io.c, docs/iotrace.md "The
+ * The judging is the io view's own (src/host/io/io.c, docs/iotrace.md "The
  * host's io view"): the events are read back into the view's inputs
- * (io_events.h) as they are fed, and each emit finishes a copy of them
+ * (io/events.h) as they are fed, and each emit finishes a copy of them
  * over the window, so the findings are the ones `porthole io` gives for
  * the same window, with source "iotrace", and emitting changes nothing.
  * A session without block I/O says nothing about it: none of the ids is
@@ -15,8 +15,8 @@
  */
 #include "ph_common.h"
 #include "family.h"
-#include "../io_events.h"
-#include "../io_merge.h"
+#include "../io/events.h"
+#include "../io/merge.h"
 
 struct st {
 	struct ph_io_events ev;

@@ -4,11 +4,11 @@
  * the findings; this gives the rows behind them): whose (the app's, its
  * main thread's, other processes', all), how slow at least, which
  * operation, slowest first or in time order.  Each request is written as
- * a capture's io span (io_write.c), so the two read alike.
+ * a capture's io span (host/io/write.c), so the two read alike.
  */
 #include "ph_common.h"
 #include "mcp/mcp.h"
-#include "host/io_events.h"
+#include "host/io/events.h"
 
 struct filter {
 	const char *who; /* app, main, others, all */

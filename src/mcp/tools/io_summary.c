@@ -4,12 +4,12 @@
  * own events: each device's latency per operation, the busiest
  * processes, the app's and its main thread's requests, the app's
  * moments (stalls, late frames, queries) with I/O in flight, and the io
- * findings (the view's rules, src/host/io.c, through io_events.h).
+ * findings (the view's rules, src/host/io/io.c, through io/events.h).
  * Without io events it says so, and how to record some.
  */
 #include "ph_common.h"
 #include "mcp/mcp.h"
-#include "host/io_events.h"
+#include "host/io/events.h"
 
 /* How much of each list an answer carries. */
 struct caps {

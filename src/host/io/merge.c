@@ -1,7 +1,7 @@
-/* io_merge.c: an iotrace recording's io view merged into a capture. */
+/* io/merge.c: an iotrace recording's io view merged into a capture. */
 #include "ph_common.h"
-#include "io_merge.h"
-#include "ingest.h"
+#include "merge.h"
+#include "../ingest.h"
 
 static const char *keep(struct ph_analysis *a, const char *s)
 {

@@ -6,7 +6,7 @@
 #include "ph_buf.h"
 #include "ph_error.h"
 #include "io.h"
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <math.h>
 

@@ -1,10 +1,10 @@
 /*
- * io_events.c: a session's `io` and `io_recording` events read back into
- * the io view (io_events.h says why; docs/iotrace.md, "In a session").
+ * io/events.c: a session's `io` and `io_recording` events read back into
+ * the io view (io/events.h says why; docs/iotrace.md, "In a session").
  */
 #include "ph_common.h"
 #include "ph_error.h"
-#include "io_events.h"
+#include "events.h"
 
 #include <math.h>
 

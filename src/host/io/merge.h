@@ -1,5 +1,5 @@
 /*
- * io_merge.h: an iotrace recording made over the same run as a capture,
+ * io/merge.h: an iotrace recording made over the same run as a capture,
  * its `io` view's findings merged into the capture's (`capture
  * --iotrace`; docs/iotrace.md, "In a capture").
  *
@@ -14,9 +14,9 @@
 #define PH_HOST_IO_MERGE_H
 
 #include "ph_common.h"
-#include "findings.h"
+#include "../findings.h"
 #include "io.h"
-#include "store.h"
+#include "../store.h"
 
 /*
  * One of the view's findings added to a, source "iotrace", its strings

@@ -35,9 +35,9 @@
 #include "ph_common.h"
 #include "ph_arena.h"
 #include "ph_json.h"
-#include "event.h"
-#include "findings.h"
-#include "store.h"
+#include "../event.h"
+#include "../findings.h"
+#include "../store.h"
 #include "iotrace/ds_read.h"
 
 /* Wall-clock offsets closer than this: one clock (NTP slews realtime by
@@ -239,7 +239,7 @@ int ph_io_load_recording(struct ph_io_view *v, const char *rec_dir, char *why,
 
 /*
  * One request already on the app's clock (a wire `io` event read back,
- * io_events.h): kept as given, its strings borrowed (they must outlive
+ * io/events.h): kept as given, its strings borrowed (they must outlive
  * the view), its latency counted in the device's histogram.  The window
  * is the caller's to apply.
  */
@@ -289,7 +289,7 @@ static inline bool ph_io_moment_listed(const struct ph_io_moment *m)
 	return m->app_n > 0 || m->jank;
 }
 
-/* --- the answers (io_write.c) --------------------------------------------- */
+/* --- the answers (io/write.c) --------------------------------------------- */
 
 /* For a person: the clock, the totals, findings, quiet, moments. */
 int ph_io_write_text(const struct ph_io_view *v, struct ph_buf *out) PH_WUR;

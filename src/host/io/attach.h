@@ -1,5 +1,5 @@
 /*
- * io_attach.h: `porthole iotrace attach SESSION DIR`, an iotrace
+ * io/attach.h: `porthole iotrace attach SESSION DIR`, an iotrace
  * recording's block requests added to a recorded session as events
  * (docs/iotrace.md, "In a session").
  *
@@ -12,7 +12,7 @@
  * alignment, ftrace's losses, each device's median over the whole
  * recording, the app's pid).  A host recording the session reads them
  * back into its live store within a flush, so the UI, MCP and watch get
- * them like any other event; io_events.h reads them back for findings.
+ * them like any other event; io/events.h reads them back for findings.
  *
  * Which requests: the app's own, then (unless app_only) other
  * processes': the timeline's io lane and io-during-jank need the

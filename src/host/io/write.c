@@ -1,5 +1,5 @@
 /*
- * io_write.c: the `io` view's answers, for a person (text), a program
+ * io/write.c: the `io` view's answers, for a person (text), a program
  * (one JSON object) and the timeline (wire `io` events, NDJSON).
  */
 #include "ph_common.h"
@@ -41,7 +41,7 @@ void ph_io_event_write(const struct ph_io_req *r, struct ph_jw *jw)
 	ph_jw_kv_int(jw, "seq", -1);
 	ph_jw_key(jw, "data");
 	ph_jw_obj_begin(jw);
-	/* t is whole ms; the view joins on the issue's own ns (io_events.c
+	/* t is whole ms; the view joins on the issue's own ns (io/events.c
 	 * reads them back), so the exact time travels beside it */
 	ph_jw_kv_double(jw, "issueMs", ms(r->issue_ns));
 	ph_jw_kv_str(jw, "dev", dev);

@@ -1,7 +1,7 @@
 /*
- * io_events.h: the `io` view (io.h) rebuilt from a session's own events.
+ * io/events.h: the `io` view (io.h) rebuilt from a session's own events.
  *
- * `porthole iotrace attach SESSION DIR` (io_attach.h) joins a recording
+ * `porthole iotrace attach SESSION DIR` (io/attach.h) joins a recording
  * with a session once and appends what it found to the session: each
  * block request of the window as a wire `io` event (protocol.md §4.4,
  * with `issueMs`, the issue's exact time), and one `io_recording` event

@@ -1,14 +1,14 @@
 /*
- * io_attach.c: an iotrace recording's requests added to a session
- * (io_attach.h says which and why; docs/iotrace.md, "In a session").
+ * io/attach.c: an iotrace recording's requests added to a session
+ * (io/attach.h says which and why; docs/iotrace.md, "In a session").
  */
 #include "ph_common.h"
 #include "ph_buf.h"
 #include "ph_error.h"
-#include "io_attach.h"
-#include "io_events.h"
-#include "ingest.h"
-#include "session.h"
+#include "attach.h"
+#include "events.h"
+#include "../ingest.h"
+#include "../session.h"
 #include "iotrace/sha256.h"
 
 #include <dirent.h>
