@@ -12,13 +12,13 @@ struct grp {
 	bool main;
 };
 
-struct st {
+struct db_error_state {
 	struct ph_smap by_error; /* error text -> struct grp */
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct db_error_state *s = p;
 	const char *err;
 	size_t n;
 	bool created;
@@ -47,7 +47,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct db_error_state *s = p;
 
 	for (size_t i = 0; i < s->by_error.n; i++) {
 		struct grp *g = s->by_error.vals[i];
@@ -78,14 +78,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->by_error);
+	ph_smap_release(&((struct db_error_state *)p)->by_error);
 }
 
 const struct ph_family ph_family_db_error = {
 	.name = "db-error",
 	.ids = { "db-error" },
 	.kinds = PH_KIND_BIT(DB_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct db_error_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -26,7 +26,7 @@ struct launch {
 	int64_t origin, first_frame;
 };
 
-struct st {
+struct db_main_state {
 	struct query *q;
 	size_t n, alloc;
 	struct launch l[8];
@@ -35,7 +35,7 @@ struct st {
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct db_main_state *s = p;
 	int64_t o, ff;
 	struct query *x;
 
@@ -71,7 +71,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	x->thread = ph_keep_field(c, ev, "thread");
 }
 
-static bool in_launch(const struct st *s, const struct query *x)
+static bool in_launch(const struct db_main_state *s, const struct query *x)
 {
 	for (size_t i = 0; i < s->nl; i++)
 		if (x->to >= s->l[i].origin && x->to <= s->l[i].first_frame)
@@ -95,7 +95,7 @@ static void fmt_ms(char *buf, size_t size, const struct query *x)
 }
 
 /* One finding over the queries in or out of a launch (launch). */
-static void emit_group(struct ph_fctx *c, struct st *s, bool launch)
+static void emit_group(struct ph_fctx *c, struct db_main_state *s, bool launch)
 {
 	const struct query *worst = NULL;
 	int64_t count = 0, from = 0, to = 0, others = 0;
@@ -196,14 +196,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	free(((struct st *)p)->q);
+	free(((struct db_main_state *)p)->q);
 }
 
 const struct ph_family ph_family_db_main = {
 	.name = "db-on-main-thread",
 	.ids = { "db-on-main-thread" },
 	.kinds = PH_KIND_BIT(STARTUP) | PH_KIND_BIT(DB_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct db_main_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -15,14 +15,14 @@ struct ex {
 	const char *reason, *description, *top, *stack;
 };
 
-struct st {
+struct exit_state {
 	struct ex *v;
 	size_t n, alloc;
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct exit_state *s = p;
 	struct ex *x;
 	const char *st;
 	size_t n;
@@ -71,7 +71,7 @@ static int classify(const struct ex *x)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct exit_state *s = p;
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ex *x = &s->v[i];
@@ -117,14 +117,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	free(((struct st *)p)->v);
+	free(((struct exit_state *)p)->v);
 }
 
 const struct ph_family ph_family_exit = {
 	.name = "exit",
 	.ids = { "exit" },
 	.kinds = PH_KIND_BIT(EXIT),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct exit_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

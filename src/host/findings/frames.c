@@ -20,7 +20,7 @@
 #define MIN_MISSED 12
 #define FREEZE_MS  250
 
-struct st {
+struct frames_state {
 	int64_t janky, missed, from, to, last_t;
 	int64_t worst_ms, worst_at, worst_missed;
 	const char *worst_phase;
@@ -31,7 +31,7 @@ struct st {
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct frames_state *s = p;
 	int64_t total = 0, reported = 0, missed;
 	double budget = ph_profile_budget_ms(c->profile), fb;
 	char phase[32];
@@ -75,7 +75,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct frames_state *s = p;
 	const char *common = "unknown";
 	int64_t common_n = 0;
 	struct ph_finding *f;
@@ -138,14 +138,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->phases);
+	ph_smap_release(&((struct frames_state *)p)->phases);
 }
 
 const struct ph_family ph_family_frames = {
 	.name = "frames-dropped",
 	.ids = { "frames-dropped" },
 	.kinds = PH_KIND_BIT(FRAME),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct frames_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -9,13 +9,13 @@
 
 #define WARN_MS 100
 
-struct st {
+struct gc_state {
 	int64_t count, paused, worst, from, to, last_t;
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct gc_state *s = p;
 	int64_t blocking = 0, ms = 0;
 	double budget = ph_profile_budget_ms(c->profile);
 
@@ -39,7 +39,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct gc_state *s = p;
 	struct ph_finding *f;
 	struct ph_jw *jw;
 
@@ -70,7 +70,7 @@ const struct ph_family ph_family_gc = {
 	.name = "gc-blocking",
 	.ids = { "gc-blocking" },
 	.kinds = PH_KIND_BIT(GC),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct gc_state),
 	.event = on_event,
 	.emit = emit,
 };

@@ -12,13 +12,13 @@ struct grp {
 	const char *method, *url, *path, *body, *detail;
 };
 
-struct st {
+struct http_failed_state {
 	struct ph_smap groups; /* "METHOD path status" -> struct grp */
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct http_failed_state *s = p;
 	int64_t status = 0, from, to;
 	char method[16], url[600], key[700];
 	const char *path;
@@ -60,7 +60,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct http_failed_state *s = p;
 
 	for (size_t i = 0; i < s->groups.n; i++) {
 		struct grp *g = s->groups.vals[i];
@@ -104,14 +104,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->groups);
+	ph_smap_release(&((struct http_failed_state *)p)->groups);
 }
 
 const struct ph_family ph_family_http_failed = {
 	.name = "http-failed",
 	.ids = { "http-failed" },
 	.kinds = PH_KIND_BIT(HTTP_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct http_failed_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

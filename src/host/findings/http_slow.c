@@ -20,14 +20,14 @@ struct grp {
 	const char *network;
 };
 
-struct st {
+struct http_slow_state {
 	struct ph_smap groups;
 	const char *network; /* "wifi (metered)", from device:network */
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct http_slow_state *s = p;
 	int64_t from, to;
 	char method[16], url[600], key[700];
 	const char *path;
@@ -93,7 +93,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct http_slow_state *s = p;
 
 	for (size_t i = 0; i < s->groups.n; i++) {
 		struct grp *g = s->groups.vals[i];
@@ -146,14 +146,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->groups);
+	ph_smap_release(&((struct http_slow_state *)p)->groups);
 }
 
 const struct ph_family ph_family_http_slow = {
 	.name = "http-call-slow",
 	.ids = { "http-call-slow" },
 	.kinds = PH_KIND_BIT(DEVICE) | PH_KIND_BIT(HTTP_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct http_slow_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

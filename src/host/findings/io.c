@@ -18,14 +18,14 @@
 #include "../io/events.h"
 #include "../io/merge.h"
 
-struct st {
+struct io_state {
 	struct ph_io_events ev;
 	bool ready, failed;
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct io_state *s = p;
 
 	(void)c;
 	if (s->failed)
@@ -43,7 +43,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static bool judged(const void *p, const char *id)
 {
-	const struct st *s = p;
+	const struct io_state *s = p;
 
 	if (!s->ready || s->failed || !ph_io_events_any(&s->ev))
 		return false;
@@ -52,7 +52,7 @@ static bool judged(const void *p, const char *id)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct io_state *s = p;
 	struct ph_io_view *v;
 
 	if (!s->ready || s->failed || !ph_io_events_any(&s->ev))
@@ -71,7 +71,7 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	struct st *s = p;
+	struct io_state *s = p;
 
 	if (s->ready)
 		ph_io_events_release(&s->ev);
@@ -84,7 +84,7 @@ const struct ph_family ph_family_io = {
 	.kinds = PH_KIND_BIT(IO) | PH_KIND_BIT(IO_RECORDING) |
 		 PH_KIND_BIT(BLOCKED) | PH_KIND_BIT(FRAME) |
 		 PH_KIND_BIT(DB_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct io_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -15,7 +15,7 @@ struct lk {
 	const char *desc, *cls, *head, *trace;
 };
 
-struct st {
+struct leak_state {
 	struct ph_smap sigs;
 };
 
@@ -78,7 +78,7 @@ static void human(int64_t b, char *buf, size_t size)
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct leak_state *s = p;
 	const char *sig, *tr;
 	size_t n, tn;
 	struct lk *x;
@@ -108,7 +108,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct leak_state *s = p;
 
 	for (size_t i = 0; i < s->sigs.n; i++) {
 		struct lk *x = s->sigs.vals[i];
@@ -165,14 +165,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->sigs);
+	ph_smap_release(&((struct leak_state *)p)->sigs);
 }
 
 const struct ph_family ph_family_leak = {
 	.name = "leak",
 	.ids = { "leak" },
 	.kinds = PH_KIND_BIT(LEAK),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct leak_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

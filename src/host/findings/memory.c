@@ -7,7 +7,7 @@
 #include "ph_common.h"
 #include "family.h"
 
-struct st {
+struct memory_state {
 	int64_t count, from, to, last_t, worst_raw;
 	bool urgent, low_memory;
 	const char *worst_level;
@@ -15,7 +15,7 @@ struct st {
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct memory_state *s = p;
 	int64_t raw = 0;
 	bool low;
 
@@ -53,7 +53,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct memory_state *s = p;
 	struct ph_finding *f;
 	struct ph_jw *jw;
 
@@ -83,7 +83,7 @@ const struct ph_family ph_family_memory = {
 	.name = "memory-pressure",
 	.ids = { "memory-pressure" },
 	.kinds = PH_KIND_BIT(DEVICE),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct memory_state),
 	.event = on_event,
 	.emit = emit,
 };

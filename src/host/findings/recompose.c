@@ -33,7 +33,7 @@ struct write {
 	const char *keys[4];
 };
 
-struct st {
+struct recompose_state {
 	struct ph_smap comps; /* name -> struct comp */
 	struct write ring[RING];
 	size_t ring_n;
@@ -59,7 +59,7 @@ static void count_trigger(struct comp *k, const char *key)
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct recompose_state *s = p;
 	const struct ph_json *tb;
 	const char *name, *id;
 	size_t n, idn;
@@ -159,7 +159,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct recompose_state *s = p;
 
 	for (size_t i = 0; i < s->comps.n; i++) {
 		struct comp *k = s->comps.vals[i];
@@ -240,7 +240,7 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	struct st *s = p;
+	struct recompose_state *s = p;
 
 	for (size_t i = 0; i < s->comps.n; i++)
 		ph_smap_release(&((struct comp *)s->comps.vals[i])->ids);
@@ -251,7 +251,7 @@ const struct ph_family ph_family_recompose = {
 	.name = "recompose-hotspot",
 	.ids = { "recompose-hotspot" },
 	.kinds = PH_KIND_BIT(STATE_WRITE) | PH_KIND_BIT(RECOMPOSE),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct recompose_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -27,7 +27,7 @@ struct dump {
 	int64_t from, to;
 };
 
-struct st {
+struct stall_state {
 	struct stall *v;
 	size_t n, alloc;
 	struct dump *d;
@@ -110,7 +110,7 @@ static void read_stall(struct ph_fctx *c, const struct ph_event *ev,
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct stall_state *s = p;
 	int64_t a, b;
 
 	if (ev->kind == PH_KIND_LEAK && ph_ev_int(ev, "heapDumpStartMs", &a) &&
@@ -149,7 +149,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	read_stall(c, ev, &s->v[s->n++]);
 }
 
-static bool in_dump(const struct st *s, const struct stall *x)
+static bool in_dump(const struct stall_state *s, const struct stall *x)
 {
 	for (size_t i = 0; i < s->nd; i++)
 		if (x->t >= s->d[i].from - 50 &&
@@ -158,8 +158,8 @@ static bool in_dump(const struct st *s, const struct stall *x)
 	return false;
 }
 
-static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
-		       bool dump)
+static void emit_group(struct ph_fctx *c, const struct stall_state *s,
+		       size_t first, bool dump)
 {
 	const struct stall *x0 = &s->v[first], *worst = x0;
 	int64_t count = 0, total = 0, from = INT64_MAX, to = INT64_MIN;
@@ -273,7 +273,7 @@ static void emit_group(struct ph_fctx *c, const struct st *s, size_t first,
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct stall_state *s = p;
 
 	for (size_t i = 0; i < s->n; i++) {
 		bool dump = in_dump(s, &s->v[i]), seen = false;
@@ -288,7 +288,7 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	struct st *s = p;
+	struct stall_state *s = p;
 
 	free(s->v);
 	free(s->d);
@@ -298,7 +298,7 @@ const struct ph_family ph_family_stall = {
 	.name = "main-thread-stall",
 	.ids = { "main-thread-stall" },
 	.kinds = PH_KIND_BIT(LEAK) | PH_KIND_BIT(BLOCKED),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct stall_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -21,13 +21,13 @@ struct launch {
 	const char *cls, *phase;
 };
 
-struct st {
+struct startup_state {
 	struct launch *v;
 	size_t n, alloc;
 };
 
 /* A late fully_drawn: the launch it names by originMs is fully drawn. */
-static void late_fully_drawn(struct st *s, const struct ph_event *ev)
+static void late_fully_drawn(struct startup_state *s, const struct ph_event *ev)
 {
 	int64_t origin;
 
@@ -43,7 +43,7 @@ static void late_fully_drawn(struct st *s, const struct ph_event *ev)
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct startup_state *s = p;
 	struct launch *x;
 
 	if (ev->kind == PH_KIND_FULLY_DRAWN)
@@ -80,7 +80,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct startup_state *s = p;
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct launch *x = &s->v[i];
@@ -159,14 +159,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	free(((struct st *)p)->v);
+	free(((struct startup_state *)p)->v);
 }
 
 const struct ph_family ph_family_startup = {
 	.name = "startup",
 	.ids = { "startup-slow", "startup-not-fully-drawn" },
 	.kinds = PH_KIND_BIT(STARTUP) | PH_KIND_BIT(FULLY_DRAWN),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct startup_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

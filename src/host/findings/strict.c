@@ -13,13 +13,13 @@ struct site {
 	const char *category, *type, *stack;
 };
 
-struct st {
+struct strict_state {
 	struct ph_smap sites;
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct strict_state *s = p;
 	const char *site;
 	size_t n;
 	struct site *x;
@@ -62,7 +62,7 @@ static int severity(const char *cat)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct strict_state *s = p;
 
 	for (size_t i = 0; i < s->sites.n; i++) {
 		struct site *x = s->sites.vals[i];
@@ -109,14 +109,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->sites);
+	ph_smap_release(&((struct strict_state *)p)->sites);
 }
 
 const struct ph_family ph_family_strict = {
 	.name = "strict-violation",
 	.ids = { "strict-violation" },
 	.kinds = PH_KIND_BIT(STRICT_VIOLATION),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct strict_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,

@@ -12,7 +12,7 @@
 #define NOTE_MS 100
 #define WARN_MS 500
 
-struct st {
+struct tap_state {
 	int64_t count, from, to, last_from, last_to;
 	int64_t worst_ms, worst_at, worst_frame_t, worst_frame_end;
 	const char *target, *phase;
@@ -20,7 +20,7 @@ struct st {
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct tap_state *s = p;
 	int64_t ms;
 
 	(void)c;
@@ -46,7 +46,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct tap_state *s = p;
 	struct ph_finding *f;
 	struct ph_jw *jw;
 
@@ -89,7 +89,7 @@ const struct ph_family ph_family_tap = {
 	.name = "tap-slow",
 	.ids = { "tap-slow" },
 	.kinds = PH_KIND_BIT(INPUT),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct tap_state),
 	.event = on_event,
 	.emit = emit,
 };

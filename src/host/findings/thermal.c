@@ -16,7 +16,7 @@ struct episode {
 	const char *status;
 };
 
-struct st {
+struct thermal_state {
 	bool hot;
 	struct episode cur;
 	struct episode best; /* the longest closed episode with frames */
@@ -29,7 +29,7 @@ static bool severe(const char *s)
 	       !strcmp(s, "emergency") || !strcmp(s, "shutdown");
 }
 
-static void close_episode(struct st *s, int64_t t)
+static void close_episode(struct thermal_state *s, int64_t t)
 {
 	s->cur.to = t;
 	if (s->cur.to - s->cur.from >= MIN_MS && s->cur.frames > 0) {
@@ -42,7 +42,7 @@ static void close_episode(struct st *s, int64_t t)
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct thermal_state *s = p;
 	char status[32];
 
 	if (ev->kind == PH_KIND_FRAME && s->hot) {
@@ -64,7 +64,9 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st s = *(struct st *)p; /* emit must not change the state */
+	struct thermal_state s = *(struct thermal_state *)p; /* emit must not
+								change the state
+							      */
 	struct ph_finding *f;
 	struct ph_jw *jw;
 
@@ -96,7 +98,7 @@ const struct ph_family ph_family_thermal = {
 	.name = "thermal-throttling",
 	.ids = { "thermal-throttling" },
 	.kinds = PH_KIND_BIT(FRAME) | PH_KIND_BIT(DEVICE),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct thermal_state),
 	.event = on_event,
 	.emit = emit,
 };

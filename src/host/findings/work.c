@@ -11,13 +11,13 @@ struct job {
 	const char *name, *last_state, *error;
 };
 
-struct st {
+struct work_state {
 	struct ph_smap jobs; /* workId -> struct job */
 };
 
 static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 {
-	struct st *s = p;
+	struct work_state *s = p;
 	const char *wid;
 	size_t n;
 	struct job *j;
@@ -55,7 +55,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 static void emit(struct ph_fctx *c, void *p)
 {
-	struct st *s = p;
+	struct work_state *s = p;
 
 	for (size_t i = 0; i < s->jobs.n; i++) {
 		struct job *j = s->jobs.vals[i];
@@ -97,14 +97,14 @@ static void emit(struct ph_fctx *c, void *p)
 
 static void release(void *p)
 {
-	ph_smap_release(&((struct st *)p)->jobs);
+	ph_smap_release(&((struct work_state *)p)->jobs);
 }
 
 const struct ph_family ph_family_work = {
 	.name = "work-retried",
 	.ids = { "work-retried" },
 	.kinds = PH_KIND_BIT(WORK_START) | PH_KIND_BIT(WORK_END),
-	.state_size = sizeof(struct st),
+	.state_size = sizeof(struct work_state),
 	.event = on_event,
 	.emit = emit,
 	.release = release,
