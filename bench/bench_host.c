@@ -618,12 +618,10 @@ static int bench_findings(void)
 		return -1;
 	}
 	snprintf(extra, sizeof(extra),
-		 "\"bytes\":%" PRIu64 ",\"events\":%.0f,\"findings\":%zu,"
-		 "\"target\":2",
-		 size, nev, nf);
+		 "\"bytes\":%" PRIu64 ",\"events\":%.0f,\"findings\":%zu", size,
+		 nev, nf);
 	emit("findings_500mb_s", s, "s", extra);
-	emit("findings_500mb_rss_mb", (double)hwm_kb / 1024.0, "MB",
-	     "\"target\":300");
+	emit("findings_500mb_rss_mb", (double)hwm_kb / 1024.0, "MB", NULL);
 	return 0;
 }
 
@@ -748,7 +746,7 @@ out:
 	}
 	qsort(lat, (size_t)nlat, sizeof(*lat), cmp_double);
 	snprintf(extra, sizeof(extra),
-		 "\"stalls\":%d,\"p90\":%.3f,\"max\":%.3f,\"target\":50", nlat,
+		 "\"stalls\":%d,\"p90\":%.3f,\"max\":%.3f", nlat,
 		 lat[nlat * 9 / 10], lat[nlat - 1]);
 	emit("watch_latency_ms_median", lat[nlat / 2], "ms", extra);
 	return 0;

@@ -7,6 +7,8 @@
 # figure whose value is null (not measured) and a targeted figure of the
 # group that the run never printed are each named on stderr, and make the
 # exit status 1: a figure that was not checked is never reported as met.
+# So does a line that carries its own "target" (or group, cmp, met): the
+# targets live in the table alone.
 set -u
 group=$1 targets=${2:-$(dirname "$0")/targets.tsv}
 [ -r "$targets" ] || { echo "bench/check.sh: cannot read $targets" >&2; exit 2; }
@@ -38,6 +40,12 @@ BEGIN {
 	if (match(line, /"value":[^,}]*/))
 		value = substr(line, RSTART + 8, RLENGTH - 8)
 	seen[name] = 1
+	# the targets live in one table: a bench that prints its own would
+	# give a line two "target" members that disagree
+	if (line ~ /"(group|target|cmp|met)":/) {
+		printf "bench: %s carries its own group, target, cmp or met; targets belong in %s\n", name, targets > "/dev/stderr"
+		failed++
+	}
 	if (!(name in cmp)) {
 		printf "bench: %s has no row in %s\n", name, targets > "/dev/stderr"
 		add = "\"target\":null,\"cmp\":null,\"met\":null"

@@ -37,6 +37,12 @@ check "a targeted figure the group never printed: exit 1" sh -c "
 		> /dev/null 2> '$T/err'
 	[ \$? -eq 1 ] && grep -q 'NOT PRINTED a_ns' '$T/err'"
 
+check "a figure that brings its own target: exit 1" sh -c "
+	echo '{\"name\":\"b_mb\",\"value\":1,\"unit\":\"MB\",\"target\":9}' |
+	bench/check.sh beta '$T/targets.tsv' > /dev/null 2> '$T/err'
+	[ \$? -eq 1 ] && grep -q 'b_mb carries its own' '$T/err' &&
+	[ \$(wc -l < '$T/err') -eq 1 ]"
+
 check "the project's targets table parses" sh -c "
 	echo '{\"name\":\"json_parse_ratio\",\"value\":18.5,\"unit\":\"x\"}' |
 	bench/check.sh json | grep -q '\"target\":3,\"cmp\":\">=\",\"met\":true'"
