@@ -89,7 +89,7 @@ BEGIN {
 }
 END {
 	print "<!-- drawn by `make bench-table` (bench/table.sh) from " src "; edit bench/targets.tsv or rerun the bench, not this block -->"
-	print "Measured by `make bench` on " (machine == "" ? "(no group ran)" : machine) "."
+	print "Measured by bench/run.sh (`make bench`) on " (machine == "" ? "(no group ran)" : machine) "."
 	printf "Each group ran once:"
 	sep = " "
 	for (i = 1; i <= ngroups; i++)

@@ -73,7 +73,7 @@ cat > "$T/want.md" <<'WANT'
 before
 <!-- bench-table:begin -->
 <!-- drawn by `make bench-table` (bench/table.sh) from SRC; edit bench/targets.tsv or rerun the bench, not this block -->
-Measured by `make bench` on 2 cores (Test CPU), x86_64, Linux 6.1.
+Measured by bench/run.sh (`make bench`) on 2 cores (Test CPU), x86_64, Linux 6.1.
 Each group ran once: alpha 2026-12-02T04:10Z (load 4.20).
 
 | group | figure | measured | target | | what it says |
