@@ -16,7 +16,9 @@ groups=""
 for g in json agent host mcp ui trace heap iotrace; do
 	[ -x "$build/bin/bench-$g" ] && groups="$groups $g"
 done
-machine="$(nproc) cores ($(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1)), $(uname -m), Linux $(uname -r)"
+# The CPU's name where /proc/cpuinfo gives one (arm64's has no model name).
+cpu=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1)
+machine="$(nproc) cores${cpu:+ ($cpu)}, $(uname -m), Linux $(uname -r)"
 mkdir -p "$build/bench-out"
 ran=0 failed=0 missed=0
 for g in $groups; do
