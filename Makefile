@@ -6,6 +6,7 @@
 #   make test SAN=1 only the ASan+UBSan pass
 #   make demo       the README's first command (UI=1: the live timeline)
 #   make bench [GROUP=json|agent|host|mcp|ui|trace|heap|iotrace]
+#   make bench-table   the README's performance table from the last bench run
 #   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
 
 # gcc by default; `make CC=clang` must build too.
@@ -70,7 +71,7 @@ LIBPORTHOLE := $(O)/lib/libporthole.a $(O)/lib/libporthole.so \
 PROGRAMS := $(O)/bin/porthole $(O)/bin/porthole-sample
 TEST_BIN := $(O)/tests/unit-tests
 
-.PHONY: all tests clean deps test demo bench fuzz fuzz-smoke format \
+.PHONY: all tests clean deps test demo bench bench-table fuzz fuzz-smoke format \
 	format-check check-clang help
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
@@ -260,6 +261,10 @@ BENCH_BIN := $(patsubst bench/bench_%.c,$(O)/bin/bench-%,$(BENCH_SRC))
 bench: deps
 	$(MAKE) --no-print-directory OPT="-O2 -g -DNDEBUG" all $(BENCH_BIN)
 	@bench/run.sh $(O) $(GROUP)
+
+# The README's table is drawn from the saved run, never typed by hand.
+bench-table:
+	bench/table.sh $(O)/bench.jsonl README.md
 
 # The agent's bench links the agent's archive into the program, as an app
 # that links it statically does; docs/agent.md gives what the shared

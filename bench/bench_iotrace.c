@@ -15,6 +15,13 @@
  *	the same with the reader the parser falls back to without AVX2
  *	(x86-64's baseline, SSE2), chosen for the run; only where the CPU
  *	has AVX2 (elsewhere iotrace_parse_mbps is that figure).
+ *  iotrace_sscanf_mbps, iotrace_parse_ratio_sscanf
+ *	the alternative a user would write: a straightforward line reader
+ *	that copies each line out, sscanf()s the ftrace header and the
+ *	block_rq_issue / block_rq_complete fields, and pairs them by device
+ *	and sector in a hash table, the same rows to the same kind of sum;
+ *	8 of the 64 copies, each its own table, CPU time, best of 3.  The
+ *	ratio is iotrace_parse_mbps over it (same bytes per copy).
  *  iotrace_csv_gz_lines_per_s, iotrace_csv_zst_lines_per_s
  *	the fixture's 20,000 rows formatted and written as gzip (or zstd)
  *	CSV 50 times over, to files in the bench's directory; CPU time.
@@ -148,7 +155,122 @@ static int parse_passes(const struct ph_buf *fx, const struct ph_buf *all,
 	return 0;
 }
 
-static int bench_parse(const struct ph_buf *fx, struct sum *s)
+/* --- the sscanf reader: the alternative, side by side ------------------ */
+
+#define SS_SLOTS 4096 /* in flight at once: far more than the fixture has */
+
+struct ss_slot {
+	uint64_t key; /* dev << 40 ^ sector, + 1; 0: empty */
+	double issued;
+};
+
+/* One copy's rows by sscanf: issue paired with complete on (dev, sector). */
+static uint64_t sscanf_copy(const char *p, size_t n, uint64_t *latency_us)
+{
+	static struct ss_slot slot[SS_SLOTS];
+	const char *end = p + n;
+	uint64_t rows = 0;
+
+	memset(slot, 0, sizeof(slot));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		char line[512], event[32], rwbs[16];
+		unsigned maj, min, nsec;
+		unsigned long long sector;
+		double ts;
+		const char *paren;
+
+		if (len < sizeof(line) && *p != '#') {
+			memcpy(line, p, len);
+			line[len] = '\0';
+			paren = strstr(line, ") ");
+			if (paren &&
+			    sscanf(line,
+				   "%*s [%*d] %*s %lf: %31[^:]: %u,%u %15s",
+				   &ts, event, &maj, &min, rwbs) == 5 &&
+			    sscanf(paren + 2, "%llu + %u", &sector, &nsec) ==
+				    2) {
+				uint64_t key =
+					((uint64_t)(maj << 8 | min) << 40 ^
+					 sector) +
+					1;
+				size_t h =
+					(size_t)(key * 0x9e3779b97f4a7c15ull >>
+						 52);
+				bool issue = !strcmp(event, "block_rq_issue");
+
+				while (slot[h].key && slot[h].key != key)
+					h = (h + 1) % SS_SLOTS;
+				if (issue) {
+					slot[h] = (struct ss_slot){ key, ts };
+				} else if (slot[h].key == key &&
+					   !strcmp(event,
+						   "block_rq_complete")) {
+					*latency_us +=
+						(uint64_t)((ts -
+							    slot[h].issued) *
+							   1e6);
+					rows++;
+					/* a tombstone-free delete: reinsert the
+					 * run */
+					slot[h].key = 0;
+					for (size_t j = (h + 1) % SS_SLOTS;
+					     slot[j].key;
+					     j = (j + 1) % SS_SLOTS) {
+						struct ss_slot m = slot[j];
+						size_t k =
+							(size_t)(m.key * 0x9e3779b97f4a7c15ull >>
+								 52);
+
+						slot[j].key = 0;
+						while (slot[k].key)
+							k = (k + 1) % SS_SLOTS;
+						slot[k] = m;
+					}
+				}
+			}
+		}
+		p += len + 1;
+	}
+	return rows;
+}
+
+/* The sscanf reader's rate on 8 copies, beside ours (ours_mbps, CPU). */
+static int bench_sscanf(const struct ph_buf *fx, double ours_mbps,
+			uint64_t ours_rows)
+{
+	double best = 1e9;
+	uint64_t rows = 0, latency = 0;
+
+	for (int pass = 0; pass < 3; pass++) {
+		double t0 = cpu_s(), t;
+
+		rows = 0;
+		for (int i = 0; i < 8; i++)
+			rows += sscanf_copy(fx->buf, fx->len, &latency);
+		t = cpu_s() - t0;
+		best = t < best ? t : best;
+	}
+	if (!rows) {
+		fprintf(stderr, "bench_iotrace: the sscanf reader paired no "
+				"rows\n");
+		return 1;
+	}
+	printf("{\"name\":\"iotrace_sscanf_mbps\",\"value\":%.1f,\"unit\":"
+	       "\"MB/s\",\"rows_per_copy\":%" PRIu64
+	       ",\"ours_rows_per_copy\":%" PRIu64 ",\"latency_sum_us\":%" PRIu64
+	       "}\n",
+	       (double)fx->len * 8 / best / 1e6, rows / 8, ours_rows, latency);
+	printf("{\"name\":\"iotrace_parse_ratio_sscanf\",\"value\":%.1f,"
+	       "\"unit\":\"x\",\"note\":\"iotrace_parse_mbps / "
+	       "iotrace_sscanf_mbps\"}\n",
+	       ours_mbps / ((double)fx->len * 8 / best / 1e6));
+	return 0;
+}
+
+static int bench_parse(const struct ph_buf *fx, struct sum *s,
+		       double *ours_mbps)
 {
 	struct ph_buf all = PH_BUF_INIT(PH_BUF_NO_CAP);
 	enum ph_iot_isa isa = ph_iot_parse_isa();
@@ -167,6 +289,7 @@ static int bench_parse(const struct ph_buf *fx, struct sum *s)
 	       ",\"isa\":\"%s\",\"load1\":%.2f}\n",
 	       (double)all.len / best / 1e6, (double)all.len / best_wall / 1e6,
 	       all.len, s->rows / 3, isa_name(isa), load1());
+	*ours_mbps = (double)all.len / best / 1e6;
 	printf("{\"name\":\"iotrace_parse_lines_per_s\",\"value\":%.0f,"
 	       "\"unit\":\"lines/s\",\"lines\":%" PRIu64 "}\n",
 	       (double)lines / best, lines);
@@ -585,6 +708,7 @@ int main(int argc, char **argv)
 	const char *root = getenv("PORTHOLE_FIXTURES");
 	char path[PATH_MAX], bindir[1024];
 	struct sum s = { 0 };
+	double ours_mbps = 0;
 	ssize_t n = readlink("/proc/self/exe", bindir, sizeof(bindir) - 1);
 	int rc = 0;
 
@@ -604,8 +728,10 @@ int main(int argc, char **argv)
 	s.keep = calloc(s.capkeep, sizeof(*s.keep));
 	struct ph_iot_row *rows = s.keep;
 
-	rc |= bench_parse(&fx, &s);
+	rc |= bench_parse(&fx, &s, &ours_mbps);
 	s.keep = rows;
+	if (!rc)
+		rc |= bench_sscanf(&fx, ours_mbps, (uint64_t)s.nkeep);
 	rc |= bench_csv(&s, bindir, PH_IOT_GZIP, "iotrace_csv_gz_lines_per_s");
 	rc |= bench_csv(&s, bindir, PH_IOT_ZSTD, "iotrace_csv_zst_lines_per_s");
 	rc |= bench_live(bindir);

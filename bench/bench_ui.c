@@ -12,8 +12,12 @@
  *    and WebSocket carry it to the page (bench/ui_stream.mjs), which
  *    counts what arrived, how far behind the newest event was when each
  *    batch landed, and how long its frames took meanwhile.  Each stage
- *    doubles the rate; the summary is the fastest stage where nothing was
- *    lost and the page stayed under a second behind.
+ *    doubles the offered rate until one loses events or falls more than
+ *    a second behind (p95).  ui_stream_events_per_s is the page's real
+ *    sustained rate: of the stages it kept up with, the highest count of
+ *    events it received over the time from the stage's first event to
+ *    its last one arriving on the page; "ceiling_reached" is false when
+ *    even the fastest stage kept up (the page's limit lies above).
  *
  * The machine has 2 cores shared by the app, the host, Chromium and
  * whatever else runs: the figures say what this machine did, loaded.
@@ -32,7 +36,7 @@
 extern char **environ;
 
 #define STAGE_MS 4000
-static const int rates[] = { 5000, 10000, 20000, 40000, 80000 };
+static const int rates[] = { 5000, 10000, 20000, 40000, 80000, 160000 };
 
 /* Runs `node bench/ui_draw.mjs URL`; 0 with the two figures. */
 static int draw_bench(int port, double *median, double *p95)
@@ -161,8 +165,9 @@ static int stream_bench(int port)
 	char url[80], line[2048];
 	char *argv[] = { "node", "bench/ui_stream.mjs", url, NULL };
 	struct child c = { 0 };
-	int best = 0, status = 0;
-	bool failed = false;
+	int best_offered = 0, status = 0;
+	double best = 0;
+	bool failed = false, ceiling = false;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
 	if (start_child(&c, argv)) {
@@ -175,13 +180,14 @@ static int stream_bench(int port)
 		goto out;
 	}
 	for (size_t i = 0; i < PH_ARRAY_SIZE(rates); i++) {
-		int64_t n;
-		double lost, lag;
+		int64_t n, t0;
+		double lost, lag, sustained;
 
 		fprintf(c.in, "stage %d\n", rates[i]);
 		fflush(c.in);
 		if (!fgets(line, sizeof(line), c.out))
 			break; /* the page's probe is armed */
+		t0 = ph_clock_mono_ns();
 		n = emit_stage(rates[i]);
 		fprintf(c.in, "end %" PRId64 "\n", n);
 		fflush(c.in);
@@ -189,23 +195,34 @@ static int stream_bench(int port)
 			failed = true;
 			break;
 		}
+		/* from the first event emitted to the last one on the page
+		 * (the script answers once all arrived, or gave up) */
+		sustained = field(line, "received") * 1e9 /
+			    (double)(ph_clock_mono_ns() - t0);
 		line[strcspn(line, "\n")] = '\0';
 		printf("{\"name\":\"ui_stream_lag_ms_p95_%dk\",\"value\":%.0f,"
-		       "\"unit\":\"ms\",\"offered\":%d,%s\n",
+		       "\"unit\":\"ms\",\"offered\":%d,\"sustained\":%.0f,%s\n",
 		       rates[i] / 1000, field(line, "lagP95"), rates[i],
-		       line[0] == '{' ? line + 1 : "\"error\":1}");
+		       sustained, line[0] == '{' ? line + 1 : "\"error\":1}");
 		fflush(stdout);
 		lost = field(line, "lost");
 		lag = field(line, "lagP95");
-		if (lost == 0 && lag >= 0 && lag <= 1000)
-			best = rates[i];
-		else
+		if (lost != 0 || lag < 0 || lag > 1000) {
+			ceiling = true;
 			break; /* a faster stage would only lose more */
+		}
+		if (sustained > best) {
+			best = sustained;
+			best_offered = rates[i];
+		}
 	}
-	printf("{\"name\":\"ui_stream_events_per_s\",\"value\":%d,\"unit\":"
-	       "\"events/s\",\"note\":\"fastest stage the page kept up with: "
-	       "nothing lost, p95 lag <= 1 s; stages %d..%d/s, %d ms each\"}\n",
-	       best, rates[0], rates[PH_ARRAY_SIZE(rates) - 1], STAGE_MS);
+	printf("{\"name\":\"ui_stream_events_per_s\",\"value\":%.0f,\"unit\":"
+	       "\"events/s\",\"offered\":%d,\"ceiling_reached\":%s,"
+	       "\"note\":\"received per second, first event emitted to last "
+	       "arrived, fastest stage kept up with (nothing lost, p95 lag "
+	       "<= 1 s); stages %d..%d/s offered, %d ms each\"}\n",
+	       best, best_offered, ceiling ? "true" : "false", rates[0],
+	       rates[PH_ARRAY_SIZE(rates) - 1], STAGE_MS);
 out:
 	if (c.in)
 		fclose(c.in); /* the script ends on EOF */
@@ -213,7 +230,7 @@ out:
 		fclose(c.out);
 	if (c.pid > 0)
 		waitpid(c.pid, &status, 0);
-	return failed ? -1 : best;
+	return failed ? -1 : 0;
 }
 
 /* The wiring `porthole ui` does: each line to the store, then the page. */
@@ -240,7 +257,7 @@ int main(void)
 	char why[300], root[64] = "/tmp/ph-bench-ui-XXXXXX", app[64];
 	char rm[128];
 	double median = -1, p95 = -1;
-	int kept, rc = 0;
+	int rc = 0;
 
 	/* Sessions are part of the host's path: write them, but not here. */
 	if (!mkdtemp(root))
@@ -268,14 +285,12 @@ int main(void)
 		rc = 1;
 	else {
 		printf("{\"name\":\"ui_draw_ms_median_100k\",\"value\":%.3f,"
-		       "\"unit\":\"ms\",\"budget\":16}\n",
+		       "\"unit\":\"ms\"}\n",
 		       median);
 		printf("{\"name\":\"ui_draw_ms_p95_100k\",\"value\":%.3f,"
-		       "\"unit\":\"ms\",\"budget\":16}\n",
+		       "\"unit\":\"ms\"}\n",
 		       p95);
-		fflush(stdout);
-		if (median > 16 || p95 > 16)
-			rc = 1;
+		fflush(stdout); /* bench/targets.tsv holds the budget */
 	}
 	if (porthole_start_build(&cfg, 1) != PORTHOLE_OK ||
 	    ph_live_start(&lv)) {
@@ -283,10 +298,8 @@ int main(void)
 			"bench-ui: cannot start the agent or the link\n");
 		rc = 1;
 	} else {
-		kept = stream_bench(ph_ui_port(ui));
-		/* The issue asks to keep up with the app at full rate: the
-		 * sample's busiest scenario is far below the first stage. */
-		if (kept < rates[0])
+		/* what it kept up with is checked against bench/targets.tsv */
+		if (stream_bench(ph_ui_port(ui)))
 			rc = 1;
 	}
 	ph_live_stop(&lv);
