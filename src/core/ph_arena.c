@@ -20,17 +20,41 @@ void ph_arena_init(struct ph_arena *a, size_t block_size, size_t cap)
 	a->cap = cap;
 }
 
-void ph_arena_release(struct ph_arena *a)
+static void free_chain(struct ph_arena_block *b)
 {
-	struct ph_arena_block *b = a->head;
-
 	while (b) {
 		struct ph_arena_block *prev = b->prev;
 
 		free(b);
 		b = prev;
 	}
+}
+
+void ph_arena_release(struct ph_arena *a)
+{
+	free_chain(a->head);
+	free_chain(a->spare);
 	ph_arena_init(a, a->block_size, a->cap);
+}
+
+void ph_arena_recycle(struct ph_arena *a)
+{
+	struct ph_arena_block *b = a->head;
+
+	while (b) {
+		struct ph_arena_block *prev = b->prev;
+
+		if (b->size == a->block_size) {
+			b->prev = a->spare;
+			a->spare = b;
+		} else {
+			free(b);
+		}
+		b = prev;
+	}
+	a->head = NULL;
+	a->next = a->end = NULL;
+	a->total = 0;
 }
 
 void ph_arena_reset(struct ph_arena *a)
@@ -71,9 +95,12 @@ void *ph_arena_alloc_slow(struct ph_arena *a, size_t size, size_t align)
 		want = size;
 	if (size > a->cap || sizeof(*b) + want > a->cap - a->total)
 		return NULL;
-	b = malloc(sizeof(*b) + want);
-	if (!b)
+	if (want == a->block_size && a->spare) {
+		b = a->spare;
+		a->spare = b->prev;
+	} else if (!(b = malloc(sizeof(*b) + want))) {
 		return NULL;
+	}
 	b->size = want;
 	b->used = 0;
 	a->total += sizeof(*b) + want;

@@ -26,6 +26,9 @@ struct ph_arena {
 	size_t block_size;	     /* size of a regular block */
 	size_t total;		     /* bytes held in all blocks */
 	size_t cap;		     /* the most total may become */
+	/* Regular blocks ph_arena_recycle kept, handed out again before any
+	 * new one is allocated; not counted in total. */
+	struct ph_arena_block *spare;
 };
 
 #define PH_ARENA_DEFAULT_BLOCK ((size_t)64 * 1024)
@@ -35,6 +38,11 @@ void ph_arena_init(struct ph_arena *a, size_t block_size, size_t cap);
 void ph_arena_release(struct ph_arena *a);
 /* Forgets every allocation but keeps one block for reuse. */
 void ph_arena_reset(struct ph_arena *a);
+/* Forgets every allocation and keeps every regular block, to be filled
+ * again before any new block is allocated: an arena refilled at a steady
+ * rate (the live store's chunks) then touches no fresh page, whose first
+ * write is a page fault. */
+void ph_arena_recycle(struct ph_arena *a);
 
 void *ph_arena_alloc_slow(struct ph_arena *a, size_t size, size_t align);
 

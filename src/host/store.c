@@ -68,15 +68,21 @@ static size_t chunk_bytes(const struct ph_store *s)
 	return n > CHUNK_BYTES ? CHUNK_BYTES : n < CHUNK_MIN ? CHUNK_MIN : n;
 }
 
-static struct ph_store_chunk *chunk_new(const struct ph_store *s)
+static struct ph_store_chunk *chunk_new(struct ph_store *s)
 {
-	struct ph_store_chunk *c = calloc(1, sizeof(*c));
+	struct ph_store_chunk *c = s->spare;
 	size_t cb = chunk_bytes(s);
 
-	if (c) {
+	if (c) { /* its arena recycled and its event array kept */
+		s->spare = NULL;
+		c->next = NULL;
+		c->n = 0;
+	} else if ((c = calloc(1, sizeof(*c)))) {
 		ph_arena_init(&c->arena,
 			      cb < ((size_t)1 << 20) ? cb : (size_t)1 << 20,
 			      CHUNK_BYTES * 2);
+	}
+	if (c) {
 		c->max_t = INT64_MIN;
 		c->first = s->version;
 		c->lo_from = c->min_to = INT64_MAX;
@@ -111,6 +117,8 @@ void ph_store_release(struct ph_store *s)
 		next = c->next;
 		chunk_free(c);
 	}
+	if (s->spare)
+		chunk_free(s->spare);
 	if (s->cache && s->cache_free)
 		s->cache_free(s->cache);
 	ph_ingest_release(&s->in);
@@ -128,7 +136,12 @@ static void evict(struct ph_store *s)
 		s->nevents -= c->n;
 		if (c->max_t != INT64_MIN && c->max_t + 1 > s->covered_from)
 			s->covered_from = c->max_t + 1;
-		chunk_free(c);
+		if (s->spare) {
+			chunk_free(c);
+		} else {
+			ph_arena_recycle(&c->arena);
+			s->spare = c;
+		}
 	}
 }
 

@@ -30,6 +30,9 @@ struct ph_store {
 	struct ph_ingest in;	       /* identity, profile, counters */
 	struct ph_store_chunk *oldest; /* chunks, oldest first */
 	struct ph_store_chunk *newest;
+	/* The last chunk evicted, its blocks kept for the next chunk: a
+	 * store at its cap refills memory it already touched. */
+	struct ph_store_chunk *spare;
 	size_t bytes;	      /* arena bytes held by all chunks */
 	size_t cap;	      /* most bytes before evicting */
 	size_t nevents;	      /* events held */
