@@ -423,7 +423,7 @@ static int capture_exec(int argc, char **argv)
 	out = args.out;
 	driver = args.driver;
 	app_id = args.app_id;
-	secs_given = args.systrace_seconds;
+	secs_given = args.systrace_seconds != NULL;
 	systrace = args.systrace || secs_given;
 	iot_out = args.iotrace_out;
 	iotrace = args.iotrace || iot_out;

@@ -57,7 +57,7 @@ static int compare_exec(int argc, char **argv)
 		return ph_cmd_usage_error(self(), "BASE and NEW are required");
 	files[0] = pa.pos[0];
 	files[1] = pa.pos[1];
-	fail = args.fail_on;
+	fail = args.fail_on != NULL;
 	json = args.json;
 	ph_arena_init(&arena, 1 << 20, (size_t)2 << 30);
 	for (int k = 0; k < 2; k++) {
