@@ -4,7 +4,10 @@
  * Each subcommand lives in src/cmd/cmd-<name>.c and exports one
  * `const struct ph_cmd ph_cmd_<name>`; main.c lists them in one table and
  * does the shared set-up their flags ask for (tmux's cmd_entry, git's
- * cmd_struct).  Adding a subcommand is one file and one table line.
+ * cmd_struct).  Adding a subcommand is one file and one table line; its
+ * options are one ph_opt table (host/opt.h) that its parse, its --help
+ * and docs/cli.md read, and tests/e2e/cli_help.sh walks ph_cmds[] to
+ * check that each answers --help and is in docs/cli.md.
  *
  * exec returns the process exit status: 0 success, 1 "found something"
  * where a command defines it, 2 bad arguments or internal error.
