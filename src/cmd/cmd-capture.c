@@ -321,16 +321,77 @@ static int rm_one(const char *path, const struct stat *sb, int flag,
 	return 0;
 }
 
+struct capture_args {
+	const char *scenario, *out, *driver, *app_id;
+	bool systrace;
+	const char *systrace_seconds; /* checked below */
+	bool iotrace;
+	const char *iotrace_out;
+};
+
+#define OFF(f) offsetof(struct capture_args, f)
+static const struct ph_opt capture_opts[] = {
+	{ .name = "scenario",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(scenario),
+	  .metavar = "NAME",
+	  .help = "the run's name (compare refuses to mix scenarios)",
+	  .flags = PH_OPT_REQUIRED },
+	{ .name = "out",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(out),
+	  .metavar = "FILE",
+	  .help = "the capture file (default porthole-trace.json)" },
+	{ .name = "driver",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(driver),
+	  .metavar = "NAME",
+	  .help = "who drives the run, e.g. a UI test (default porthole "
+		  "capture)" },
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(app_id),
+	  .metavar = "ID",
+	  .help = "connect to porthole.ID instead of waiting for the app's "
+		  "announcement" },
+	{ .name = "systrace",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(systrace),
+	  .help = "also record a system trace over the run and merge its "
+		  "findings, tagged [trace] (tracefs here, root; perfetto "
+		  "over adb for an app on a device)" },
+	{ .name = "systrace-seconds",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(systrace_seconds),
+	  .metavar = "N",
+	  .help = "stop the system trace after N s (implies --systrace)" },
+	{ .name = "iotrace",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(iotrace),
+	  .help = "also record this machine's block I/O (root) and merge the "
+		  "io view's findings, tagged [iotrace]; kept as the "
+		  "capture's io" },
+	{ .name = "iotrace-out",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(iotrace_out),
+	  .metavar = "DIR",
+	  .help = "keep the block I/O recording in DIR (implies --iotrace)" },
+	{ .kind = PH_OPT_END },
+};
+
 static int capture_exec(int argc, char **argv)
 {
-	const char *scenario = NULL, *out = "porthole-trace.json";
-	const char *driver = "porthole capture", *app_id = NULL;
+	struct capture_args args = { .out = "porthole-trace.json",
+				     .driver = "porthole capture" };
+	struct ph_opt_args pa;
+	const char *scenario, *out, *driver, *app_id;
+	char **cmdv; /* the command after -- */
 	char announce_dir[] = "/tmp/porthole-capture-XXXXXX";
 	char announce[200];
 	struct ph_capture_info info = { 0 };
 	struct ph_analysis *a;
 	struct ph_live lv;
-	int i, status = 0, exit_status;
+	int status, exit_status;
 	int64_t t0, t1;
 	pid_t pid, rec = -1;
 	bool systrace = false, secs_given = false, dev_trace = false;
@@ -343,35 +404,30 @@ static int capture_exec(int argc, char **argv)
 	pid_t iorec = -1;
 	struct ph_io_view *io = NULL;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "--scenario") && v)
-			scenario = argv[++i];
-		else if (!strcmp(argv[i], "--out") && v)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--driver") && v)
-			driver = argv[++i];
-		else if (!strcmp(argv[i], "--application-id") && v)
-			app_id = argv[++i];
-		else if (!strcmp(argv[i], "--systrace"))
-			systrace = true;
-		else if (!strcmp(argv[i], "--systrace-seconds") && v &&
-			 (sys_secs = strtod(argv[++i], NULL)) > 0)
-			systrace = secs_given = true;
-		else if (!strcmp(argv[i], "--iotrace"))
-			iotrace = true;
-		else if (!strcmp(argv[i], "--iotrace-out") && v)
-			iot_out = argv[++i], iotrace = true;
-		else
-			return ph_cmd_usage_error(self(), "unknown option %s",
-						  argv[i]);
-	}
-	if (!scenario)
+	status = ph_cmd_parse(self(), &args, argc, argv, &pa);
+	if (status != PH_CMD_GO_ON)
+		return status;
+	status = 0;
+	if (pa.npos)
+		return ph_cmd_usage_error(self(), "unexpected argument %s",
+					  pa.pos[0]);
+	if (args.systrace_seconds &&
+	    (sys_secs = strtod(args.systrace_seconds, NULL)) <= 0)
 		return ph_cmd_usage_error(self(),
-					  "--scenario NAME is required");
-	if (i >= argc - 1)
+					  "--systrace-seconds takes seconds, "
+					  "more than 0 (got '%s')",
+					  args.systrace_seconds);
+	if (pa.nrest < 1)
 		return ph_cmd_usage_error(self(), "no command after --");
+	scenario = args.scenario;
+	out = args.out;
+	driver = args.driver;
+	app_id = args.app_id;
+	secs_given = args.systrace_seconds != NULL;
+	systrace = args.systrace || secs_given;
+	iot_out = args.iotrace_out;
+	iotrace = args.iotrace || iot_out;
+	cmdv = pa.rest;
 	if (!mkdtemp(announce_dir)) {
 		fprintf(stderr, "porthole capture: %s\n", strerror(errno));
 		return 2;
@@ -445,8 +501,8 @@ static int capture_exec(int argc, char **argv)
 	}
 	if (pid == 0) {
 		setenv("PORTHOLE_ANNOUNCE", announce, 1);
-		execvp(argv[i + 1], argv + i + 1);
-		fprintf(stderr, "porthole capture: %s: %s\n", argv[i + 1],
+		execvp(cmdv[0], cmdv);
+		fprintf(stderr, "porthole capture: %s: %s\n", cmdv[0],
 			strerror(errno));
 		_exit(127);
 	}
@@ -563,7 +619,7 @@ static int capture_exec(int argc, char **argv)
 	ph_analysis_resolve_where(a, ph_env_project_root());
 	info.scenario = scenario;
 	info.driver = driver;
-	info.argv = argv + i + 1;
+	info.argv = cmdv;
 	info.exit_status = WIFEXITED(exit_status) ? WEXITSTATUS(exit_status) :
 						    128 + WTERMSIG(exit_status);
 	if (ph_capture_save(a, &info, out)) {
@@ -607,32 +663,11 @@ out:
 const struct ph_cmd ph_cmd_capture = {
 	.name = "capture",
 	.summary = "run a command, record its app, write a capture file",
-	.usage =
-		"porthole capture --scenario NAME [--out FILE] [--driver NAME]\n"
-		"                 [--application-id ID] [--systrace "
-		"[--systrace-seconds N]]\n"
-		"                 [--iotrace [--iotrace-out DIR]] -- CMD "
-		"[ARGS...]\n"
-		"  --scenario NAME        the run's name (compare refuses to mix)\n"
-		"  --out FILE             default porthole-trace.json\n"
-		"  --driver NAME          who drives the run (e.g. a UI test)\n"
-		"  --application-id ID    connect to porthole.ID instead of\n"
-		"                         waiting for the app's announcement\n"
-		"  --systrace             also record a system trace over the\n"
-		"                         same window and merge its findings,\n"
-		"                         tagged [trace]: tracefs here\n"
-		"                         (trace_clock=mono; root), perfetto\n"
-		"                         over adb when --application-id names\n"
-		"                         an app on a device; --systrace-seconds\n"
-		"                         N stops it after N s\n"
-		"  --iotrace              also record this machine's block I/O\n"
-		"                         (porthole iotrace record; root) and\n"
-		"                         merge the io view's findings, tagged\n"
-		"                         [iotrace]; the capture keeps the view\n"
-		"                         as `io`.  --iotrace-out DIR keeps the\n"
-		"                         recording there (porthole io DIR)\n"
-		"Exits with CMD's status; 3 when it never connected to the\n"
-		"app (nothing observed); 2 on its own errors.",
+	.args = "-- CMD [ARGS...]",
+	.opts = capture_opts,
+	.about = "Exits with CMD's status; 3 when it never connected to the\n"
+		 "app (nothing observed); 2 on its own errors.",
+	.flags = PH_CMD_TAKES_COMMAND,
 	.exec = capture_exec,
 };
 

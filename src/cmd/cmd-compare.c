@@ -11,8 +11,29 @@
 
 static const struct ph_cmd *self(void);
 
+struct compare_args {
+	const char *fail_on;
+	bool json;
+};
+
+#define OFF(f) offsetof(struct compare_args, f)
+static const struct ph_opt compare_opts[] = {
+	{ .name = "fail-on",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(fail_on),
+	  .metavar = "regression",
+	  .help = "exit 1 when a metric regressed" },
+	{ .name = "json",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(json),
+	  .help = "one JSON object instead of the table" },
+	{ .kind = PH_OPT_END },
+};
+
 static int compare_exec(int argc, char **argv)
 {
+	struct compare_args args = { 0 };
+	struct ph_opt_args pa;
 	const char *files[2] = { 0 };
 	const struct ph_json *cap[2];
 	struct ph_buf in[2] = { PH_BUF_INIT(PH_BUF_NO_CAP),
@@ -20,30 +41,24 @@ static int compare_exec(int argc, char **argv)
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_compare_result r;
 	struct ph_arena arena;
-	bool fail = false, json = false;
-	int nf = 0, status = 0;
+	bool fail, json;
+	int status = ph_cmd_parse(self(), &args, argc, argv, &pa);
 	char why[600];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--fail-on") && i + 1 < argc) {
-			if (strcmp(argv[++i], "regression"))
-				return ph_cmd_usage_error(self(),
-							  "--fail-on takes "
-							  "'regression'");
-			fail = true;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (argv[i][0] == '-') {
-			return ph_cmd_usage_error(self(), "unknown option %s",
-						  argv[i]);
-		} else if (nf < 2) {
-			files[nf++] = argv[i];
-		} else {
-			return ph_cmd_usage_error(self(), "two files only");
-		}
-	}
-	if (nf != 2)
+	if (status != PH_CMD_GO_ON)
+		return status;
+	status = 0;
+	if (args.fail_on && strcmp(args.fail_on, "regression"))
+		return ph_cmd_usage_error(self(),
+					  "--fail-on takes 'regression'");
+	if (pa.npos > 2)
+		return ph_cmd_usage_error(self(), "two files only");
+	if (pa.npos != 2)
 		return ph_cmd_usage_error(self(), "BASE and NEW are required");
+	files[0] = pa.pos[0];
+	files[1] = pa.pos[1];
+	fail = args.fail_on != NULL;
+	json = args.json;
 	ph_arena_init(&arena, 1 << 20, (size_t)2 << 30);
 	for (int k = 0; k < 2; k++) {
 		if (ph_capture_load(files[k], &arena, &in[k], &cap[k], why,
@@ -74,9 +89,10 @@ out:
 const struct ph_cmd ph_cmd_compare = {
 	.name = "compare",
 	.summary = "diff two captures metric by metric, with noise floors",
-	.usage = "porthole compare BASE NEW [--fail-on regression] [--json]\n"
-		 "  exit 0 no regression (or no --fail-on), 1 a regression\n"
-		 "  with --fail-on regression, 2 not comparable or bad input",
+	.args = "BASE NEW",
+	.opts = compare_opts,
+	.about = "exit 0 no regression (or no --fail-on), 1 a regression\n"
+		 "with --fail-on regression, 2 not comparable or bad input",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = compare_exec,
 };

@@ -284,128 +284,213 @@ static bool parse_id(const char *s, uint64_t *out)
 	return !errno && end != s && !*end;
 }
 
-static int heap_exec(int argc, char **argv)
+/* Every heap verb's options; each verb's table names those it takes. */
+struct heap_args {
+	bool json;
+	const char *map, *watch_class, *by, *app, *pid, *out, *session;
+	int64_t limit;
+};
+
+#define OFF(f) offsetof(struct heap_args, f)
+#define OPT_JSON                                                          \
+	{                                                                 \
+		.name = "json", .kind = PH_OPT_BOOL, .offset = OFF(json), \
+		.help = "one JSON object instead of text"                 \
+	}
+#define OPT_MAP                                                                   \
+	{                                                                         \
+		.name = "map", .kind = PH_OPT_STR, .offset = OFF(map),            \
+		.metavar = "FILE",                                                \
+		.help = "an R8/ProGuard mapping file, to name obfuscated classes" \
+	}
+#define OPT_SESSION                                                             \
+	{                                                                       \
+		.name = "session", .kind = PH_OPT_STR, .offset = OFF(session),  \
+		.metavar = "ID|DIR",                                            \
+		.help = "add the leaks to this recorded session as leak events" \
+	}
+
+static const struct ph_opt leaks_opts[] = {
+	OPT_MAP,
+	{ .name = "class",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(watch_class),
+	  .metavar = "NAME",
+	  .help = "treat every instance of NAME or its subclasses as leaking" },
+	OPT_JSON,
+	OPT_SESSION,
+	{ .kind = PH_OPT_END },
+};
+
+static const struct ph_opt top_opts[] = {
+	OPT_MAP,
+	{ .name = "by",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(by),
+	  .metavar = "retained|shallow|count",
+	  .help = "what ranks the classes (default retained)" },
+	{ .name = "limit",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(limit),
+	  .metavar = "N",
+	  .help = "how many rows (default 20)" },
+	OPT_JSON,
+	{ .kind = PH_OPT_END },
+};
+
+static const struct ph_opt path_opts[] = {
+	OPT_MAP,
+	OPT_JSON,
+	{ .kind = PH_OPT_END },
+};
+
+static const struct ph_opt stats_opts[] = {
+	OPT_MAP,
+	OPT_JSON,
+	{ .kind = PH_OPT_END },
+};
+
+static const struct ph_opt dump_opts[] = {
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(app),
+	  .metavar = "ID",
+	  .help = "dump this app on the adb device" },
+	{ .name = "pid",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(pid),
+	  .metavar = "PID",
+	  .help = "or dump this local JVM (jcmd)" },
+	{ .name = "out",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(out),
+	  .metavar = "FILE",
+	  .help = "keep the dump here" },
+	OPT_MAP,
+	OPT_JSON,
+	OPT_SESSION,
+	{ .kind = PH_OPT_END },
+};
+
+/* Every verb: argv[0] is the verb's word, which picks its table. */
+static int heap_verb_exec(int argc, char **argv)
 {
-	struct ph_heap_cmd_opts o = { .limit = 20 };
-	const char *sub, *app = NULL, *pid = NULL, *outpath = NULL;
-	const char *session = NULL;
+	const struct ph_cmd *self = ph_cmd_verb(&ph_cmd_heap, argv[0]);
+	struct heap_args args = { .limit = 20 };
+	struct ph_heap_cmd_opts o = { 0 };
+	struct ph_opt_args pa;
+	const char *sub = argv[0], *session;
 	char sdir[4200];
-	const char *pos[3] = { 0 };
-	int npos = 0;
+	char **pos;
+	int npos, rc = ph_cmd_parse(self, &args, argc, argv, &pa);
 
-	if (argc < 2)
-		return ph_cmd_usage_error(&ph_cmd_heap, "which subcommand?");
-	sub = argv[1];
-	if (!strcmp(sub, "--help") || !strcmp(sub, "help")) {
-		printf("%s\n", ph_cmd_heap.usage);
-		return 0;
-	}
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_val = i + 1 < argc;
-
-		if (!strcmp(a, "--json")) {
-			o.json = true;
-		} else if (!strcmp(a, "--map") && has_val) {
-			o.map = argv[++i];
-		} else if (!strcmp(a, "--class") && has_val) {
-			o.watch_class = argv[++i];
-		} else if (!strcmp(a, "--by") && has_val) {
-			o.by = argv[++i];
-			if (strcmp(o.by, "retained") &&
-			    strcmp(o.by, "shallow") && strcmp(o.by, "count"))
-				return ph_cmd_usage_error(
-					&ph_cmd_heap,
-					"--by takes retained, shallow or count");
-		} else if (!strcmp(a, "--limit") && has_val) {
-			char *end;
-
-			o.limit = strtol(argv[++i], &end, 10);
-			if (*end || o.limit <= 0)
-				return ph_cmd_usage_error(
-					&ph_cmd_heap, "--limit takes a count");
-		} else if (!strcmp(a, "--application-id") && has_val) {
-			app = argv[++i];
-		} else if (!strcmp(a, "--pid") && has_val) {
-			pid = argv[++i];
-		} else if (!strcmp(a, "--out") && has_val) {
-			outpath = argv[++i];
-		} else if (!strcmp(a, "--session") && has_val) {
-			session = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return ph_cmd_usage_error(&ph_cmd_heap,
-						  "unknown option %s", a);
-		} else if (npos < 3) {
-			pos[npos++] = a;
-		} else {
-			return ph_cmd_usage_error(&ph_cmd_heap,
-						  "too many arguments");
-		}
-	}
-	if (session && strcmp(sub, "leaks") && strcmp(sub, "dump"))
-		return ph_cmd_usage_error(&ph_cmd_heap,
-					  "--session goes with leaks and dump");
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	pos = pa.pos;
+	npos = pa.npos;
+	o.json = args.json;
+	o.map = args.map;
+	o.watch_class = args.watch_class;
+	o.by = args.by;
+	if (o.by && strcmp(o.by, "retained") && strcmp(o.by, "shallow") &&
+	    strcmp(o.by, "count"))
+		return ph_cmd_usage_error(self,
+					  "--by takes retained, shallow or "
+					  "count");
+	if (args.limit <= 0 || args.limit > LONG_MAX)
+		return ph_cmd_usage_error(self, "--limit takes a count");
+	o.limit = (long)args.limit;
+	session = args.session;
 	if (session && !session_dir(session, sdir, sizeof(sdir)))
 		return 2;
 	if (session)
 		session = sdir;
 	if (!strcmp(sub, "dump")) {
-		if (!!app == !!pid || npos)
+		const char *app = args.app;
+
+		if (!!app == !!args.pid || npos)
 			return ph_cmd_usage_error(
-				&ph_cmd_heap,
-				"dump takes --application-id ID or --pid PID");
+				self, "dump takes --application-id ID or "
+				      "--pid PID");
 		if (app && (strchr(app, '/') || strchr(app, ' ') || !*app))
 			return ph_cmd_usage_error(
-				&ph_cmd_heap, "bad application id '%s'", app);
-		return dump_exec(&o, app, pid, outpath, session);
+				self, "bad application id '%s'", app);
+		return dump_exec(&o, app, args.pid, args.out, session);
 	}
 	if (npos < 1)
-		return ph_cmd_usage_error(&ph_cmd_heap, "%s needs a DUMP", sub);
+		return ph_cmd_usage_error(self, "%s needs a DUMP", sub);
 	o.dump = pos[0];
 	if (!strcmp(sub, "path")) {
 		if (npos != 2 || !parse_id(pos[1], &o.object_id))
 			return ph_cmd_usage_error(
-				&ph_cmd_heap,
-				"path needs DUMP OBJECT_ID (0x... or decimal)");
+				self, "path needs DUMP OBJECT_ID (0x... or "
+				      "decimal)");
 		return ph_heap_cmd_path(&o, stdout);
 	}
 	if (npos != 1)
-		return ph_cmd_usage_error(&ph_cmd_heap, "too many arguments");
+		return ph_cmd_usage_error(self, "too many arguments");
 	if (!strcmp(sub, "leaks"))
 		return leaks_into(&o, session);
 	if (!strcmp(sub, "top"))
 		return ph_heap_cmd_top(&o, stdout);
-	if (!strcmp(sub, "stats"))
-		return ph_heap_cmd_stats(&o, stdout);
-	return ph_cmd_usage_error(&ph_cmd_heap, "no subcommand '%s'", sub);
+	return ph_heap_cmd_stats(&o, stdout);
 }
+
+static int heap_exec(int argc, char **argv)
+{
+	return ph_cmd_run_verb(&ph_cmd_heap, argc, argv);
+}
+
+static const struct ph_cmd heap_leaks = {
+	.name = "heap leaks",
+	.summary = "leak traces, grouped by signature; exit 1 when the app "
+		   "leaks, 3 when the dump was read only partially",
+	.args = "DUMP",
+	.opts = leaks_opts,
+	.exec = heap_verb_exec,
+};
+
+static const struct ph_cmd heap_top = {
+	.name = "heap top",
+	.summary = "class histogram and the biggest retainers",
+	.args = "DUMP",
+	.opts = top_opts,
+	.exec = heap_verb_exec,
+};
+
+static const struct ph_cmd heap_path = {
+	.name = "heap path",
+	.summary = "the shortest strong path from a GC root to an object",
+	.args = "DUMP OBJECT_ID",
+	.opts = path_opts,
+	.exec = heap_verb_exec,
+};
+
+static const struct ph_cmd heap_stats = {
+	.name = "heap stats",
+	.summary = "records, roots, heaps, classes, reachable objects",
+	.args = "DUMP",
+	.opts = stats_opts,
+	.exec = heap_verb_exec,
+};
+
+static const struct ph_cmd heap_dump = {
+	.name = "heap dump",
+	.summary = "dump a device app (adb) or a local JVM (jcmd), then "
+		   "`leaks`; the leaks join the app's session while a host "
+		   "records it",
+	.opts = dump_opts,
+	.about = "--application-id ID or --pid PID, one of them.",
+	.exec = heap_verb_exec,
+};
 
 const struct ph_cmd ph_cmd_heap = {
 	.name = "heap",
 	.summary = "hprof heap dumps into leak traces and retained sizes",
-	.usage = "porthole heap leaks|top|path|stats|dump ...\n"
-		 "  heap leaks DUMP [--map FILE] [--class NAME] [--json] "
-		 "[--session ID|DIR]\n"
-		 "      leak traces, grouped by signature; exit 1 when the "
-		 "app leaks,\n"
-		 "      3 when the dump was read only partially;\n"
-		 "      --session adds them to a recorded session as leak "
-		 "events\n"
-		 "  heap top DUMP [--by retained|shallow|count] [--limit N] "
-		 "[--json]\n"
-		 "      class histogram and the biggest retainers\n"
-		 "  heap path DUMP OBJECT_ID [--map FILE] [--json]\n"
-		 "      the shortest strong path from a GC root to an object\n"
-		 "  heap stats DUMP [--json]\n"
-		 "      records, roots, heaps, classes, reachable objects\n"
-		 "  heap dump (--application-id ID | --pid PID) [--out FILE] "
-		 "[--session ID|DIR]\n"
-		 "      dump a device app (adb) or a local JVM (jcmd), then "
-		 "`leaks`;\n"
-		 "      the leaks join the app's session while a host records "
-		 "it\n"
-		 "  PORTHOLE_ADB and PORTHOLE_JCMD name other adb/jcmd "
-		 "binaries.",
+	.verbs = (const struct ph_cmd *const[]){ &heap_leaks, &heap_top,
+						 &heap_path, &heap_stats,
+						 &heap_dump, NULL },
+	.about = "PORTHOLE_ADB and PORTHOLE_JCMD name other adb/jcmd binaries.",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = heap_exec,
 };

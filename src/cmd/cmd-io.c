@@ -1,6 +1,7 @@
 /*
  * porthole io DIR [--session ID | --events FILE] [--from T --to T]
  *              [--pid N] [--offset-ms MS] [--json | --ndjson [--all]]
+ * (io_opts below is the table --help and docs/cli.md are drawn from)
  *
  * The host's `io` view (src/host/io/io.h, docs/iotrace.md): the block I/O of
  * an iotrace recording (DIR, from `porthole iotrace record` or `parse`)
@@ -21,32 +22,76 @@
 extern const struct ph_cmd ph_cmd_io;
 
 /* cmd.h; `iotrace attach` takes these too, for the same join */
-int ph_cmd_io_view_opt(int argc, char **argv, int *i, struct ph_io_opts *o)
+int ph_cmd_io_view_check(const struct ph_cmd *cmd, const char *pid,
+			 const char *offset_ms, struct ph_io_opts *o)
 {
-	const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
 	char *end;
 	double d;
 
-	if (!val)
-		return 0;
-	if (!strcmp(a, "--pid")) {
-		/* pids are 32-bit: a larger one would match no request */
-		if (!ph_cmd_int(val, &o->pid) || o->pid <= 0 ||
-		    o->pid > INT32_MAX)
-			return 0;
-	} else if (!strcmp(a, "--offset-ms")) {
+	/* pids are 32-bit: a larger one would match no request */
+	if (pid &&
+	    (!ph_cmd_int(pid, &o->pid) || o->pid <= 0 || o->pid > INT32_MAX))
+		return ph_cmd_usage_error(cmd, "bad value for --pid: %s", pid);
+	if (offset_ms) {
 		errno = 0;
-		d = strtod(val, &end);
-		if (errno || end == val || *end || !(d > -1e12 && d < 1e12))
-			return 0;
+		d = strtod(offset_ms, &end);
+		if (errno || end == offset_ms || *end ||
+		    !(d > -1e12 && d < 1e12))
+			return ph_cmd_usage_error(cmd,
+						  "bad value for --offset-ms: "
+						  "%s",
+						  offset_ms);
 		o->have_shift = true;
 		o->shift_ns = (int64_t)(d * 1e6);
-	} else {
-		return 0;
 	}
-	++*i;
-	return 1;
+	return 0;
 }
+
+struct io_args {
+	const char *session, *events;
+	int64_t from, to;
+	const char *pid, *offset_ms;
+	bool json, ndjson, all;
+};
+
+#define OFF(f) offsetof(struct io_args, f)
+static const struct ph_opt io_opts[] = {
+	{ .name = "session",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(session),
+	  .metavar = "ID",
+	  .help = "a recorded session (default: the most recently active)" },
+	{ .name = "events",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(events),
+	  .metavar = "FILE",
+	  .help = "or a session's events.ndjson, any wire NDJSON" },
+	{ .name = "from",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(from),
+	  .metavar = "T",
+	  .help = "the window's start on the app's clock, ms (default: the "
+		  "session's span)" },
+	{ .name = "to",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(to),
+	  .metavar = "T",
+	  .help = "the window's end on the app's clock, ms" },
+	PH_CMD_IO_VIEW_OPTS(struct io_args),
+	{ .name = "json",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(json),
+	  .help = "the view as one JSON object" },
+	{ .name = "ndjson",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(ndjson),
+	  .help = "the app's requests as wire io events" },
+	{ .name = "all",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(all),
+	  .help = "with --ndjson: every process's requests" },
+	{ .kind = PH_OPT_END },
+};
 
 /* The session's events.ndjson: by id, or the most recently active. */
 static int session_path(const char *id, char *path, size_t size)
@@ -82,50 +127,34 @@ static int session_path(const char *id, char *path, size_t size)
 static int io_exec(int argc, char **argv)
 {
 	struct ph_io_opts o = { .w = PH_WINDOW_ALL };
-	const char *dir = NULL, *session = NULL, *events = NULL;
+	struct io_args args = { .from = o.w.from, .to = o.w.to };
+	struct ph_opt_args pa;
+	const char *dir, *session, *events;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_io_view *v = NULL;
 	char path[8400], why[600];
-	bool json = false, ndjson = false, all = false;
-	int status = 0;
+	bool json, ndjson, all;
+	int status = ph_cmd_parse(&ph_cmd_io, &args, argc, argv, &pa);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i],
-			   *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (ph_cmd_io_view_opt(argc, argv, &i, &o))
-			continue; /* --pid, --offset-ms */
-		if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--ndjson")) {
-			ndjson = true;
-		} else if (!strcmp(a, "--all")) {
-			all = true;
-		} else if (!strcmp(a, "--session") && val) {
-			session = argv[++i];
-		} else if (!strcmp(a, "--events") && val) {
-			events = argv[++i];
-		} else if (!strcmp(a, "--from") && val &&
-			   ph_cmd_int(val, &o.w.from)) {
-			i++;
-		} else if (!strcmp(a, "--to") && val &&
-			   ph_cmd_int(val, &o.w.to)) {
-			i++;
-		} else if (a[0] == '-' && a[1]) {
-			return ph_cmd_usage_error(&ph_cmd_io,
-						  "unknown or incomplete "
-						  "option %s",
-						  a);
-		} else if (!dir) {
-			dir = a;
-		} else {
-			return ph_cmd_usage_error(&ph_cmd_io,
-						  "one recording at a time");
-		}
-	}
-	if (!dir)
+	if (status != PH_CMD_GO_ON)
+		return status;
+	if ((status = ph_cmd_io_view_check(&ph_cmd_io, args.pid, args.offset_ms,
+					   &o)))
+		return status;
+	if (pa.npos > 1)
+		return ph_cmd_usage_error(&ph_cmd_io,
+					  "one recording at a time");
+	if (!pa.npos)
 		return ph_cmd_usage_error(&ph_cmd_io,
 					  "which iotrace recording? (DIR)");
+	dir = pa.pos[0];
+	session = args.session;
+	events = args.events;
+	o.w.from = args.from;
+	o.w.to = args.to;
+	json = args.json;
+	ndjson = args.ndjson;
+	all = args.all;
 	if (session && events)
 		return ph_cmd_usage_error(&ph_cmd_io,
 					  "--session or --events, not both");
@@ -181,26 +210,11 @@ const struct ph_cmd ph_cmd_io = {
 	.name = "io",
 	.summary = "block I/O of an iotrace recording joined with an app "
 		   "session",
-	.usage = "porthole io DIR [--session ID | --events FILE] "
-		 "[--from T --to T]\n"
-		 "                [--pid N] [--offset-ms MS] [--json | "
-		 "--ndjson [--all]]\n"
-		 "  DIR            a recording (porthole iotrace record or "
-		 "parse)\n"
-		 "  --session ID   a recorded session (default: the most "
-		 "recently active)\n"
-		 "  --events FILE  or a session's events.ndjson, any wire "
-		 "NDJSON\n"
-		 "  --from, --to   a window on the app's clock (default: the "
-		 "session's span)\n"
-		 "  --pid N        the app's pid, when its hello has none\n"
-		 "  --offset-ms MS app t = the recording's mono_ns + MS "
-		 "(default: checked\n"
-		 "                 through both sides' wall-clock offsets)\n"
-		 "  --json         the view as one JSON object\n"
-		 "  --ndjson       the app's requests as wire `io` events "
-		 "(--all: every\n"
-		 "                 process's)",
+	.args = "DIR",
+	.opts = io_opts,
+	.about =
+		"DIR: a recording (porthole iotrace record or parse).\n"
+		"--session or --events, not both; --json or --ndjson, not both.",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = io_exec,
 };

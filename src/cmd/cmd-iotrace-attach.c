@@ -12,8 +12,7 @@
  * it added, the clock's alignment and the view's findings.  Exits 0
  * (also when the session already held every request: nothing is added
  * twice); 2 on bad arguments, a missing session or recording, or a
- * recording that does not overlap the session.  Dispatched from
- * cmd-iotrace.c.
+ * recording that does not overlap the session.  A verb of cmd-iotrace.c.
  */
 #include "ph_common.h"
 #include "cmd.h"
@@ -22,8 +21,29 @@
 #include "host/env.h"
 #include "host/io/attach.h"
 
-extern const struct ph_cmd ph_cmd_iotrace;
-int ph_cmd_iotrace_attach(int argc, char **argv);
+extern const struct ph_cmd ph_cmd_iotrace_attach;
+
+struct attach_args {
+	bool app_only;
+	int64_t max;
+	const char *pid, *offset_ms;
+};
+
+#define OFF(f) offsetof(struct attach_args, f)
+static const struct ph_opt attach_opts[] = {
+	{ .name = "app-only",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(app_only),
+	  .help = "add only the app's own requests" },
+	{ .name = "max",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(max),
+	  .metavar = "N",
+	  .help = "add at most N requests, the app's first (default 20000; "
+		  "0: no cap)" },
+	PH_CMD_IO_VIEW_OPTS(struct attach_args),
+	{ .kind = PH_OPT_END },
+};
 
 static void human_bytes(char *buf, size_t size, uint64_t b)
 {
@@ -114,46 +134,38 @@ static void session_dir(const char *arg, char *buf, size_t size)
 	snprintf(buf, size, "%s/%s", sessions, arg);
 }
 
-int ph_cmd_iotrace_attach(int argc, char **argv)
+static int attach_exec(int argc, char **argv)
 {
+	const struct ph_cmd *self = &ph_cmd_iotrace_attach;
 	struct ph_io_attach_opts o = { .max = PH_IO_ATTACH_MAX };
+	struct attach_args args = { .max = PH_IO_ATTACH_MAX };
 	struct ph_io_opts view = { 0 };
 	struct ph_io_attach_result r;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
-	const char *pos[2] = { 0 };
+	struct ph_opt_args pa;
+	const char *pos[2];
 	char dir[4200], why[700];
-	int npos = 0, status = 0, rc;
+	int status = ph_cmd_parse(self, &args, argc, argv, &pa), rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i],
-			   *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int64_t n;
-
-		if (ph_cmd_io_view_opt(argc, argv, &i, &view))
-			continue; /* --pid, --offset-ms */
-		if (!strcmp(a, "--app-only")) {
-			o.app_only = true;
-		} else if (!strcmp(a, "--max") && val && ph_cmd_int(val, &n) &&
-			   n >= 0) {
-			o.max = (uint64_t)n;
-			i++;
-		} else if (a[0] == '-' && a[1]) {
-			return ph_cmd_usage_error(&ph_cmd_iotrace,
-						  "attach: unknown or "
-						  "incomplete option %s",
-						  a);
-		} else if (npos < 2) {
-			pos[npos++] = a;
-		} else {
-			return ph_cmd_usage_error(&ph_cmd_iotrace,
-						  "attach: one session and one "
-						  "recording");
-		}
-	}
-	if (npos != 2)
-		return ph_cmd_usage_error(&ph_cmd_iotrace,
-					  "attach: which session and which "
-					  "recording? (attach SESSION DIR)");
+	if (status != PH_CMD_GO_ON)
+		return status;
+	if ((status = ph_cmd_io_view_check(self, args.pid, args.offset_ms,
+					   &view)))
+		return status;
+	if (args.max < 0)
+		return ph_cmd_usage_error(self, "bad value for --max: %" PRId64,
+					  args.max);
+	o.app_only = args.app_only;
+	o.max = (uint64_t)args.max;
+	if (pa.npos > 2)
+		return ph_cmd_usage_error(self,
+					  "one session and one recording");
+	if (pa.npos != 2)
+		return ph_cmd_usage_error(self, "which session and which "
+						"recording? (attach SESSION "
+						"DIR)");
+	pos[0] = pa.pos[0];
+	pos[1] = pa.pos[1];
 	/* the join is porthole io's, with its options */
 	o.pid = view.pid;
 	o.have_shift = view.have_shift;
@@ -173,3 +185,15 @@ int ph_cmd_iotrace_attach(int argc, char **argv)
 	ph_buf_release(&out);
 	return status;
 }
+
+const struct ph_cmd ph_cmd_iotrace_attach = {
+	.name = "iotrace attach",
+	.summary = "add a recording's block requests in a session's window to "
+		   "it as io events",
+	.args = "SESSION DIR",
+	.opts = attach_opts,
+	.about = "SESSION: a session id, or its directory. Never adds a "
+		 "request twice;\nthe session's timeline, findings and MCP "
+		 "have them from then on.",
+	.exec = attach_exec,
+};

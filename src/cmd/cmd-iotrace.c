@@ -12,32 +12,12 @@
 #include <locale.h>
 
 extern const struct ph_cmd ph_cmd_iotrace;
-/* cmd-iotrace-attach.c */
-int ph_cmd_iotrace_attach(int argc, char **argv);
+extern const struct ph_cmd ph_cmd_iotrace_record;
+extern const struct ph_cmd ph_cmd_iotrace_parse;
+extern const struct ph_cmd ph_cmd_iotrace_summary;
+extern const struct ph_cmd ph_cmd_iotrace_attach; /* cmd-iotrace-attach.c */
 
-static int usage(const char *fmt, ...) PH_PRINTF(1, 2);
-
-static int usage(const char *fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	return ph_cmd_usage_error(&ph_cmd_iotrace, "%s", why);
-}
-
-/* The value of an option that takes one; NULL (and a message) if absent. */
-static const char *value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		usage("%s needs a value", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
+/* A decimal number of at least 0 (seconds). */
 static bool number(const char *s, double *out)
 {
 	char *end;
@@ -51,161 +31,206 @@ static bool number(const char *s, double *out)
 	return true;
 }
 
-/* Options both record and parse take; returns 1 when it took argv[*i]. */
-static int common_opt(int argc, char **argv, int *i, const char **out,
-		      enum ph_iot_compression *c, uint64_t *rotate, int *bad)
-{
-	const char *a = argv[*i], *v;
-	double mb;
+/* PH_IOT_ROTATE_DEFAULT in MB, as --rotate-mb says it */
+#define ROTATE_MB_DEFAULT ((double)PH_IOT_ROTATE_DEFAULT / (1024 * 1024))
+#define WRITER_DEFAULTS \
+	.compression = PH_IOT_GZIP, .rotate_mb = ROTATE_MB_DEFAULT
 
-	if (!strcmp(a, "--gzip")) {
-		*c = PH_IOT_GZIP;
-	} else if (!strcmp(a, "--zstd")) {
-		*c = PH_IOT_ZSTD;
-	} else if (!strcmp(a, "--out") || !strcmp(a, "-o")) {
-		if (!(*out = value(argc, argv, i)))
-			*bad = 1;
-	} else if (!strcmp(a, "--rotate-mb")) {
-		if (!(v = value(argc, argv, i)) || !number(v, &mb) || mb < 1) {
-			if (v)
-				usage("--rotate-mb: '%s' is not a size of at "
-				      "least 1",
-				      v);
-			*bad = 1;
-		} else {
-			*rotate = (uint64_t)(mb * 1024 * 1024);
-		}
-	} else {
-		return 0;
+/* Both writers' options: where the CSV goes and how it is packed. */
+struct writer_args {
+	const char *out;
+	int compression; /* enum ph_iot_compression: the last one given */
+	double rotate_mb;
+};
+
+#define WRITER_OPTS(T)                                                                                    \
+	{                                                                                                 \
+		.name = "out",                                                                            \
+		.short_name = 'o',                                                                        \
+		.kind = PH_OPT_STR,                                                                       \
+		.offset = offsetof(T, w.out),                                                             \
+		.metavar = "DIR",                                                                         \
+		.help = "the recording's directory (record: iotrace-YYYYMMDD-HHMMSS; parse: iotrace-out)" \
+	},                                                                                                \
+		{ .name = "gzip",                                                                         \
+		  .kind = PH_OPT_CONST,                                                                   \
+		  .offset = offsetof(T, w.compression),                                                   \
+		  .value = PH_IOT_GZIP,                                                                   \
+		  .help = "gzip the CSV files (the default)" },                                           \
+		{ .name = "zstd",                                                                         \
+		  .kind = PH_OPT_CONST,                                                                   \
+		  .offset = offsetof(T, w.compression),                                                   \
+		  .value = PH_IOT_ZSTD,                                                                   \
+		  .help = "zstd the CSV files instead" },                                                 \
+	{                                                                                                 \
+		.name = "rotate-mb", .kind = PH_OPT_NUM,                                                  \
+		.offset = offsetof(T, w.rotate_mb), .metavar = "MB",                                      \
+		.help = "CSV size per file (default 64, at least 1)"                                      \
 	}
-	return 1;
+
+/* The writer options into the engine's fields: 0, or 2 after a usage error. */
+static int writer_check(const struct ph_cmd *cmd, const struct writer_args *w,
+			enum ph_iot_compression *c, uint64_t *rotate)
+{
+	if (w->rotate_mb < 1)
+		return ph_cmd_usage_error(cmd,
+					  "--rotate-mb: '%g' is not a size of "
+					  "at least 1",
+					  w->rotate_mb);
+	*rotate = (uint64_t)(w->rotate_mb * 1024 * 1024);
+	*c = (enum ph_iot_compression)w->compression;
+	return 0;
 }
+
+struct parse_args {
+	struct writer_args w;
+	const char *offset_ns;
+};
+
+static const struct ph_opt parse_opts[] = {
+	WRITER_OPTS(struct parse_args),
+	{ .name = "mono-to-real-offset-ns",
+	  .kind = PH_OPT_STR,
+	  .offset = offsetof(struct parse_args, offset_ns),
+	  .metavar = "NS",
+	  .help = "the clock offset to record, when the text does not carry "
+		  "it" },
+	{ .kind = PH_OPT_END },
+};
 
 static int do_parse(int argc, char **argv)
 {
+	const struct ph_cmd *self = &ph_cmd_iotrace_parse;
 	struct ph_iot_parse_opts o = { 0 };
-	const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-	int bad = 0, rc;
+	struct parse_args args = { .w = { .out = "iotrace-out",
+					  WRITER_DEFAULTS } };
+	struct ph_opt_args pa;
+	int rc = ph_cmd_parse(self, &args, argc, argv, &pa);
 
-	if (!inputs)
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (writer_check(self, &args.w, &o.compression, &o.rotate_bytes))
 		return 2;
-	o.compression = PH_IOT_GZIP;
-	o.rotate_bytes = PH_IOT_ROTATE_DEFAULT;
-	o.out_dir = "iotrace-out";
-	for (int i = 1; i < argc && !bad; i++) {
-		const char *a = argv[i], *v;
-
-		if (common_opt(argc, argv, &i, &o.out_dir, &o.compression,
-			       &o.rotate_bytes, &bad))
-			continue;
-		if (!strcmp(a, "--mono-to-real-offset-ns")) {
-			if (!(v = value(argc, argv, &i)) ||
-			    !ph_cmd_int(v, &o.offset_ns)) {
-				if (v)
-					usage("'%s' is not a whole number of "
-					      "nanoseconds",
-					      v);
-				bad = 1;
-			}
-			o.have_offset = true;
-		} else if (a[0] == '-' && a[1]) {
-			bad = 1;
-			usage("parse: unknown option '%s'", a);
-		} else {
-			inputs[o.n_inputs++] = a;
-		}
+	o.out_dir = args.w.out;
+	if (args.offset_ns) {
+		if (!ph_cmd_int(args.offset_ns, &o.offset_ns))
+			return ph_cmd_usage_error(self,
+						  "'%s' is not a whole number "
+						  "of nanoseconds",
+						  args.offset_ns);
+		o.have_offset = true;
 	}
-	if (!bad && !o.n_inputs) {
-		bad = 1;
-		usage("%s", "parse: which ftrace text? (FILE..., or - for "
-			    "standard input)");
-	}
-	if (bad) {
-		free(inputs);
-		return 2;
-	}
-	o.inputs = inputs;
+	if (!pa.npos)
+		return ph_cmd_usage_error(self, "which ftrace text? (FILE..., "
+						"or - for standard input)");
+	o.inputs = (const char **)pa.pos;
+	o.n_inputs = (size_t)pa.npos;
 	o.report = stdout;
 	rc = ph_iot_parse_files(&o);
-	free(inputs);
 	return rc ? 2 : 0;
 }
 
+struct record_args {
+	struct writer_args w;
+	const char *seconds; /* checked below, with its own message */
+	double snapshot_interval;
+	bool no_snapshots, top_level, text;
+	const char *tracefs;
+	int64_t buffer_kb, nice;
+};
+
+#define OFF(f) offsetof(struct record_args, f)
+static const struct ph_opt record_opts[] = {
+	{ .name = "seconds",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(seconds),
+	  .metavar = "N",
+	  .help = "stop after N seconds (default: at SIGINT or SIGTERM)" },
+	WRITER_OPTS(struct record_args),
+	{ .name = "no-snapshots",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(no_snapshots),
+	  .help = "take no process snapshots" },
+	{ .name = "snapshot-interval",
+	  .kind = PH_OPT_NUM,
+	  .offset = OFF(snapshot_interval),
+	  .metavar = "S",
+	  .help = "seconds between process snapshots (default 60, at least "
+		  "1)" },
+	{ .name = "buffer-kb",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(buffer_kb),
+	  .metavar = "KB",
+	  .help = "the ring buffer per CPU (default 4096, at least 64)" },
+	{ .name = "tracefs",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(tracefs),
+	  .metavar = "PATH",
+	  .help = "tracefs's mount point (default: found)" },
+	{ .name = "top-level",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(top_level),
+	  .help = "record in tracefs's top-level buffer, not an instance" },
+	{ .name = "text",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(text),
+	  .help = "read the text trace_pipe, not the binary one" },
+	{ .name = "nice",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(nice),
+	  .metavar = "N",
+	  .help = "run at this nice value (-20..19, default -10) so a busy "
+		  "machine cannot starve it" },
+	{ .kind = PH_OPT_END },
+};
+
 static int do_record(int argc, char **argv)
 {
+	const struct ph_cmd *self = &ph_cmd_iotrace_record;
 	struct ph_iot_record_opts o = { 0 };
-	int bad = 0;
+	struct record_args args = { .w = { WRITER_DEFAULTS },
+				    .snapshot_interval = 60,
+				    .buffer_kb = 4096,
+				    .nice = -10 };
+	struct ph_opt_args pa;
+	int rc = ph_cmd_parse(self, &args, argc, argv, &pa);
 
-	o.compression = PH_IOT_GZIP;
-	o.rotate_bytes = PH_IOT_ROTATE_DEFAULT;
-	o.snapshots = true;
-	o.snapshot_interval = 60;
-	o.buffer_kb = 4096;
-	o.set_nice = true;
-	o.nice = -10;
-	o.out_dir = NULL;
-	for (int i = 1; i < argc && !bad; i++) {
-		const char *a = argv[i], *v;
-
-		if (common_opt(argc, argv, &i, &o.out_dir, &o.compression,
-			       &o.rotate_bytes, &bad))
-			continue;
-		if (!strcmp(a, "--seconds")) {
-			if (!(v = value(argc, argv, &i)) ||
-			    !number(v, &o.seconds)) {
-				if (v)
-					usage("--seconds: '%s' is not a "
-					      "duration",
-					      v);
-				bad = 1;
-			}
-		} else if (!strcmp(a, "--no-snapshots")) {
-			o.snapshots = false;
-		} else if (!strcmp(a, "--snapshot-interval")) {
-			if (!(v = value(argc, argv, &i)) ||
-			    !number(v, &o.snapshot_interval) ||
-			    o.snapshot_interval < 1) {
-				if (v)
-					usage("--snapshot-interval: '%s' is "
-					      "not at least 1 second",
-					      v);
-				bad = 1;
-			}
-		} else if (!strcmp(a, "--tracefs")) {
-			if (!(o.tracefs = value(argc, argv, &i)))
-				bad = 1;
-		} else if (!strcmp(a, "--buffer-kb")) {
-			if (!(v = value(argc, argv, &i)) ||
-			    !ph_cmd_int(v, &o.buffer_kb) || o.buffer_kb < 64) {
-				if (v)
-					usage("--buffer-kb: '%s' is not at "
-					      "least 64",
-					      v);
-				bad = 1;
-			}
-		} else if (!strcmp(a, "--nice")) {
-			int64_t n = 0;
-
-			if (!(v = value(argc, argv, &i)) ||
-			    !ph_cmd_int(v, &n) || n < -20 || n > 19) {
-				if (v)
-					usage("--nice: '%s' is not a nice "
-					      "value (-20..19)",
-					      v);
-				bad = 1;
-			}
-			o.nice = (int)n;
-		} else if (!strcmp(a, "--top-level")) {
-			o.top_level = true;
-		} else if (!strcmp(a, "--text")) {
-			o.text = true;
-		} else {
-			bad = 1;
-			usage("record: unknown argument '%s'", a);
-		}
-	}
-	if (bad)
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos)
+		return ph_cmd_usage_error(self, "unknown argument '%s'",
+					  pa.pos[0]);
+	if (writer_check(self, &args.w, &o.compression, &o.rotate_bytes))
 		return 2;
+	if (args.seconds && !number(args.seconds, &o.seconds))
+		return ph_cmd_usage_error(self,
+					  "--seconds: '%s' is not a "
+					  "duration",
+					  args.seconds);
+	if (args.snapshot_interval < 1)
+		return ph_cmd_usage_error(self,
+					  "--snapshot-interval: '%g' is not "
+					  "at least 1 second",
+					  args.snapshot_interval);
+	if (args.buffer_kb < 64)
+		return ph_cmd_usage_error(self,
+					  "--buffer-kb: '%" PRId64 "' is not "
+					  "at least 64",
+					  args.buffer_kb);
+	if (args.nice < -20 || args.nice > 19)
+		return ph_cmd_usage_error(self,
+					  "--nice: '%" PRId64 "' is not a "
+					  "nice value (-20..19)",
+					  args.nice);
+	o.out_dir = args.w.out;
+	o.snapshots = !args.no_snapshots;
+	o.snapshot_interval = args.snapshot_interval;
+	o.tracefs = args.tracefs;
+	o.buffer_kb = args.buffer_kb;
+	o.set_nice = true;
+	o.nice = (int)args.nice;
+	o.top_level = args.top_level;
+	o.text = args.text;
 	if (!o.out_dir) {
 		static char dir[64];
 		time_t now = time(NULL);
@@ -219,79 +244,68 @@ static int do_record(int argc, char **argv)
 	return ph_iot_record(&o) ? 2 : 0;
 }
 
+static const struct ph_opt summary_opts[] = { { .kind = PH_OPT_END } };
+
 static int do_summary(int argc, char **argv)
 {
+	struct ph_opt_args pa;
 	const char *cs;
 	bool utf8 = false;
+	int rc = ph_cmd_parse(&ph_cmd_iotrace_summary, NULL, argc, argv, &pa);
 
-	if (argc != 2 || argv[1][0] == '-')
-		return usage("%s", "summary: which recording? "
-				   "(porthole iotrace summary DIR)");
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos != 1)
+		return ph_cmd_usage_error(&ph_cmd_iotrace_summary,
+					  "which recording? (porthole "
+					  "iotrace summary DIR)");
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
 	utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
-	return ph_iot_summary(argv[1], stdout, utf8) ? 2 : 0;
+	return ph_iot_summary(pa.pos[0], stdout, utf8) ? 2 : 0;
 }
 
 static int iotrace_exec(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage("%s", "which subcommand? (record, parse, "
-				   "summary, attach)");
-	if (!strcmp(argv[1], "record"))
-		return do_record(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "parse"))
-		return do_parse(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "summary"))
-		return do_summary(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "attach"))
-		return ph_cmd_iotrace_attach(argc - 1, argv + 1);
-	return usage("no subcommand '%s' (record, parse, summary, attach)",
-		     argv[1]);
+	return ph_cmd_run_verb(&ph_cmd_iotrace, argc, argv);
 }
+
+const struct ph_cmd ph_cmd_iotrace_record = {
+	.name = "iotrace record",
+	.summary = "record every block request's device latency (root), "
+		   "until N seconds pass or SIGINT/SIGTERM",
+	.opts = record_opts,
+	.about = "tracefs is left exactly as it was found.",
+	.exec = do_record,
+};
+
+const struct ph_cmd ph_cmd_iotrace_parse = {
+	.name = "iotrace parse",
+	.summary = "convert saved ftrace text (trace, trace_pipe, systrace "
+		   "HTML; plain, .gz or .zst; - reads standard input) the "
+		   "same way",
+	.args = "FILE...",
+	.opts = parse_opts,
+	.exec = do_parse,
+};
+
+const struct ph_cmd ph_cmd_iotrace_summary = {
+	.name = "iotrace summary",
+	.summary = "latency per device and operation, the busiest processes, "
+		   "a histogram",
+	.args = "DIR",
+	.opts = summary_opts,
+	.exec = do_summary,
+};
 
 const struct ph_cmd ph_cmd_iotrace = {
 	.name = "iotrace",
 	.summary = "block I/O latency from tracefs, as io-tracer schema-v3 CSV",
-	.usage =
-		"porthole iotrace record|parse|summary|attach ...\n"
-		"\n"
-		"  porthole iotrace record [--seconds N] [--out DIR] "
-		"[--gzip|--zstd]\n"
-		"                          [--no-snapshots] "
-		"[--snapshot-interval S]\n"
-		"                          [--buffer-kb KB] [--tracefs PATH] "
-		"[--top-level] [--text]\n"
-		"                          [--nice N]\n"
-		"      Records every block request's device latency (root). "
-		"Until N seconds\n"
-		"      pass or SIGINT/SIGTERM; tracefs is left exactly as it "
-		"was found.\n"
-		"      Runs at nice -10 (--nice N) so a busy machine cannot "
-		"starve it.\n"
-		"  porthole iotrace parse FILE... [--out DIR] [--gzip|--zstd]\n"
-		"                         [--mono-to-real-offset-ns NS]\n"
-		"      Converts saved ftrace text (trace, trace_pipe, systrace "
-		"HTML; plain,\n"
-		"      .gz or .zst; - reads standard input) the same way.\n"
-		"  porthole iotrace summary DIR\n"
-		"      Latency per device and operation, the busiest "
-		"processes, a histogram.\n"
-		"  porthole iotrace attach SESSION DIR [--app-only] [--max N]"
-		"\n"
-		"                          [--offset-ms MS] [--pid PID]\n"
-		"      Adds the recording's block requests in the session's "
-		"window to the\n"
-		"      session as io events (the app's first, then others', "
-		"at most N,\n"
-		"      default 20000, 0 no cap), for its timeline, findings "
-		"and MCP.\n"
-		"      SESSION: a session id, or its directory. Never adds a "
-		"request twice.\n"
-		"\n"
-		"  Both writers also take --rotate-mb MB (CSV size per file, "
-		"default 64).\n"
-		"  DIR: manifest.json, ds/ds_*.csv.gz, process/process_*.csv.gz,"
-		" system_spec/.",
+	.verbs = (const struct ph_cmd *const[]){ &ph_cmd_iotrace_record,
+						 &ph_cmd_iotrace_parse,
+						 &ph_cmd_iotrace_summary,
+						 &ph_cmd_iotrace_attach, NULL },
+	.about = "DIR: manifest.json, ds/ds_*.csv.gz, process/process_*.csv.gz,"
+		 " system_spec/.",
 	.exec = iotrace_exec,
 };

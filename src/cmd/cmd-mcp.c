@@ -15,23 +15,42 @@
 
 extern const struct ph_cmd ph_cmd_mcp;
 
+struct mcp_args {
+	const char *app_id;
+	bool no_link;
+};
+
+#define OFF(f) offsetof(struct mcp_args, f)
+static const struct ph_opt mcp_opts[] = {
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(app_id),
+	  .metavar = "ID",
+	  .help = "the app to connect to (default $PORTHOLE_APPLICATION_ID)" },
+	{ .name = "no-link",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(no_link),
+	  .help = "answer from sessions on disk only" },
+	{ .kind = PH_OPT_END },
+};
+
 static int mcp_exec(int argc, char **argv)
 {
 	struct ph_live lv;
 	struct ph_mcp m;
-	const char *app_id = NULL;
-	bool no_link = false;
-	int rc;
+	struct mcp_args args = { 0 };
+	struct ph_opt_args pa;
+	const char *app_id;
+	bool no_link;
+	int rc = ph_cmd_parse(&ph_cmd_mcp, &args, argc, argv, &pa);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--application-id") && i + 1 < argc)
-			app_id = argv[++i];
-		else if (!strcmp(argv[i], "--no-link"))
-			no_link = true;
-		else
-			return ph_cmd_usage_error(&ph_cmd_mcp, "bad option %s",
-						  argv[i]);
-	}
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_mcp, "unexpected argument %s",
+					  pa.pos[0]);
+	app_id = args.app_id;
+	no_link = args.no_link;
 	/* A client that goes away must not kill us mid-write: EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	if (ph_live_init(&lv))
@@ -63,9 +82,8 @@ static int mcp_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_mcp = {
 	.name = "mcp",
 	.summary = "the MCP server a coding assistant talks to (stdio)",
-	.usage = "porthole mcp [--application-id ID] [--no-link]\n"
-		 "  JSON-RPC 2.0 over stdio, one message per line; see "
-		 "docs/mcp.md.\n"
-		 "  --no-link  answer from sessions on disk only",
+	.opts = mcp_opts,
+	.about = "JSON-RPC 2.0 over stdio, one message per line; see "
+		 "docs/mcp.md.",
 	.exec = mcp_exec,
 };

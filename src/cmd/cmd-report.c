@@ -53,10 +53,31 @@ static int capture_of_ndjson(const char *path, struct ph_buf *buf)
 	return ph_jw_finish(&jw);
 }
 
+struct report_args {
+	bool json;
+	const char *html;
+};
+
+#define OFF(f) offsetof(struct report_args, f)
+static const struct ph_opt report_opts[] = {
+	{ .name = "json",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(json),
+	  .help = "the report as one JSON object" },
+	{ .name = "html",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(html),
+	  .metavar = "OUT",
+	  .help = "also write a self-contained HTML page of the run to OUT" },
+	{ .kind = PH_OPT_END },
+};
+
 static int report_exec(int argc, char **argv)
 {
-	const char *file = NULL, *html = NULL;
-	bool json = false;
+	struct report_args args = { 0 };
+	struct ph_opt_args pa;
+	const char *file, *html;
+	bool json;
 	struct ph_buf in = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_arena arena;
@@ -64,21 +85,16 @@ static int report_exec(int argc, char **argv)
 	char why[600];
 	int rc, status = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
-			html = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			return ph_cmd_usage_error(self(), "unknown option %s",
-						  argv[i]);
-		else if (!file)
-			file = argv[i];
-		else
-			return ph_cmd_usage_error(self(), "one file at a time");
-	}
-	if (!file)
+	rc = ph_cmd_parse(self(), &args, argc, argv, &pa);
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos > 1)
+		return ph_cmd_usage_error(self(), "one file at a time");
+	if (!pa.npos)
 		return ph_cmd_usage_error(self(), "which capture file?");
+	file = pa.pos[0];
+	html = args.html;
+	json = args.json;
 	ph_arena_init(&arena, (size_t)1 << 20, (size_t)2 << 30);
 	if (is_ndjson(file)) {
 		struct ph_json *root;
@@ -134,11 +150,10 @@ out:
 const struct ph_cmd ph_cmd_report = {
 	.name = "report",
 	.summary = "the human report of a capture file (text, JSON or HTML)",
-	.usage = "porthole report FILE [--json] [--html OUT]\n"
-		 "  FILE     a capture file (porthole capture / save), or a\n"
-		 "           recorded session's events.ndjson\n"
-		 "  --json   the report as one JSON object\n"
-		 "  --html   also write a self-contained HTML page to OUT",
+	.args = "FILE",
+	.opts = report_opts,
+	.about = "FILE: a capture file (porthole capture / save), or a\n"
+		 "recorded session's events.ndjson",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = report_exec,
 };

@@ -21,12 +21,57 @@
 
 extern const struct ph_cmd ph_cmd_save;
 
+struct save_args {
+	const char *session, *scenario, *out;
+	const char *since; /* as given: a duration, parsed below */
+	int64_t from, to;
+};
+
+#define OFF(f) offsetof(struct save_args, f)
+static const struct ph_opt save_opts[] = {
+	{ .name = "session",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(session),
+	  .metavar = "ID",
+	  .help = "the session to save (default the most recently active)" },
+	{ .name = "scenario",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(scenario),
+	  .metavar = "NAME",
+	  .help = "the capture's scenario name (default saved)" },
+	{ .name = "since",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(since),
+	  .metavar = "10m|90s|2h|MS",
+	  .help = "the last stretch of the session, back from its last event" },
+	{ .name = "from",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(from),
+	  .metavar = "T",
+	  .help = "the window's start, app clock ms" },
+	{ .name = "to",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(to),
+	  .metavar = "T",
+	  .help = "the window's end, app clock ms" },
+	{ .name = "out",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(out),
+	  .metavar = "FILE",
+	  .help = "the capture file (default porthole-trace.json)" },
+	{ .kind = PH_OPT_END },
+};
+
 static int save_exec(int argc, char **argv)
 {
-	const char *session = NULL, *scenario = "saved",
-		   *out = "porthole-trace.json";
-	const char *since_arg = NULL; /* --since as given, for messages */
-	int64_t since = -1, from = INT64_MIN, to = INT64_MAX;
+	struct save_args args = { .scenario = "saved",
+				  .out = "porthole-trace.json",
+				  .from = INT64_MIN,
+				  .to = INT64_MAX };
+	struct ph_opt_args pa;
+	const char *session, *scenario, *out;
+	const char *since_arg; /* --since as given, for messages */
+	int64_t since = -1, from, to;
 	struct ph_session_info *v = NULL;
 	struct ph_capture_info info = { .driver = "porthole save" };
 	struct ph_ingest in;
@@ -35,35 +80,21 @@ static int save_exec(int argc, char **argv)
 	size_t n, pick = 0;
 	int rc, status = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!val)
-			return ph_cmd_usage_error(&ph_cmd_save,
-						  "%s needs a value", argv[i]);
-		if (!strcmp(argv[i], "--session"))
-			session = argv[++i];
-		else if (!strcmp(argv[i], "--scenario"))
-			scenario = argv[++i];
-		else if (!strcmp(argv[i], "--out"))
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--since") &&
-			 (since = ph_parse_duration_ms(since_arg =
-							       argv[++i])) >= 0)
-			;
-		else if (!strcmp(argv[i], "--from") &&
-			 ph_cmd_int(argv[++i], &from))
-			;
-		else if (!strcmp(argv[i], "--to") && ph_cmd_int(argv[++i], &to))
-			;
-		else if (argv[i] == val) /* the option was known: its value */
-			return ph_cmd_usage_error(&ph_cmd_save,
-						  "bad value for %s: %s",
-						  argv[i - 1], val);
-		else
-			return ph_cmd_usage_error(&ph_cmd_save, "bad option %s",
-						  argv[i]);
-	}
+	rc = ph_cmd_parse(&ph_cmd_save, &args, argc, argv, &pa);
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_save,
+					  "unexpected argument %s", pa.pos[0]);
+	session = args.session;
+	scenario = args.scenario;
+	out = args.out;
+	from = args.from;
+	to = args.to;
+	since_arg = args.since;
+	if (since_arg && (since = ph_parse_duration_ms(since_arg)) < 0)
+		return ph_cmd_usage_error(
+			&ph_cmd_save, "bad value for --since: %s", since_arg);
 	if (since >= 0 && (from != INT64_MIN || to != INT64_MAX))
 		return ph_cmd_usage_error(&ph_cmd_save,
 					  "--since or --from/--to, not both");
@@ -154,9 +185,8 @@ static int save_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_save = {
 	.name = "save",
 	.summary = "turn a window of a recorded session into a capture file",
-	.usage = "porthole save [--session ID] [--scenario NAME]\n"
-		 "              [--since 10m|90s|2h|MS | --from T --to T] "
-		 "[--out FILE]\n"
-		 "  default: the most recently active session, all of it",
+	.opts = save_opts,
+	.about = "--since, or --from and --to, not both; default: the most\n"
+		 "recently active session, all of it",
 	.exec = save_exec,
 };

@@ -7,16 +7,34 @@
 
 extern const struct ph_cmd ph_cmd_sessions;
 
+struct sessions_args {
+	bool json;
+};
+
+static const struct ph_opt sessions_opts[] = {
+	{ .name = "json",
+	  .kind = PH_OPT_BOOL,
+	  .offset = offsetof(struct sessions_args, json),
+	  .help = "one JSON array of the sessions" },
+	{ .kind = PH_OPT_END },
+};
+
 static int sessions_exec(int argc, char **argv)
 {
 	struct ph_session_info *v;
+	struct sessions_args args = { 0 };
+	struct ph_opt_args pa;
 	char dir[4200];
-	bool json = argc > 1 && !strcmp(argv[1], "--json");
+	bool json;
 	size_t n;
+	int rc = ph_cmd_parse(&ph_cmd_sessions, &args, argc, argv, &pa);
 
-	if (argc > 1 && !json)
-		return ph_cmd_usage_error(&ph_cmd_sessions, "unknown option %s",
-					  argv[1]);
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_sessions,
+					  "unexpected argument %s", pa.pos[0]);
+	json = args.json;
 	ph_env_sessions_dir(dir, sizeof(dir));
 	if (ph_sessions_list(dir, &v, &n)) {
 		fprintf(stderr, "porthole sessions: cannot read %s\n", dir);
@@ -73,8 +91,8 @@ static int sessions_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_sessions = {
 	.name = "sessions",
 	.summary = "list recorded sessions, newest first",
-	.usage = "porthole sessions [--json]\n"
-		 "  '*' marks the most recently active session",
+	.opts = sessions_opts,
+	.about = "'*' marks the most recently active session",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = sessions_exec,
 };

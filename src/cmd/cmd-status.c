@@ -104,21 +104,37 @@ out:
 	ph_buf_release(&out);
 }
 
+struct status_args {
+	const char *app_id;
+};
+
+static const struct ph_opt status_opts[] = {
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = offsetof(struct status_args, app_id),
+	  .metavar = "ID",
+	  .help = "the app to look for (default $PORTHOLE_APPLICATION_ID)" },
+	{ .kind = PH_OPT_END },
+};
+
 static int status_exec(int argc, char **argv)
 {
-	const char *app_id = ph_env_app_id();
+	struct status_args args = { .app_id = ph_env_app_id() };
+	struct ph_opt_args pa;
+	const char *app_id;
+	int rc;
 	char socks[8][256], name[300], out[256];
 	size_t n;
 	struct ph_link l = { 0 };
 	bool ok;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--application-id") && i + 1 < argc)
-			app_id = argv[++i];
-		else
-			return ph_cmd_usage_error(&ph_cmd_status,
-						  "bad option %s", argv[i]);
-	}
+	rc = ph_cmd_parse(&ph_cmd_status, &args, argc, argv, &pa);
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_status,
+					  "unexpected argument %s", pa.pos[0]);
+	app_id = args.app_id;
 	n = ph_link_local_sockets(socks, 8);
 	if (!app_id && n != 1) {
 		printf("not connected: the socket name is unknown\n");
@@ -226,7 +242,7 @@ static int status_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_status = {
 	.name = "status",
 	.summary = "connected or not, and why not, with the fix",
-	.usage = "porthole status [--application-id ID]\n"
-		 "  exit 0 connected, 1 not connected",
+	.opts = status_opts,
+	.about = "exit 0 connected, 1 not connected",
 	.exec = status_exec,
 };

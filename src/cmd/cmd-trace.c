@@ -1,53 +1,153 @@
-/* porthole trace: system traces into SQLite, and the detectors over them. */
+/*
+ * porthole trace: system traces into SQLite, and the detectors over them.
+ *
+ * Each verb's engine (src/trace/trace_cli.h) parses its own argv; the
+ * tables here state the options it takes, for --help and docs/cli.md
+ * (PH_CMD_ENGINE_PARSES).
+ */
 #include "ph_common.h"
 #include "cmd.h"
 #include "trace/trace_cli.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} subs[] = {
-	{ "stats", ph_trace_cli_stats },
-	{ "query", ph_trace_cli_query },
-	{ "analyze", ph_trace_cli_analyze },
-	{ "compare", ph_trace_cli_compare },
-	{ "record", ph_trace_cli_record },
-	{ "doctor", ph_trace_cli_doctor },
-	{ "ask", ph_trace_cli_ask },
+extern const struct ph_cmd ph_cmd_trace;
+
+/* The engines parse: these tables only describe, so no offsets. */
+#define DOC_STR(n, mv, h)                                               \
+	{                                                               \
+		.name = n, .kind = PH_OPT_STR, .metavar = mv, .help = h \
+	}
+#define DOC_MANY(n, mv, h)                                               \
+	{                                                                \
+		.name = n, .kind = PH_OPT_STR, .metavar = mv, .help = h, \
+		.flags = PH_OPT_REPEATS                                  \
+	}
+#define DOC_FLAG(n, h)                                    \
+	{                                                 \
+		.name = n, .kind = PH_OPT_BOOL, .help = h \
+	}
+#define DOC_END                    \
+	{                          \
+		.kind = PH_OPT_END \
+	}
+
+static const struct ph_opt stats_opts[] = {
+	DOC_FLAG("json", "one JSON object"),
+	DOC_END,
 };
 
-extern const struct ph_cmd ph_cmd_trace;
+static const struct ph_opt query_opts[] = {
+	DOC_FLAG("csv", "the rows as CSV"),
+	DOC_FLAG("json", "the rows as JSON"),
+	DOC_END,
+};
+
+/* analyze's and ask's window and detector options */
+#define SCOPE_OPTS                                                       \
+	DOC_STR("process", "NAME|PID",                                   \
+		"the app's process: a pid, else a name or part of one"), \
+		DOC_STR("from", "NS", "the window's start, trace ns"),   \
+		DOC_STR("to", "NS", "the window's end, trace ns")
+#define DETECTOR_OPTS                                                         \
+	DOC_MANY("set", "k=v", "a detector parameter"),                       \
+		DOC_STR("config", "FILE",                                     \
+			"parameters from FILE (default porthole-trace.yml)"), \
+		DOC_STR("detectors", "DIR",                                   \
+			"the detectors' SQL (default the built-in set)")
+
+static const struct ph_opt analyze_opts[] = {
+	SCOPE_OPTS,
+	DOC_STR("start", "NAME",
+		"the window starts at the process's first slice named NAME"),
+	DOC_STR("end", "NAME",
+		"and ends at the end of the first slice named NAME after it"),
+	DETECTOR_OPTS,
+	DOC_STR("out", "DIR", "the report's directory (default trace-report)"),
+	DOC_END,
+};
+
+static const struct ph_opt ask_opts[] = {
+	SCOPE_OPTS,
+	DOC_MANY("question", "Q",
+		 "jank thread_states binder render slices startup "
+		 "monitor_contention cpu (default all)"),
+	DOC_FLAG("json", "one JSON object"),
+	DETECTOR_OPTS,
+	DOC_END,
+};
+
+static const struct ph_opt compare_opts[] = {
+	DOC_STR("floor-ms", "MS",
+		"changes smaller than this are noise (default 2)"),
+	DOC_STR("floor-pct", "P",
+		"and smaller than this percentage (default 10)"),
+	DOC_FLAG("json", "one JSON object"),
+	DOC_END,
+};
+
+static const struct ph_opt record_opts[] = {
+	{ .name = "seconds",
+	  .kind = PH_OPT_STR,
+	  .metavar = "N",
+	  .help = "how long to record, 0..86400",
+	  .flags = PH_OPT_REQUIRED },
+	{ .name = "out",
+	  .kind = PH_OPT_STR,
+	  .metavar = "FILE",
+	  .help = "the trace file",
+	  .flags = PH_OPT_REQUIRED },
+	DOC_STR("application-id", "ID", "the app whose process is named"),
+	DOC_MANY("pid", "PID", "a process to name in the trace (at most 64)"),
+	DOC_END,
+};
+
+static const struct ph_opt doctor_opts[] = {
+	DOC_FLAG("json", "one JSON object"),
+	DETECTOR_OPTS,
+	DOC_STR("write", "FILE",
+		"also write the built-in fixture trace to FILE"),
+	DOC_END,
+};
+
+#define VERB(var, word, a, o, sum, fn)                                    \
+	static const struct ph_cmd var = { .name = "trace " word,         \
+					   .summary = sum,                \
+					   .args = a,                     \
+					   .opts = o,                     \
+					   .flags = PH_CMD_ENGINE_PARSES, \
+					   .exec = fn }
+
+VERB(trace_stats, "stats", "TRACE", stats_opts,
+     "rows per table, clock, duration, decoder statistics", ph_trace_cli_stats);
+VERB(trace_query, "query", "TRACE SQL", query_opts,
+     "run SQL over a trace's tables", ph_trace_cli_query);
+VERB(trace_analyze, "analyze", "TRACE [TRACE...]", analyze_opts,
+     "run the detectors into DIR/report.md and report.json; several traces are repeats of one run, folded into medians",
+     ph_trace_cli_analyze);
+VERB(trace_ask, "ask", "TRACE", ask_opts,
+     "the questions of the MCP tool ask_system_trace, over a process and a window",
+     ph_trace_cli_ask);
+VERB(trace_compare, "compare", "BASE.json NEW.json", compare_opts,
+     "pair two analyze reports' rows; exit 1 when something is new or worse",
+     ph_trace_cli_compare);
+VERB(trace_record, "record", NULL, record_opts,
+     "record a system trace from tracefs (root), restoring every setting it changed",
+     ph_trace_cli_record);
+VERB(trace_doctor, "doctor", NULL, doctor_opts,
+     "run every detector on a built-in fixture with planted problems; exit 1 when one misses its problem",
+     ph_trace_cli_doctor);
 
 static int trace_exec(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(ph_cmd_trace.usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	for (size_t i = 0; i < PH_ARRAY_SIZE(subs); i++)
-		if (!strcmp(argv[1], subs[i].name))
-			return subs[i].fn(argc - 1, argv + 1);
-	return ph_cmd_usage_error(&ph_cmd_trace, "unknown subcommand '%s'",
-				  argv[1]);
+	return ph_cmd_run_verb(&ph_cmd_trace, argc, argv);
 }
 
 const struct ph_cmd ph_cmd_trace = {
 	.name = "trace",
 	.summary = "read Perfetto and ftrace traces; run SQL and detectors",
-	.usage =
-		"porthole trace stats|query|analyze|ask|compare|record|doctor ...\n"
-		"  stats TRACE [--json]\n"
-		"  query TRACE SQL [--csv|--json]\n"
-		"  analyze TRACE [--process NAME] [--from NS --to NS] "
-		"[--start NAME --end NAME] [--set k=v] [--out DIR] "
-		"[--detectors DIR]\n"
-		"  analyze TRACE1 TRACE2 ...  (repeats: rows folded, medians)\n"
-		"  ask TRACE [--process NAME] [--from NS --to NS] "
-		"[--question Q]... [--json]\n"
-		"  compare BASE.json NEW.json [--floor-ms MS] [--floor-pct P] "
-		"[--json]\n"
-		"  record --seconds N --out FILE [--application-id ID]\n"
-		"  doctor\n",
+	.verbs = (const struct ph_cmd *const[]){ &trace_stats, &trace_query,
+						 &trace_analyze, &trace_ask,
+						 &trace_compare, &trace_record,
+						 &trace_doctor, NULL },
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = trace_exec,
 };

@@ -132,40 +132,57 @@ static void open_browser(const char *url)
 	posix_spawn_file_actions_destroy(&fa);
 }
 
+struct ui_args {
+	int64_t port;
+	bool no_open;
+	const char *app_id;
+};
+
+#define OFF(f) offsetof(struct ui_args, f)
+static const struct ph_opt ui_opts[] = {
+	{ .name = "port",
+	  .kind = PH_OPT_INT,
+	  .offset = OFF(port),
+	  .metavar = "8678",
+	  .help = "the loopback port to serve on" },
+	{ .name = "no-open",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(no_open),
+	  .help = "do not open a browser" },
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(app_id),
+	  .metavar = "ID",
+	  .help = "the app to show (default $PORTHOLE_APPLICATION_ID)" },
+	{ .kind = PH_OPT_END },
+};
+
 static int ui_exec(int argc, char **argv)
 {
 	struct ui_run *r;
 	struct ph_ui_options o = { .port = 8678 };
-	const char *app_id = NULL;
-	bool open = true;
+	struct ui_args args = { .port = 8678 };
+	struct ph_opt_args pa;
+	const char *app_id;
+	bool open;
 	char why[300], url[80];
-	int status = 0, i;
+	int status;
 	char announce_dir[] = "/tmp/porthole-ui-XXXXXX";
 	char announce[200] = "";
 
-	for (i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
-
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		} else if (!strcmp(argv[i], "--no-open")) {
-			open = false;
-		} else if (!strcmp(argv[i], "--port") && v) {
-			long p = strtol(argv[++i], &end, 10);
-
-			if (*end || p < 0 || p > 65535)
-				return ph_cmd_usage_error(&ph_cmd_ui,
-							  "bad port '%s'", v);
-			o.port = (int)p;
-		} else if (!strcmp(argv[i], "--application-id") && v) {
-			app_id = argv[++i];
-		} else {
-			return ph_cmd_usage_error(&ph_cmd_ui, "bad option %s",
-						  argv[i]);
-		}
-	}
+	status = ph_cmd_parse(&ph_cmd_ui, &args, argc, argv, &pa);
+	if (status != PH_CMD_GO_ON)
+		return status;
+	status = 0;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_ui, "unexpected argument %s",
+					  pa.pos[0]);
+	if (args.port < 0 || args.port > 65535)
+		return ph_cmd_usage_error(&ph_cmd_ui, "bad port '%" PRId64 "'",
+					  args.port);
+	o.port = (int)args.port;
+	open = !args.no_open;
+	app_id = args.app_id;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return 2;
@@ -183,8 +200,8 @@ static int ui_exec(int argc, char **argv)
 	r->lv.link.on_hello = run_on_hello;
 	r->lv.link.ctx = r;
 
-	if (i < argc) {
-		r->cmd = argv + i;
+	if (pa.nrest) {
+		r->cmd = pa.rest;
 		/* The app CMD starts (and each restart) announces its socket
 		 * name, so the link watches that app and no other one on
 		 * this machine (as capture does). */
@@ -260,10 +277,11 @@ out:
 const struct ph_cmd ph_cmd_ui = {
 	.name = "ui",
 	.summary = "the live timeline in the browser",
-	.usage = "porthole ui [--port 8678] [--no-open] [--application-id ID] "
-		 "[-- CMD...]\n"
-		 "  serves http://127.0.0.1:PORT/ (loopback only); with CMD, "
-		 "starts the app\n"
-		 "  itself so the page can restart it; runs until Ctrl-C",
+	.args = "[-- CMD...]",
+	.opts = ui_opts,
+	.about = "serves http://127.0.0.1:PORT/ (loopback only); with CMD, "
+		 "starts the app\nitself so the page can restart it; runs "
+		 "until Ctrl-C",
+	.flags = PH_CMD_TAKES_COMMAND,
 	.exec = ui_exec,
 };

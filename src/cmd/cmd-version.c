@@ -6,10 +6,20 @@
 #define PH_VERSION "0.1.0-dev"
 #endif
 
+extern const struct ph_cmd ph_cmd_version;
+
+static const struct ph_opt version_opts[] = { { .kind = PH_OPT_END } };
+
 static int version_exec(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	struct ph_opt_args a;
+	int rc = ph_cmd_parse(&ph_cmd_version, NULL, argc, argv, &a);
+
+	if (rc != PH_CMD_GO_ON)
+		return rc;
+	if (a.npos)
+		return ph_cmd_usage_error(&ph_cmd_version,
+					  "takes no arguments");
 	printf("porthole %s (protocol 1)\n", PH_VERSION);
 	return 0;
 }
@@ -17,6 +27,6 @@ static int version_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_version = {
 	.name = "version",
 	.summary = "print the version and the wire protocol it speaks",
-	.usage = "porthole version",
+	.opts = version_opts,
 	.exec = version_exec,
 };

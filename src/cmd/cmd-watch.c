@@ -183,48 +183,75 @@ static void say_link(struct ph_link *l, char *said, size_t size)
 	}
 }
 
+struct watch_args {
+	bool until_first, json;
+	const char *timeout;  /* seconds, checked below */
+	const char *severity; /* checked below */
+	const char *app_id;
+};
+
+#define OFF(f) offsetof(struct watch_args, f)
+static const struct ph_opt watch_opts[] = {
+	{ .name = "until-first",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(until_first),
+	  .help = "exit 1 at the first finding" },
+	{ .name = "json",
+	  .kind = PH_OPT_BOOL,
+	  .offset = OFF(json),
+	  .help = "one JSON object a line" },
+	{ .name = "timeout",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(timeout),
+	  .metavar = "SECONDS",
+	  .help = "stop after this long (exit 3 or 4 when nothing was found)" },
+	{ .name = "severity",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(severity),
+	  .metavar = "error|warning|note",
+	  .help = "the least severe finding shown (default error)" },
+	{ .name = "application-id",
+	  .kind = PH_OPT_STR,
+	  .offset = OFF(app_id),
+	  .metavar = "ID",
+	  .help = "the app to watch (default $PORTHOLE_APPLICATION_ID)" },
+	{ .kind = PH_OPT_END },
+};
+
 static int watch_exec(int argc, char **argv)
 {
 	struct watch w = { .min_sev = PH_SEV_ERROR };
+	struct watch_args args = { 0 };
+	struct ph_opt_args pa;
 	char said[1000] = "";
-	bool until_first = false;
+	bool until_first;
 	double timeout = -1;
-	const char *app_id = NULL;
+	const char *app_id;
 	struct ph_live lv;
 	uint64_t version = 0;
 	int64_t end, printed = 0;
-	int status = 0;
+	int status = ph_cmd_parse(&ph_cmd_watch, &args, argc, argv, &pa);
 
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "--until-first")) {
-			until_first = true;
-		} else if (!strcmp(argv[i], "--json")) {
-			w.json = true;
-		} else if (!strcmp(argv[i], "--timeout")) {
-			if (!v || (timeout = strtod(v, NULL)) <= 0)
-				return ph_cmd_usage_error(
-					&ph_cmd_watch,
-					"--timeout takes seconds, more than 0 "
-					"(got '%s')",
-					v ? v : "nothing");
-			i++;
-		} else if (!strcmp(argv[i], "--severity")) {
-			if (!v || (w.min_sev = ph_severity_parse(v)) < 0)
-				return ph_cmd_usage_error(
-					&ph_cmd_watch,
-					"--severity takes one of error, "
-					"warning, note (got '%s')",
-					v ? v : "nothing");
-			i++;
-		} else if (!strcmp(argv[i], "--application-id") && v) {
-			app_id = argv[++i];
-		} else {
-			return ph_cmd_usage_error(&ph_cmd_watch,
-						  "bad option %s", argv[i]);
-		}
-	}
+	if (status != PH_CMD_GO_ON)
+		return status;
+	status = 0;
+	if (pa.npos)
+		return ph_cmd_usage_error(&ph_cmd_watch,
+					  "unexpected argument %s", pa.pos[0]);
+	if (args.timeout && (timeout = strtod(args.timeout, NULL)) <= 0)
+		return ph_cmd_usage_error(
+			&ph_cmd_watch,
+			"--timeout takes seconds, more than 0 "
+			"(got '%s')",
+			args.timeout);
+	if (args.severity && (w.min_sev = ph_severity_parse(args.severity)) < 0)
+		return ph_cmd_usage_error(&ph_cmd_watch,
+					  "--severity takes one of error, "
+					  "warning, note (got '%s')",
+					  args.severity);
+	until_first = args.until_first;
+	w.json = args.json;
+	app_id = args.app_id;
 	if (ph_live_init(&lv))
 		return 2;
 	if (app_id)
@@ -289,13 +316,10 @@ out:
 const struct ph_cmd ph_cmd_watch = {
 	.name = "watch",
 	.summary = "print findings as they happen, one line each",
-	.usage =
-		"porthole watch [--until-first] [--json] [--timeout SECONDS]\n"
-		"               [--severity error|warning|note] "
-		"[--application-id ID]\n"
-		"  --severity L  the least severe shown (default error)\n"
-		"  exit 0 stopped by a signal, 1 --until-first found one,\n"
-		"  2 bad arguments or internal error, 3 timeout, nothing found,\n"
-		"  4 timeout, nothing found but not everything observed",
+	.opts = watch_opts,
+	.about =
+		"exit 0 stopped by a signal, 1 --until-first found one,\n"
+		"2 bad arguments or internal error, 3 timeout, nothing found,\n"
+		"4 timeout, nothing found but not everything observed",
 	.exec = watch_exec,
 };

@@ -54,17 +54,147 @@ const struct ph_cmd *ph_cmd_find(const char *name)
 	return NULL;
 }
 
+void ph_cmd_synopsis(const struct ph_cmd *cmd, char *buf, size_t size)
+{
+	const char *args = cmd->args ? cmd->args : "";
+	bool after = strstr(args, "--"); /* "-- CMD..." follows the options */
+	char opts[1024];
+	size_t len;
+
+	if (cmd->verbs) {
+		len = (size_t)snprintf(buf, size, "porthole %s ", cmd->name);
+		for (size_t i = 0; cmd->verbs[i] && len < size; i++) {
+			const char *w = strrchr(cmd->verbs[i]->name, ' ');
+
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						i ? "|" : "", w ? w + 1 : "");
+		}
+		if (len < size)
+			snprintf(buf + len, size - len, " ...");
+		return;
+	}
+	ph_opt_synopsis(cmd->opts, opts, sizeof(opts));
+	snprintf(buf, size, "porthole %s%s%s%s%s%s%s", cmd->name,
+		 *args && !after ? " " : "", after ? "" : args,
+		 *opts ? " " : "", opts, after ? " " : "", after ? args : "");
+}
+
 int ph_cmd_usage_error(const struct ph_cmd *cmd, const char *fmt, ...)
 {
+	char syn[1400];
 	va_list ap;
 
 	fprintf(stderr, "porthole %s: ", cmd->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: %.*s\n", (int)strcspn(cmd->usage, "\n"),
-		cmd->usage);
+	ph_cmd_synopsis(cmd, syn, sizeof(syn));
+	fprintf(stderr, "\nusage: %s\n", syn);
 	return 2;
+}
+
+void ph_cmd_print_help(const struct ph_cmd *cmd, FILE *f)
+{
+	char syn[1400];
+
+	ph_cmd_synopsis(cmd, syn, sizeof(syn));
+	/* continuation lines line up after "usage: porthole NAME " */
+	fputs("usage: ", f);
+	ph_opt_print_wrapped(f, syn, 7, 7 + 10 + (int)strlen(cmd->name), true);
+	fputc('\n', f);
+	ph_opt_print_wrapped(f, cmd->summary, 0, 0, false);
+	if (cmd->verbs) {
+		fprintf(f, "\nsubcommands:\n");
+		for (size_t i = 0; cmd->verbs[i]; i++) {
+			const struct ph_cmd *v = cmd->verbs[i];
+
+			ph_cmd_synopsis(v, syn, sizeof(syn));
+			fputs("  ", f);
+			ph_opt_print_wrapped(
+				f, syn, 2, 2 + 10 + (int)strlen(v->name), true);
+			fputs("      ", f);
+			ph_opt_print_wrapped(f, v->summary, 6, 6, false);
+		}
+		fprintf(f,
+			"\n'porthole %s SUBCOMMAND --help' shows its "
+			"options.\n",
+			cmd->name);
+	} else if (cmd->opts && cmd->opts->kind != PH_OPT_END) {
+		fprintf(f, "\noptions:\n");
+		ph_opt_print_help(cmd->opts, f);
+	}
+	if (cmd->about)
+		fprintf(f, "\n%s\n", cmd->about);
+}
+
+int ph_cmd_parse(const struct ph_cmd *cmd, void *base, int argc, char **argv,
+		 struct ph_opt_args *a)
+{
+	unsigned flags = cmd->flags & PH_CMD_TAKES_COMMAND ? PH_OPT_PARSE_REST :
+							     0;
+	char why[300];
+
+	switch (ph_opt_parse(cmd->opts, base, argc, argv, flags, a, why,
+			     sizeof(why))) {
+	case PH_OPT_OK: return PH_CMD_GO_ON;
+	case PH_OPT_HELP: ph_cmd_print_help(cmd, stdout); return 0;
+	default: return ph_cmd_usage_error(cmd, "%s", why);
+	}
+}
+
+const struct ph_cmd *ph_cmd_verb(const struct ph_cmd *cmd, const char *word)
+{
+	for (size_t i = 0; cmd->verbs && cmd->verbs[i]; i++) {
+		const char *w = strrchr(cmd->verbs[i]->name, ' ');
+
+		if (w && !strcmp(w + 1, word))
+			return cmd->verbs[i];
+	}
+	return NULL;
+}
+
+/*
+ * A verb whose engine parses its argv: its arguments checked against its
+ * table first, on a copy (the parser reorders argv), so --help is
+ * answered and an option the table does not name is refused, naming it,
+ * before the engine runs.  PH_CMD_GO_ON, or the exit status.
+ */
+static int check_engine_argv(const struct ph_cmd *verb, int argc, char **argv)
+{
+	char **copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	struct ph_opt_args a;
+	int rc;
+
+	if (!copy)
+		return 2;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	copy[argc] = NULL;
+	rc = ph_cmd_parse(verb, NULL, argc, copy, &a);
+	free(copy);
+	return rc;
+}
+
+int ph_cmd_run_verb(const struct ph_cmd *cmd, int argc, char **argv)
+{
+	const struct ph_cmd *verb;
+
+	if (argc < 2)
+		return ph_cmd_usage_error(cmd, "which subcommand?");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		ph_cmd_print_help(cmd, stdout);
+		return 0;
+	}
+	verb = ph_cmd_verb(cmd, argv[1]);
+	if (!verb)
+		return ph_cmd_usage_error(cmd, "no subcommand '%s'", argv[1]);
+	if (verb->flags & PH_CMD_ENGINE_PARSES) {
+		int rc = check_engine_argv(verb, argc - 1, argv + 1);
+
+		if (rc != PH_CMD_GO_ON)
+			return rc;
+	}
+	return verb->exec(argc - 1, argv + 1);
 }
 
 bool ph_cmd_int(const char *s, int64_t *out)
