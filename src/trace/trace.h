@@ -222,6 +222,10 @@ struct ph_trace {
 	const char *format;	   /* "perfetto", "ftrace", "systrace" */
 	const char *clock_name;	   /* "BOOTTIME", "MONOTONIC", "unknown" ... */
 	int trace_clock;	   /* PH_CLK_* the timestamps are on, or 0 */
+	bool clock_stated;	   /* the trace names its clock (else clock_name
+				      is "unknown" and trace_clock a default) */
+	int64_t ts0_packets; /* Perfetto packets stamped 0 (the span leaves
+				them out when they are outliers) */
 	int kernel_major, kernel_minor; /* 0 when unknown */
 	bool state_text;   /* prev_state arrived as text (ftrace) */
 	struct ph_err err; /* where a decoder stopped, if it did */

@@ -45,6 +45,9 @@
  *                            counter_value 30, double_counter_value 44
  *   76     FrameTimelineEvent  1..4 frame starts, 5 frame_end {cookie 1}
  *   50     bytes             compressed_packets: zlib of a Trace
+ *   33     TraceConfig       builtin_data_sources 20 {primary_trace_clock 5}
+ *   37, 38, 40, 52-54, 56, 57, 62, 65, 68, 71, 84, 91: known, not decoded,
+ *                            counted (`not_decoded.NAME`, see undecoded[])
  *
  * FtraceEvent (ftrace_event.proto): timestamp 1, pid 2, and one of print 3
  * {buf 2}, sched_switch 4 {prev_comm 1 prev_pid 2 prev_prio 3 prev_state 4
@@ -334,9 +337,35 @@ struct comm_slot {
 	uint32_t id;
 };
 
+/*
+ * Packets of kinds this decoder knows by name but does not read: counted
+ * as `not_decoded.NAME`, so that stats and ask say what the tables lack
+ * rather than leave it unsaid (trace_packet.proto field numbers).
+ */
+static const struct {
+	uint32_t id;
+	const char *stat;
+} undecoded[] = {
+	{ 37, "not_decoded.profile_packet" },
+	{ 38, "not_decoded.battery" },
+	{ 40, "not_decoded.power_rails" },
+	{ 52, "not_decoded.gpu_counter_event" },
+	{ 53, "not_decoded.gpu_render_stage_event" },
+	{ 54, "not_decoded.streaming_profile_packet" },
+	{ 56, "not_decoded.heap_graph" },
+	{ 57, "not_decoded.graphics_frame_event" },
+	{ 62, "not_decoded.vulkan_memory_event" },
+	{ 65, "not_decoded.vulkan_api_event" },
+	{ 68, "not_decoded.smaps_packet" },
+	{ 71, "not_decoded.gpu_mem_total_event" },
+	{ 84, "not_decoded.statsd_atom" },
+	{ 91, "not_decoded.entity_state_residency" },
+};
+
 struct pstate {
 	struct ph_trace *t;
 	int64_t stat[S_COUNT];
+	int64_t undecoded[PH_ARRAY_SIZE(undecoded)]; /* packets per kind */
 	struct comm_slot *comms;
 	int64_t idle_track[64]; /* cpuidle track id + 1 per CPU, 0 unknown */
 	struct seq *seqs;
@@ -423,8 +452,10 @@ static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		snap.clk[i] = PH_NULL_I64;
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.key == KEY(2, 0) && f.v < PH_NCLK && f.v)
+		if (f.key == KEY(2, 0) && f.v < PH_NCLK && f.v) {
 			t->trace_clock = (int)f.v;
+			t->clock_stated = true;
+		}
 	}
 	if (!t->trace_clock)
 		t->trace_clock = PH_CLK_BOOTTIME;
@@ -1874,6 +1905,29 @@ void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts)
 static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n);
 
 /* A packet's payload field id (wire type 2), once its header is known. */
+/*
+ * TraceConfig (33): builtin_data_sources 20 {primary_trace_clock 5}, the
+ * clock the service stamped the trace with.  The clock snapshots name it
+ * too; a trace whose config does is on that clock even without them.
+ */
+static void trace_config(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.key != KEY(20, 2))
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.key == KEY(5, 0) && g.v && g.v < PH_NCLK) {
+				ps->t->trace_clock = (int)g.v;
+				ps->t->clock_stated = true;
+			}
+		}
+	}
+}
+
 static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 		    const uint8_t *q, size_t len)
 {
@@ -1899,6 +1953,7 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 	case 76: frame_timeline(ps, tts, q, len); break;
 	case 47: ph_trace_stat(t, "packages_list", 1); break;
 	case 66: ps->stat[S_PERF_SAMPLE]++; break;
+	case 33: trace_config(ps, q, len); break;
 	case 50: {
 		struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
 		struct ph_err zerr = { 0 };
@@ -1930,6 +1985,11 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 		ph_buf_release(&b);
 		break;
 	}
+	default:
+		for (size_t i = 0; i < PH_ARRAY_SIZE(undecoded); i++)
+			if (undecoded[i].id == id)
+				ps->undecoded[i]++;
+		break;
 	}
 }
 
@@ -2008,7 +2068,14 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 	if (!clk && sq)
 		clk = sq->default_clock;
 	tts = has_ts ? to_trace(ps, sq, clk, ts) : PH_NULL_I64;
-	if (tts != PH_NULL_I64)
+	/*
+	 * An absolute timestamp of 0 is a writer that never set one: it
+	 * widens the bounds only if the rest of the trace is near 0 too
+	 * (ph_trace_finish decides, and counts it when it sets it aside).
+	 */
+	if (has_ts && ts == 0 && clk < 64)
+		ps->t->ts0_packets++;
+	else if (tts != PH_NULL_I64)
 		ph_trace_see_ts(ps->t, tts);
 	if (npay <= PAYLOAD_MAX) {
 		for (size_t i = 0; i < npay; i++)
@@ -2075,6 +2142,9 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 	for (int i = 0; i < S_COUNT; i++)
 		if (ps.stat[i])
 			ph_trace_stat(t, pstat_names[i], ps.stat[i]);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(undecoded); i++)
+		if (ps.undecoded[i])
+			ph_trace_stat(t, undecoded[i].stat, ps.undecoded[i]);
 	free(ps.comms);
 	for (size_t i = 0; i < ps.nseq; i++)
 		ph_intmap_free(ps.seqs[i].interned);

@@ -17,7 +17,7 @@ check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/
 check analyze-bad-type sh -c "$BIN/porthole trace analyze '$A12' --set main_thread_block.min_ms=abc 2>/dev/null; [ \$? -eq 2 ]"
 
 # doctor: every detector fires on its planted problem
-check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^22 fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
+check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^$(ls detectors/*.sql | wc -l) fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
 check doctor-json sh -c "$BIN/porthole trace doctor --json --write '$E2E_TMP/doc.pftrace' | grep -q '\"healthy\":true' && [ -s '$E2E_TMP/doc.pftrace' ]"
 mkdir -p "$E2E_TMP/det"
 cp detectors/*.sql "$E2E_TMP/det/"
