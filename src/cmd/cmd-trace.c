@@ -14,6 +14,9 @@ static const struct {
 	{ "record", ph_trace_cli_record },
 	{ "doctor", ph_trace_cli_doctor },
 	{ "ask", ph_trace_cli_ask },
+	{ "mark", ph_trace_cli_mark },
+	{ "names", ph_trace_cli_names },
+	{ "calibrate", ph_trace_cli_calibrate },
 };
 
 extern const struct ph_cmd ph_cmd_trace;
@@ -35,7 +38,8 @@ const struct ph_cmd ph_cmd_trace = {
 	.name = "trace",
 	.summary = "read Perfetto and ftrace traces; run SQL and detectors",
 	.usage =
-		"porthole trace stats|query|analyze|ask|compare|record|doctor ...\n"
+		"porthole trace stats|query|analyze|ask|compare|record|doctor|"
+		"mark|names|calibrate ...\n"
 		"  stats TRACE [--json]\n"
 		"  query TRACE SQL [--csv|--json]\n"
 		"  analyze TRACE [--process NAME] [--from NS --to NS] "
@@ -47,7 +51,12 @@ const struct ph_cmd ph_cmd_trace = {
 		"  compare BASE.json NEW.json [--floor-ms MS] [--floor-pct P] "
 		"[--json]\n"
 		"  record --seconds N --out FILE [--application-id ID]\n"
-		"  doctor\n",
+		"  doctor\n"
+		"  mark TRACE [--process NAME] [--min-ms MS] [--gap-ms MS] "
+		"[--json]\n"
+		"  names TRACE [--process NAME] [--json]\n"
+		"  calibrate TRACE --detector ID [--param NAME] "
+		"[--process NAME] [--json]\n",
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = trace_exec,
 };
