@@ -80,6 +80,7 @@ enum ph_tab {
 	PH_T_META,
 	PH_T_CLOCKSNAP,
 	PH_T_INSTANT,
+	PH_T_SAMPLE,
 	PH_T_COUNT
 };
 
@@ -144,6 +145,7 @@ enum { ST_ID, ST_NAME, ST_VALUE };
 enum { MT_ID, MT_NAME, MT_STR, MT_INT };
 enum { CS_ID, CS_SNAP, CS_CLOCK, CS_TS };
 enum { IN_ID, IN_TS, IN_TRACK, IN_NAME };
+enum { PS_ID, PS_TS, PS_UTID, PS_CPU, PS_LEAF, PS_APP, PS_STACK };
 
 /* Track kinds (track.type): where a track's slices or counters belong. */
 enum ph_track_kind {

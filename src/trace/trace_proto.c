@@ -392,8 +392,15 @@ struct pstate {
 		size_t best;
 	} memo[PH_NCLK];
 	uint32_t mem_names[5]; /* process_stats counter names, 0 unset */
-	int depth;	       /* compressed_packets nesting */
-	uint64_t base;	       /* offset of the current buffer in the input */
+	/* perf samples' interned frames and callstacks (see perf_sample) */
+	struct pframe {
+		uint32_t name, path; /* function, mapping path (0 unknown) */
+	} * frames;
+	size_t nframes, capframes;
+	uint32_t *stk; /* callstacks' frame indices, root first, one run each */
+	size_t nstk, capstk;
+	int depth;     /* compressed_packets nesting */
+	uint64_t base; /* offset of the current buffer in the input */
 };
 
 static struct seq *seq_get(struct pstate *ps, uint32_t id)
@@ -1675,10 +1682,321 @@ static void track_event(struct pstate *ps, struct seq *sq, int64_t ts,
 	}
 }
 
+/* --- perf samples --------------------------------------------------------- */
+
+/*
+ * Profiling's interned data (profile_common.proto) shares the sequence's
+ * map under its own keys: function_names 5 and mapping_paths 17
+ * {iid 1, str 2} to a string, mappings 19 {iid 1, path_string_ids 7} to
+ * the joined path, frames 6 {iid 1, function_name_id 2, mapping_id 3} to
+ * an index in ps->frames, callstacks 7 {iid 1, frame_ids 2, root first}
+ * to the index of its run in ps->stk (a run: its length, then frames).
+ */
+enum { K_FN = 1, K_MPATH, K_MAP, K_FRAME, K_STACK };
+#define PROF_KEY(k, iid) \
+	((1ull << 62) | (uint64_t)(k) << 56 | ((iid) & ((1ull << 56) - 1)))
+
+static uint32_t prof_get(struct seq *sq, int k, uint64_t iid)
+{
+	uint32_t v;
+
+	return ph_intmap_get(sq->interned, PROF_KEY(k, iid), &v) ? v : 0;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+/* Each value of a repeated uint64 field, packed or not, through fn. */
+#define FOR_REPEATED(f, v, body)                                        \
+	do {                                                            \
+		if ((f).wt == 0) {                                      \
+			uint64_t v = (f).v;                             \
+			body;                                           \
+		} else if ((f).wt == 2) {                               \
+			const uint8_t *q_ = (f).p, *e_ = (f).p + (f).v; \
+			uint64_t v;                                     \
+			while (q_ < e_ && varint_wide(&q_, e_, &v)) {   \
+				body;                                   \
+			}                                               \
+		}                                                       \
+	} while (0)
+
+static void interned_profile(struct pstate *ps, struct seq *sq,
+			     const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	/* strings, then mappings, then frames, then callstacks: each may
+	 * name the one before in the same message */
+	for (int pass = 0; pass < 4; pass++) {
+		FOR_FIELDS(p, n, f)
+		{
+			uint64_t iid = 0, a = 0, b = 0;
+			uint32_t str = 0;
+			char path[1024];
+			size_t plen = 0, start = ps->nstk;
+
+			if (f.wt != 2 ||
+			    (pass == 0 && f.id != 5 && f.id != 17) ||
+			    (pass == 1 && f.id != 19) ||
+			    (pass == 2 && f.id != 6) ||
+			    (pass == 3 && f.id != 7))
+				continue;
+			if (pass == 3 && !grow((void **)&ps->stk, &ps->capstk,
+					       ps->nstk + 1, sizeof(*ps->stk)))
+				return;
+			if (pass == 3)
+				ps->stk[ps->nstk++] = 0; /* its length */
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1) {
+					iid = g.v;
+				} else if (pass == 0 && g.id == 2) {
+					str = str_of(t, &g);
+				} else if (pass == 1 && g.id == 7) {
+					FOR_REPEATED(g, v, {
+						const char *c = ph_trace_str(
+							t, prof_get(sq, K_MPATH,
+								    v));
+						int k = snprintf(
+							path + plen,
+							sizeof(path) - plen,
+							"/%s", c ? c : "?");
+
+						if (k > 0 &&
+						    plen + (size_t)k <
+							    sizeof(path))
+							plen += (size_t)k;
+					});
+				} else if (pass == 2 && g.id == 2) {
+					a = g.v;
+				} else if (pass == 2 && g.id == 3) {
+					b = g.v;
+				} else if (pass == 3 && g.id == 2) {
+					FOR_REPEATED(g, v, {
+						if (!grow((void **)&ps->stk,
+							  &ps->capstk,
+							  ps->nstk + 1,
+							  sizeof(*ps->stk)))
+							return;
+						ps->stk[ps->nstk++] = prof_get(
+							sq, K_FRAME, v);
+					});
+				}
+			}
+			if (!iid)
+				continue;
+			if (pass == 0) {
+				(void)ph_intmap_put(
+					sq->interned,
+					PROF_KEY(f.id == 5 ? K_FN : K_MPATH,
+						 iid),
+					str);
+			} else if (pass == 1) {
+				(void)ph_intmap_put(
+					sq->interned, PROF_KEY(K_MAP, iid),
+					ph_trace_intern(t, path, plen));
+			} else if (pass == 2) {
+				if (!grow((void **)&ps->frames, &ps->capframes,
+					  ps->nframes + 2, sizeof(*ps->frames)))
+					return;
+				if (!ps->nframes) /* index 0: unknown */
+					ps->frames[ps->nframes++] =
+						(struct pframe){ 0, 0 };
+				ps->frames[ps->nframes] = (struct pframe){
+					prof_get(sq, K_FN, a),
+					prof_get(sq, K_MAP, b)
+				};
+				(void)ph_intmap_put(sq->interned,
+						    PROF_KEY(K_FRAME, iid),
+						    (uint32_t)ps->nframes++);
+			} else {
+				ps->stk[start] =
+					(uint32_t)(ps->nstk - start - 1);
+				/* index + 1: 0 is "unknown" */
+				(void)ph_intmap_put(sq->interned,
+						    PROF_KEY(K_STACK, iid),
+						    (uint32_t)start + 1);
+			}
+		}
+	}
+}
+
+/*
+ * "Class.method" of a frame's function name, as a person reads a stack:
+ * ART's "void com.example.GzipSink.write(byte[])" reads GzipSink.write;
+ * a native name is kept as it is (up to its arguments).
+ */
+static uint32_t short_name(struct ph_trace *t, const char *s)
+{
+	const char *end, *sp, *dot1 = NULL, *dot2 = NULL;
+
+	if (!s || !*s)
+		return ph_trace_intern(t, "?", 1);
+	end = strchr(s, '(');
+	if (!end || end == s)
+		end = s + strlen(s);
+	for (sp = end; sp > s && sp[-1] != ' '; sp--)
+		;
+	for (const char *c = sp; c < end; c++)
+		if (*c == '.') {
+			dot2 = dot1;
+			dot1 = c;
+		}
+	if (dot2 && !memchr(sp, ':', (size_t)(end - sp)))
+		sp = dot2 + 1;
+	return ph_trace_intern(t, sp, (size_t)(end - sp));
+}
+
+/*
+ * Whether a frame is the app's own code: mapped from the app's install
+ * (/data/...: its APK, oat and .so files), or Java code (a dotted name)
+ * compiled from an APK outside the boot class path (/system/framework,
+ * /apex: the platform's), or JIT-compiled outside the platform's and
+ * common libraries' packages.
+ */
+static bool frame_is_app(const char *name, const char *path)
+{
+	static const char *const platform[] = {
+		"java.",
+		"javax.",
+		"android.",
+		"androidx.",
+		"com.android.",
+		"dalvik.",
+		"libcore.",
+		"sun.",
+		"kotlin.",
+		"kotlinx.",
+		"com.google.android.",
+	};
+	static const char *const dex[] = { ".oat", ".odex", ".vdex", ".apk",
+					   ".dex" };
+	size_t pl;
+
+	if (!path)
+		return false;
+	if (!strncmp(path, "/data/", 6))
+		return true;
+	if (!name || !strchr(name, '.') || strchr(name, ' '))
+		return false;
+	if (strstr(path, "jit-cache")) {
+		for (size_t i = 0; i < PH_ARRAY_SIZE(platform); i++)
+			if (!strncmp(name, platform[i], strlen(platform[i])))
+				return false;
+		return true;
+	}
+	if (!strncmp(path, "/system/framework/", 18) ||
+	    !strncmp(path, "/apex/", 6))
+		return false;
+	pl = strlen(path);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(dex); i++)
+		if (pl > strlen(dex[i]) &&
+		    !strcmp(path + pl - strlen(dex[i]), dex[i]))
+			return true;
+	return false;
+}
+
+/* The kernel's frames (traced_perf's mapping path for them). */
+static bool frame_is_kernel(const char *path)
+{
+	return path &&
+	       (!strcmp(path, "/kernel") || strstr(path, "kernel.kallsyms") ||
+		!strncmp(path, "/[kernel", 8));
+}
+
+/*
+ * PerfSample (66): cpu 1, pid 2, tid 3, callstack_iid 4, at the packet's
+ * timestamp.  A row of perf_sample per sample with a callstack: its leaf
+ * frame outside the kernel (the syscall path under it is how it waited,
+ * not what it ran; the kernel's own leaf when the whole stack is the
+ * kernel's), the leaf-most frame of the app's own code (NULL: none), and the
+ * stack, root first, as "a;b;c" (short names, at most its 64 leaf-most
+ * frames).
+ */
+static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
+			const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_table *tb = &t->tables[PH_T_SAMPLE];
+	struct pbf f;
+	uint64_t cpu = 0, pid = 0, tid = 0, cs = 0;
+	uint32_t at, len, leaf = 0, app = 0;
+	char stack[4096];
+	size_t sl = 0;
+	int64_t r, utid;
+
+	ps->stat[S_PERF_SAMPLE]++;
+	FOR_FIELDS(p, n, f)
+	{
+		switch (f.key) {
+		case KEY(1, 0): cpu = f.v; break;
+		case KEY(2, 0): pid = f.v; break;
+		case KEY(3, 0): tid = f.v; break;
+		case KEY(4, 0): cs = f.v; break;
+		}
+	}
+	if (!sq || !cs || tts == PH_NULL_I64 ||
+	    !(at = prof_get(sq, K_STACK, cs)))
+		return;
+	at--;
+	len = ps->stk[at];
+	for (uint32_t k = len > 64 ? len - 64 : 0; k < len; k++) {
+		uint32_t fi = ps->stk[at + 1 + k];
+		const struct pframe *fr = fi < ps->nframes ? &ps->frames[fi] :
+							     &ps->frames[0];
+		const char *name = ph_trace_str(t, fr->name);
+		uint32_t sh = short_name(t, name);
+		const char *shs = ph_trace_str(t, sh);
+		int w = snprintf(stack + sl, sizeof(stack) - sl, "%s%s",
+				 sl ? ";" : "", shs);
+
+		if (w > 0 && sl + (size_t)w < sizeof(stack))
+			sl += (size_t)w;
+		/* the syscall path under a user frame is not what ran */
+		if (!leaf || !frame_is_kernel(ph_trace_str(t, fr->path)))
+			leaf = sh;
+		/* an unsymbolized frame or an ART stub names nothing */
+		if (name && *name && strncmp(name, "art_", 4) &&
+		    frame_is_app(name, ph_trace_str(t, fr->path)))
+			app = sh;
+	}
+	if (!len || !ps->nframes)
+		return;
+	r = ph_table_add(tb);
+	if (r < 0)
+		return;
+	utid = ph_trace_utid(t, (int64_t)tid);
+	if (pid)
+		ph_trace_thread_set_pid(t, utid, (int64_t)pid);
+	ph_col_i64(tb, PS_TS)[r] = tts;
+	ph_col_i64(tb, PS_UTID)[r] = utid;
+	ph_col_i32(tb, PS_CPU)[r] = (int32_t)cpu;
+	ph_col_str(tb, PS_LEAF)[r] = leaf;
+	ph_col_str(tb, PS_APP)[r] = app;
+	ph_col_str(tb, PS_STACK)[r] = ph_trace_intern(t, stack, sl);
+}
+
 static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 			  size_t n)
 {
 	struct pbf f, g;
+	bool prof = false;
 
 	if (!sq || !sq->interned)
 		return;
@@ -1687,6 +2005,9 @@ static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		uint64_t iid = 0;
 		uint32_t s = 0;
 
+		if (f.id == 5 || f.id == 6 || f.id == 7 || f.id == 17 ||
+		    f.id == 19)
+			prof = true;
 		if ((f.id != 1 && f.id != 2) || f.wt != 2)
 			continue;
 		FOR_FIELDS(f.p, f.v, g)
@@ -1698,6 +2019,8 @@ static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		}
 		(void)ph_intmap_put(sq->interned, iid << 1 | (f.id == 2), s);
 	}
+	if (prof)
+		interned_profile(ps, sq, p, n);
 }
 
 static void packet_defaults(struct seq *sq, const uint8_t *p, size_t n)
@@ -1952,7 +2275,7 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 	case 11: track_event(ps, sq, tts, q, len); break;
 	case 76: frame_timeline(ps, tts, q, len); break;
 	case 47: ph_trace_stat(t, "packages_list", 1); break;
-	case 66: ps->stat[S_PERF_SAMPLE]++; break;
+	case 66: perf_sample(ps, sq, tts, q, len); break;
 	case 33: trace_config(ps, q, len); break;
 	case 50: {
 		struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
@@ -2146,6 +2469,8 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 		if (ps.undecoded[i])
 			ph_trace_stat(t, undecoded[i].stat, ps.undecoded[i]);
 	free(ps.comms);
+	free(ps.frames);
+	free(ps.stk);
 	for (size_t i = 0; i < ps.nseq; i++)
 		ph_intmap_free(ps.seqs[i].interned);
 	free(ps.seqs);

@@ -485,3 +485,143 @@ void test_trace__composables_and_main_thread_waits(void)
 	ph_trace_release(&t);
 	ph_buf_release(&b);
 }
+
+/* --- perf samples ----------------------------------------------------------
+ */
+
+/* InternedString {iid 1, str 2} as field id of m */
+static void interned_str(struct ph_buf *m, uint32_t id, uint64_t iid,
+			 const char *s)
+{
+	struct ph_buf e = PH_BUF_INIT(1 << 10);
+
+	pb_int(&e, 1, iid);
+	pb_bytes(&e, 2, s, strlen(s));
+	pb_msg(m, id, &e);
+	ph_buf_release(&e);
+}
+
+/* A message {iid 1, then each of the varint fields f[i] = v[i]} */
+static void interned_msg(struct ph_buf *m, uint32_t id, uint64_t iid,
+			 const uint32_t *f, const uint64_t *v, size_t n)
+{
+	struct ph_buf e = PH_BUF_INIT(1 << 10);
+
+	pb_int(&e, 1, iid);
+	for (size_t i = 0; i < n; i++)
+		pb_int(&e, f[i], v[i]);
+	pb_msg(m, id, &e);
+	ph_buf_release(&e);
+}
+
+void test_trace__perf_samples_name_uninstrumented_cpu(void)
+{
+	static const char *const fns[] = {
+		"android.os.Looper.loop",
+		"void com.example.GzipSink.write(byte[])",
+		"deflate",
+		"com.example.JsonParser.parse",
+		"__schedule",
+	};
+	static const char *const paths[] = {
+		"data",	  "app",       "base.apk",
+		"system", "lib64",     "libz.so",
+		"kernel", "framework", "boot-framework.oat"
+	};
+	/* mappings: /data/app/base.apk, /system/lib64/libz.so, /kernel,
+	 * /system/framework/boot-framework.oat (path_string_ids 7) */
+	static const uint64_t maps[4][3] = {
+		{ 1, 2, 3 }, { 4, 5, 6 }, { 7, 0, 0 }, { 4, 8, 9 }
+	};
+	/* frames {function_name_id 2, mapping_id 3} */
+	static const uint64_t frames[5][2] = {
+		{ 1, 4 }, { 2, 1 }, { 3, 2 }, { 4, 1 }, { 5, 3 }
+	};
+	static const uint32_t ff[2] = { 2, 3 };
+	struct ph_buf tr = PH_BUF_INIT(1 << 20), m = PH_BUF_INIT(1 << 16),
+		      e = PH_BUF_INIT(1 << 16), pkt = PH_BUF_INIT(1 << 16);
+	struct ph_trace t;
+	struct ph_detrun r;
+
+	process_tree(&tr, 1000000000);
+	app_runs(&tr, 1000000000, 1200000000);
+	for (size_t i = 0; i < 5; i++)
+		interned_str(&m, 5, i + 1, fns[i]);
+	for (size_t i = 0; i < 9; i++)
+		interned_str(&m, 17, i + 1, paths[i]);
+	for (size_t i = 0; i < 4; i++) {
+		pb_int(&e, 1, i + 1);
+		for (size_t k = 0; k < 3 && maps[i][k]; k++)
+			pb_int(&e, 7, maps[i][k]);
+		pb_msg(&m, 19, &e);
+	}
+	for (size_t i = 0; i < 5; i++)
+		interned_msg(&m, 6, i + 1, ff, frames[i], 2);
+	/* callstacks, root first: Looper > GzipSink.write > deflate (libz),
+	 * Looper > JsonParser.parse > __schedule (the kernel), packed */
+	for (uint64_t i = 0; i < 2; i++) {
+		uint8_t ids[3] = { 1, (uint8_t)(i ? 4 : 2),
+				   (uint8_t)(i ? 5 : 3) };
+
+		pb_int(&e, 1, i + 1);
+		pb_bytes(&e, 2, ids, 3);
+		pb_msg(&m, 7, &e);
+	}
+	pb_int(&pkt, 10, 7);
+	pb_int(&pkt, 13, 1);
+	pb_msg(&pkt, 12, &m);
+	pb_msg(&tr, 1, &pkt);
+	/* 15 samples in the first stack, 13 in the second */
+	for (int i = 0; i < 28; i++) {
+		pb_int(&e, 1, 0);
+		pb_int(&e, 2, 100);
+		pb_int(&e, 3, 100);
+		pb_int(&e, 4, i < 15 ? 1 : 2);
+		pb_int(&pkt, 8, 1010000000 + (uint64_t)i * 5000000);
+		pb_int(&pkt, 10, 7);
+		pb_msg(&pkt, 66, &e);
+		pb_msg(&tr, 1, &pkt);
+	}
+	CHECK_INT(ph_trace_init(&t), 0);
+	CHECK_INT(ph_trace_load_mem(&t, tr.buf, tr.len), 0);
+	CHECK_INT(ph_trace_stat_get(&t, "perf_sample"), 28);
+	CHECK_INT(t.tables[PH_T_SAMPLE].rows, 28);
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+
+		CHECK_INT(ph_trace_sql_open(&t, &db), 0);
+		CHECK_INT(sqlite3_prepare_v2(
+				  db,
+				  "SELECT leaf, app_frame, stack, COUNT(*) "
+				  "FROM perf_sample GROUP BY stack ORDER BY "
+				  "stack",
+				  -1, &st, NULL),
+			  SQLITE_OK);
+		CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+		CHECK_STR((const char *)sqlite3_column_text(st, 0), "deflate");
+		CHECK_STR((const char *)sqlite3_column_text(st, 1),
+			  "GzipSink.write");
+		CHECK_STR((const char *)sqlite3_column_text(st, 2),
+			  "Looper.loop;GzipSink.write;deflate");
+		CHECK_INT(sqlite3_column_int(st, 3), 15);
+		CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+		/* the kernel's frame under it is how it waited */
+		CHECK_STR((const char *)sqlite3_column_text(st, 0),
+			  "JsonParser.parse");
+		CHECK_STR((const char *)sqlite3_column_text(st, 2),
+			  "Looper.loop;JsonParser.parse;__schedule");
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	CHECK_INT(run_one(&t, "uninstrumented_cpu", &r), 0);
+	CHECK(r.ok);
+	CHECK(r.rows.buf && strstr(r.rows.buf, "28 stacks: GzipSink.write 54%, "
+					       "JsonParser.parse 46%") != NULL);
+	ph_detrun_release(&r);
+	ph_trace_release(&t);
+	ph_buf_release(&tr);
+	ph_buf_release(&m);
+	ph_buf_release(&e);
+	ph_buf_release(&pkt);
+}
