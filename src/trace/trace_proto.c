@@ -56,7 +56,8 @@
  * 114 {comm 1 pid 2 prio 3 success 4 target_cpu 5}, sched_blocked_reason
  * 18 {pid 1 caller 2 io_wait 3}, block_rq_issue 45, block_rq_complete 125,
  * thermal_temperature 341 {id 1 temp 2 temp_prev 3 thermal_zone 4},
- * cdev_update 342 {target 1 type 2},
+ * cdev_update 342 {target 1 type 2}, binder_transaction 50 {debug_id 1
+ * reply 5 flags 7}, binder_transaction_received 51 {debug_id 1},
  * task_newtask 235 {pid 1 comm 2 clone_flags 3}, task_rename 236 {pid 1
  * oldcomm 2 newcomm 3}, sched_process_exit 238 {comm 1 pid 2 tgid 3},
  * sched_process_free 240 {comm 1 pid 2}.
@@ -298,6 +299,8 @@ enum pstat {
 	S_RQ_COMPLETE,
 	S_THERMAL,
 	S_CDEV,
+	S_BINDER_TXN,
+	S_BINDER_RECV,
 	S_OTHER,
 	S_COUNT
 };
@@ -322,6 +325,8 @@ static const char *const pstat_names[S_COUNT] = {
 	[S_RQ_COMPLETE] = "ftrace.block_rq_complete",
 	[S_THERMAL] = "ftrace.thermal_temperature",
 	[S_CDEV] = "ftrace.cdev_update",
+	[S_BINDER_TXN] = "ftrace.binder_transaction",
+	[S_BINDER_RECV] = "ftrace.binder_transaction_received",
 	[S_OTHER] = "ftrace.other",
 };
 
@@ -997,6 +1002,25 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, struct lastsw *l,
 		break;
 	case 45:
 	case 125: ps->stat[kind == 45 ? S_RQ_ISSUE : S_RQ_COMPLETE]++; return;
+	case 50:
+	case 51:
+		/* the same events as ftrace text's binder_transaction and
+		 * _received (trace_finish.c slices them) */
+		ps->stat[kind == 50 ? S_BINDER_TXN : S_BINDER_RECV]++;
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 50 ? PH_EV_BINDER_TXN : PH_EV_BINDER_RECV;
+		e->a = (int32_t)pid;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.key == KEY(1, 0))
+				e->v.d = (int32_t)g.v;
+			else if (kind == 50 && g.key == KEY(5, 0))
+				e->b = g.v != 0;
+			else if (kind == 50 && g.key == KEY(7, 0))
+				e->c = (int32_t)(g.v & 0x7fffffff);
+		}
+		break;
 	case 341:
 	case 342: {
 		const uint8_t *name = NULL;

@@ -625,3 +625,78 @@ void test_trace__perf_samples_name_uninstrumented_cpu(void)
 	ph_buf_release(&e);
 	ph_buf_release(&pkt);
 }
+
+/* --- binder from protobuf ftrace ------------------------------------------ */
+
+/* One bundle on CPU cpu with one event of kind by pid at ts. */
+static void ftrace_ev(struct ph_buf *trace, int cpu, int64_t ts, int pid,
+		      uint32_t kind, struct ph_buf *payload)
+{
+	struct ph_buf b = PH_BUF_INIT(1 << 16), ev = PH_BUF_INIT(1 << 16);
+
+	pb_int(&b, 1, (uint64_t)cpu);
+	pb_int(&ev, 1, (uint64_t)ts);
+	pb_int(&ev, 2, (uint64_t)pid);
+	pb_msg(&ev, kind, payload);
+	pb_msg(&b, 2, &ev);
+	packet(trace, -1, 1, &b);
+	ph_buf_release(&b);
+	ph_buf_release(&ev);
+}
+
+static int64_t q1(struct ph_trace *t, const char *sql)
+{
+	sqlite3 *db = NULL;
+	int64_t v = -1;
+
+	if (!ph_trace_sql_open(t, &db))
+		v = ph_tsql_int(db, sql, -1);
+	sqlite3_close(db);
+	return v;
+}
+
+void test_trace__binder_from_protobuf_ftrace(void)
+{
+	/* as test_trace__binder_from_ftrace_text: app's main thread (100)
+	 * calls system_server's binder thread 1501 for 40 ms, then a
+	 * one-way call; binder_transaction 50 {debug_id 1, reply 5, flags
+	 * 7}, binder_transaction_received 51 {debug_id 1} */
+	struct ph_buf tr = PH_BUF_INIT(1 << 20), p = PH_BUF_INIT(1 << 16);
+	struct ph_trace t;
+
+	process_tree(&tr, 1000000000);
+	app_runs(&tr, 1000000000, 1100000000);
+	pb_int(&p, 1, 77);
+	pb_int(&p, 5, 0);
+	pb_int(&p, 7, 0x10);
+	ftrace_ev(&tr, 0, 1010000000, 100, 50, &p);
+	pb_int(&p, 1, 77);
+	ftrace_ev(&tr, 1, 1012000000, 1501, 51, &p);
+	pb_int(&p, 1, 78);
+	pb_int(&p, 5, 1);
+	ftrace_ev(&tr, 1, 1048000000, 1501, 50, &p);
+	pb_int(&p, 1, 78);
+	ftrace_ev(&tr, 0, 1050000000, 100, 51, &p);
+	pb_int(&p, 1, 79);
+	pb_int(&p, 7, 0x11);
+	ftrace_ev(&tr, 0, 1060000000, 100, 50, &p);
+	CHECK_INT(ph_trace_init(&t), 0);
+	CHECK_INT(ph_trace_load_mem(&t, tr.buf, tr.len), 0);
+	CHECK_INT(ph_trace_stat_get(&t, "ftrace.binder_transaction"), 3);
+	CHECK_INT(ph_trace_stat_get(&t, "ftrace.binder_transaction_received"),
+		  2);
+	CHECK_INT(q1(&t, "SELECT s.dur FROM slice s JOIN thread_track tt ON "
+			 "s.track_id = tt.id JOIN thread USING (utid) WHERE "
+			 "tid = 100 AND s.name = 'binder transaction'"),
+		  40000000);
+	CHECK_INT(q1(&t, "SELECT s.dur FROM slice s JOIN thread_track tt ON "
+			 "s.track_id = tt.id JOIN thread USING (utid) WHERE "
+			 "tid = 1501 AND s.name = 'binder reply'"),
+		  36000000);
+	CHECK_INT(q1(&t, "SELECT COUNT(*) FROM slice WHERE name = 'binder "
+			 "transaction async' AND dur = 0"),
+		  1);
+	ph_trace_release(&t);
+	ph_buf_release(&tr);
+	ph_buf_release(&p);
+}
