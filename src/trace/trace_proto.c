@@ -1717,6 +1717,9 @@ static void track_event(struct pstate *ps, struct seq *sq, int64_t ts,
  * to the index of its run in ps->stk (a run: its length, then frames).
  */
 enum { K_FN = 1, K_MPATH, K_MAP, K_FRAME, K_STACK };
+/* A callstack's run in ps->stk: length, then its leaf, app frame and stack
+ * text once the first sample resolved them (0: not yet), then frames. */
+#define STK_HEAD 4
 #define PROF_KEY(k, iid) \
 	((1ull << 62) | (uint64_t)(k) << 56 | ((iid) & ((1ull << 56) - 1)))
 
@@ -1781,11 +1784,13 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 			    (pass == 2 && f.id != 6) ||
 			    (pass == 3 && f.id != 7))
 				continue;
-			if (pass == 3 && !grow((void **)&ps->stk, &ps->capstk,
-					       ps->nstk + 1, sizeof(*ps->stk)))
+			if (pass == 3 &&
+			    !grow((void **)&ps->stk, &ps->capstk,
+				  ps->nstk + STK_HEAD, sizeof(*ps->stk)))
 				return;
-			if (pass == 3)
-				ps->stk[ps->nstk++] = 0; /* its length */
+			/* its length, then leaf, app, stack: unresolved */
+			for (int k = 0; pass == 3 && k < STK_HEAD; k++)
+				ps->stk[ps->nstk++] = 0;
 			FOR_FIELDS(f.p, f.v, g)
 			{
 				if (g.id == 1) {
@@ -1851,7 +1856,7 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 						    (uint32_t)ps->nframes++);
 			} else {
 				ps->stk[start] =
-					(uint32_t)(ps->nstk - start - 1);
+					(uint32_t)(ps->nstk - start - STK_HEAD);
 				/* index + 1: 0 is "unknown" */
 				(void)ph_intmap_put(sq->interned,
 						    PROF_KEY(K_STACK, iid),
@@ -1960,9 +1965,7 @@ static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 	struct ph_table *tb = &t->tables[PH_T_SAMPLE];
 	struct pbf f;
 	uint64_t cpu = 0, pid = 0, tid = 0, cs = 0;
-	uint32_t at, len, leaf = 0, app = 0;
-	char stack[4096];
-	size_t sl = 0;
+	uint32_t at, len;
 	int64_t r, utid;
 
 	ps->stat[S_PERF_SAMPLE]++;
@@ -1980,28 +1983,42 @@ static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 		return;
 	at--;
 	len = ps->stk[at];
-	for (uint32_t k = len > 64 ? len - 64 : 0; k < len; k++) {
-		uint32_t fi = ps->stk[at + 1 + k];
-		const struct pframe *fr = fi < ps->nframes ? &ps->frames[fi] :
-							     &ps->frames[0];
-		const char *name = ph_trace_str(t, fr->name);
-		uint32_t sh = short_name(t, name);
-		const char *shs = ph_trace_str(t, sh);
-		int w = snprintf(stack + sl, sizeof(stack) - sl, "%s%s",
-				 sl ? ";" : "", shs);
-
-		if (w > 0 && sl + (size_t)w < sizeof(stack))
-			sl += (size_t)w;
-		/* the syscall path under a user frame is not what ran */
-		if (!leaf || !frame_is_kernel(ph_trace_str(t, fr->path)))
-			leaf = sh;
-		/* an unsymbolized frame or an ART stub names nothing */
-		if (name && *name && strncmp(name, "art_", 4) &&
-		    frame_is_app(name, ph_trace_str(t, fr->path)))
-			app = sh;
-	}
 	if (!len || !ps->nframes)
 		return;
+	/* resolved once per callstack: samples repeat a few stacks */
+	if (!ps->stk[at + 3]) {
+		uint32_t leaf = 0, user = 0, app = 0;
+		char stack[4096];
+		size_t sl = 0;
+
+		for (uint32_t k = len > 64 ? len - 64 : 0; k < len; k++) {
+			uint32_t fi = ps->stk[at + STK_HEAD + k];
+			const struct pframe *fr = fi < ps->nframes ?
+							  &ps->frames[fi] :
+							  &ps->frames[0];
+			const char *name = ph_trace_str(t, fr->name);
+			const char *path = ph_trace_str(t, fr->path);
+			uint32_t sh = short_name(t, name);
+			int w = snprintf(stack + sl, sizeof(stack) - sl, "%s%s",
+					 sl ? ";" : "", ph_trace_str(t, sh));
+
+			if (w > 0 && sl + (size_t)w < sizeof(stack))
+				sl += (size_t)w;
+			leaf = sh;
+			/* the syscall path under a user frame is not
+			 * what ran */
+			if (!frame_is_kernel(path))
+				user = sh;
+			/* an unsymbolized frame or an ART stub names
+			 * nothing */
+			if (name && *name && strncmp(name, "art_", 4) &&
+			    frame_is_app(name, path))
+				app = sh;
+		}
+		ps->stk[at + 1] = user ? user : leaf;
+		ps->stk[at + 2] = app;
+		ps->stk[at + 3] = ph_trace_intern(t, stack, sl);
+	}
 	r = ph_table_add(tb);
 	if (r < 0)
 		return;
@@ -2011,9 +2028,9 @@ static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 	ph_col_i64(tb, PS_TS)[r] = tts;
 	ph_col_i64(tb, PS_UTID)[r] = utid;
 	ph_col_i32(tb, PS_CPU)[r] = (int32_t)cpu;
-	ph_col_str(tb, PS_LEAF)[r] = leaf;
-	ph_col_str(tb, PS_APP)[r] = app;
-	ph_col_str(tb, PS_STACK)[r] = ph_trace_intern(t, stack, sl);
+	ph_col_str(tb, PS_LEAF)[r] = ps->stk[at + 1];
+	ph_col_str(tb, PS_APP)[r] = ps->stk[at + 2];
+	ph_col_str(tb, PS_STACK)[r] = ps->stk[at + 3];
 }
 
 static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
