@@ -400,8 +400,17 @@ struct pstate {
 	/* perf samples' interned frames and callstacks (see perf_sample) */
 	struct pframe {
 		uint32_t name, path; /* function, mapping path (0 unknown) */
+		uint32_t sh;	     /* short_name() of name */
+		uint8_t kernel, app; /* frame_is_kernel(), frame_is_app() */
 	} * frames;
 	size_t nframes, capframes;
+	struct ph_intmap *shorts;    /* function name id -> short name id */
+	struct ph_intmap *frame_ids; /* name << 32 | path -> frame index */
+	/* resolved stacks by their frames' content (a hash of each frame's
+	 * short name and kind): traced_perf re-interns the same stacks */
+	struct ph_intmap *stack_ids;
+	uint32_t (*resolved)[3]; /* leaf, app frame, stack text */
+	size_t nresolved, capresolved;
 	uint32_t *stk; /* callstacks' frame indices, root first, one run each */
 	size_t nstk, capstk;
 	int depth;     /* compressed_packets nesting */
@@ -1762,6 +1771,8 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 		}                                                       \
 	} while (0)
 
+static struct pframe frame_of(struct pstate *ps, uint32_t name, uint32_t path);
+
 static void interned_profile(struct pstate *ps, struct seq *sq,
 			     const uint8_t *p, size_t n)
 {
@@ -1844,16 +1855,31 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 				if (!grow((void **)&ps->frames, &ps->capframes,
 					  ps->nframes + 2, sizeof(*ps->frames)))
 					return;
+				uint32_t fn = prof_get(sq, K_FN, a),
+					 mp = prof_get(sq, K_MAP, b), idx;
+
 				if (!ps->nframes) /* index 0: unknown */
 					ps->frames[ps->nframes++] =
-						(struct pframe){ 0, 0 };
-				ps->frames[ps->nframes] = (struct pframe){
-					prof_get(sq, K_FN, a),
-					prof_get(sq, K_MAP, b)
-				};
+						(struct pframe){ 0 };
+				/* a frame re-interned is the one seen */
+				if (!ps->frame_ids)
+					ps->frame_ids = ph_intmap_new();
+				if (!ps->frame_ids ||
+				    !ph_intmap_get(ps->frame_ids,
+						   (uint64_t)fn << 32 | mp,
+						   &idx)) {
+					idx = (uint32_t)ps->nframes;
+					ps->frames[ps->nframes++] =
+						frame_of(ps, fn, mp);
+					if (ps->frame_ids)
+						(void)ph_intmap_put(
+							ps->frame_ids,
+							(uint64_t)fn << 32 | mp,
+							idx);
+				}
 				(void)ph_intmap_put(sq->interned,
 						    PROF_KEY(K_FRAME, iid),
-						    (uint32_t)ps->nframes++);
+						    idx);
 			} else {
 				ps->stk[start] =
 					(uint32_t)(ps->nstk - start - STK_HEAD);
@@ -1949,6 +1975,26 @@ static bool frame_is_kernel(const char *path)
 		!strncmp(path, "/[kernel", 8));
 }
 
+/* A frame with what a stack needs of it worked out once. */
+static struct pframe frame_of(struct pstate *ps, uint32_t name, uint32_t path)
+{
+	struct ph_trace *t = ps->t;
+	const char *n = ph_trace_str(t, name), *pa = ph_trace_str(t, path);
+	struct pframe fr = { name, path, 0, 0, 0 };
+
+	if (!ps->shorts)
+		ps->shorts = ph_intmap_new();
+	if (!ps->shorts || !ph_intmap_get(ps->shorts, name, &fr.sh)) {
+		fr.sh = short_name(t, n);
+		if (ps->shorts)
+			(void)ph_intmap_put(ps->shorts, name, fr.sh);
+	}
+	fr.kernel = frame_is_kernel(pa);
+	/* an unsymbolized frame or an ART stub names nothing */
+	fr.app = n && *n && strncmp(n, "art_", 4) && frame_is_app(n, pa);
+	return fr;
+}
+
 /*
  * PerfSample (66): cpu 1, pid 2, tid 3, callstack_iid 4, at the packet's
  * timestamp.  A row of perf_sample per sample with a callstack: its leaf
@@ -1958,6 +2004,40 @@ static bool frame_is_kernel(const char *path)
  * stack, root first, as "a;b;c" (short names, at most its 64 leaf-most
  * frames).
  */
+/* A callstack's leaf, app frame and stack text into its run's head. */
+static void resolve_stack(struct pstate *ps, uint32_t at, uint32_t k0,
+			  uint32_t len)
+{
+	struct ph_trace *t = ps->t;
+	uint32_t leaf = 0, user = 0, app = 0;
+	char stack[4096];
+	size_t sl = 0;
+
+	for (uint32_t k = k0; k < len; k++) {
+		uint32_t fi = ps->stk[at + STK_HEAD + k];
+		const struct pframe *fr =
+			&ps->frames[fi < ps->nframes ? fi : 0];
+		const char *sh = ph_trace_str(t, fr->sh);
+		size_t n = sh ? strlen(sh) : 0;
+
+		if (sl + n + 1 < sizeof(stack)) {
+			if (sl)
+				stack[sl++] = ';';
+			memcpy(stack + sl, sh, n);
+			sl += n;
+		}
+		leaf = fr->sh;
+		/* the syscall path under a user frame is not what ran */
+		if (!fr->kernel)
+			user = fr->sh;
+		if (fr->app)
+			app = fr->sh;
+	}
+	ps->stk[at + 1] = user ? user : leaf;
+	ps->stk[at + 2] = app;
+	ps->stk[at + 3] = ph_trace_intern(t, stack, sl);
+}
+
 static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 			const uint8_t *p, size_t n)
 {
@@ -1985,39 +2065,38 @@ static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 	len = ps->stk[at];
 	if (!len || !ps->nframes)
 		return;
-	/* resolved once per callstack: samples repeat a few stacks */
+	/* resolved once per callstack, and per content across callstacks
+	 * re-interned with the same frames */
 	if (!ps->stk[at + 3]) {
-		uint32_t leaf = 0, user = 0, app = 0;
-		char stack[4096];
-		size_t sl = 0;
+		uint32_t k0 = len > 64 ? len - 64 : 0, got;
+		uint64_t h = 1469598103934665603ull;
 
-		for (uint32_t k = len > 64 ? len - 64 : 0; k < len; k++) {
+		for (uint32_t k = k0; k < len; k++) {
 			uint32_t fi = ps->stk[at + STK_HEAD + k];
-			const struct pframe *fr = fi < ps->nframes ?
-							  &ps->frames[fi] :
-							  &ps->frames[0];
-			const char *name = ph_trace_str(t, fr->name);
-			const char *path = ph_trace_str(t, fr->path);
-			uint32_t sh = short_name(t, name);
-			int w = snprintf(stack + sl, sizeof(stack) - sl, "%s%s",
-					 sl ? ";" : "", ph_trace_str(t, sh));
+			const struct pframe *fr =
+				&ps->frames[fi < ps->nframes ? fi : 0];
 
-			if (w > 0 && sl + (size_t)w < sizeof(stack))
-				sl += (size_t)w;
-			leaf = sh;
-			/* the syscall path under a user frame is not
-			 * what ran */
-			if (!frame_is_kernel(path))
-				user = sh;
-			/* an unsymbolized frame or an ART stub names
-			 * nothing */
-			if (name && *name && strncmp(name, "art_", 4) &&
-			    frame_is_app(name, path))
-				app = sh;
+			h = (h ^ ((uint64_t)fr->sh << 2 | fr->kernel << 1 |
+				  fr->app)) *
+			    1099511628211ull;
 		}
-		ps->stk[at + 1] = user ? user : leaf;
-		ps->stk[at + 2] = app;
-		ps->stk[at + 3] = ph_trace_intern(t, stack, sl);
+		if (!ps->stack_ids)
+			ps->stack_ids = ph_intmap_new();
+		if (ps->stack_ids && ph_intmap_get(ps->stack_ids, h, &got)) {
+			memcpy(&ps->stk[at + 1], ps->resolved[got],
+			       sizeof(ps->resolved[got]));
+		} else {
+			resolve_stack(ps, at, k0, len);
+			if (ps->stack_ids &&
+			    grow((void **)&ps->resolved, &ps->capresolved,
+				 ps->nresolved + 1, sizeof(*ps->resolved))) {
+				memcpy(ps->resolved[ps->nresolved],
+				       &ps->stk[at + 1],
+				       sizeof(ps->resolved[0]));
+				(void)ph_intmap_put(ps->stack_ids, h,
+						    (uint32_t)ps->nresolved++);
+			}
+		}
 	}
 	r = ph_table_add(tb);
 	if (r < 0)
@@ -2512,6 +2591,10 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 	free(ps.comms);
 	free(ps.frames);
 	free(ps.stk);
+	free(ps.resolved);
+	ph_intmap_free(ps.shorts);
+	ph_intmap_free(ps.frame_ids);
+	ph_intmap_free(ps.stack_ids);
 	for (size_t i = 0; i < ps.nseq; i++)
 		ph_intmap_free(ps.seqs[i].interned);
 	free(ps.seqs);
