@@ -15,6 +15,11 @@ mrun AS (SELECT COALESCE(SUM(dur), 0) AS d, MIN(ts) AS f, MAX(ts + dur) AS t FRO
 ins AS (SELECT COALESCE(SUM(c.cpu_dur), 0) AS d FROM _cpu_in_slice c JOIN _slice_win s USING (id) WHERE s.depth = 0),
 low AS (SELECT COUNT(*) AS n, COALESCE(SUM(dur), 0) AS d, MAX(dur) AS m, MIN(khz) AS khz, MAX(peak_khz) AS peak,
                MIN(ts) AS f, MAX(ts + dur) AS t FROM _run_lowfreq WHERE is_main),
+-- the low time per cluster (CPUs of one peak): a little core is only compared with its own peak
+lowc AS (SELECT group_concat(printf('%s %s (peak %.0f kHz) %.1f ms, as low as %.0f kHz',
+                                    CASE WHEN c.ncpu = 1 THEN 'CPU' ELSE 'CPUs' END, c.cpus, x.peak, x.d / 1e6, x.khz), '; ') AS txt
+         FROM (SELECT peak_khz AS peak, SUM(dur) AS d, MIN(khz) AS khz FROM _run_lowfreq WHERE is_main
+               GROUP BY peak_khz ORDER BY peak_khz) x JOIN _cpu_cluster c ON c.peak = x.peak),
 rmx AS (SELECT COALESCE(MAX(dur), 0) AS d FROM run),
 -- the main thread's time on a CPU while each device throttled (searched through the (utid, ts) index,
 -- from the longest Running stretch before each throttled one)
@@ -35,10 +40,10 @@ SELECT 'main thread outside slices', 1, ROUND((mrun.d - ins.d) / 1e6, 3), ROUND(
 FROM mrun, ins WHERE mrun.d - ins.d >= {{unnamed_ms}} * 1e6
 UNION ALL
 SELECT 'main thread at a low CPU frequency', low.n, ROUND(low.d / 1e6, 3), ROUND(mrun.d / 1e6, 3), ROUND(low.m / 1e6, 3), 0,
-       printf('%.1f ms of the main thread''s %.1f ms on a CPU ran below half the CPU''s peak frequency (as low as %.0f of %.0f kHz)',
-              low.d / 1e6, mrun.d / 1e6, low.khz, low.peak),
+       printf('%.1f ms of the main thread''s %.1f ms on a CPU ran below half the CPU''s peak frequency: %s',
+              low.d / 1e6, mrun.d / 1e6, lowc.txt),
        'warning', 'observed', 'Main thread ran at a low CPU frequency', low.f, low.t
-FROM low, mrun WHERE low.d >= {{low_freq_ms}} * 1e6
+FROM low, mrun, lowc WHERE low.d >= {{low_freq_ms}} * 1e6
 UNION ALL
 SELECT 'thermal throttling: ' || device, n, ROUND(mine / 1e6, 3), ROUND(d / 1e6, 3), ROUND(m / 1e6, 3), 0,
        printf('cooling device %s above state 0 (up to %d) for %.1f ms of the window; the main thread ran %.1f ms of that time',

@@ -16,6 +16,12 @@ low AS (SELECT COUNT(*) AS n, COALESCE(SUM(MIN(l.ts + l.dur, span.t) - MAX(l.ts,
                MAX(MIN(l.ts + l.dur, span.t) - MAX(l.ts, span.f)) AS m, MIN(l.khz) AS khz, MAX(l.peak_khz) AS peak,
                MIN(MAX(l.ts, span.f)) AS f, MAX(MIN(l.ts + l.dur, span.t)) AS t
         FROM _run_lowfreq l, span WHERE l.is_main AND l.ts < span.t AND l.ts + l.dur > span.f),
+-- the low time per cluster (CPUs of one peak): a little core is only compared with its own peak
+lowc AS (SELECT group_concat(printf('%s %s (peak %.0f kHz) %.1f ms, as low as %.0f kHz',
+                                    CASE WHEN c.ncpu = 1 THEN 'CPU' ELSE 'CPUs' END, c.cpus, x.peak, x.d / 1e6, x.khz), '; ') AS txt
+         FROM (SELECT l.peak_khz AS peak, SUM(MIN(l.ts + l.dur, span.t) - MAX(l.ts, span.f)) AS d, MIN(l.khz) AS khz
+               FROM _run_lowfreq l, span WHERE l.is_main AND l.ts < span.t AND l.ts + l.dur > span.f
+               GROUP BY l.peak_khz ORDER BY l.peak_khz) x JOIN _cpu_cluster c ON c.peak = x.peak),
 thr AS (SELECT h.device, COUNT(*) AS n, SUM(MIN(h.ts + h.dur, span.t) - MAX(h.ts, span.f)) AS d,
                MAX(MIN(h.ts + h.dur, span.t) - MAX(h.ts, span.f)) AS m, MAX(h.state) AS top,
                MIN(MAX(h.ts, span.f)) AS f, MAX(MIN(h.ts + h.dur, span.t)) AS t
@@ -31,10 +37,10 @@ SELECT name AS location, COUNT(*) AS count,
 FROM su GROUP BY name
 UNION ALL
 SELECT 'start-up at a low CPU frequency', low.n, ROUND(low.d / 1e6, 3), ROUND(mrun.d / 1e6, 3), ROUND(low.m / 1e6, 3), 0,
-       printf('%.1f ms of the main thread''s %.1f ms on a CPU during the start-up ran below half the CPU''s peak frequency (as low as %.0f of %.0f kHz)',
-              low.d / 1e6, mrun.d / 1e6, low.khz, low.peak),
+       printf('%.1f ms of the main thread''s %.1f ms on a CPU during the start-up ran below half the CPU''s peak frequency: %s',
+              low.d / 1e6, mrun.d / 1e6, lowc.txt),
        'warning', 'observed', 'Start-up ran at a low CPU frequency', low.f, low.t
-FROM low, mrun WHERE low.d >= {{low_freq_ms}} * 1e6
+FROM low, mrun, lowc WHERE low.d >= {{low_freq_ms}} * 1e6
 UNION ALL
 SELECT 'start-up throttled: ' || device, n, ROUND(d / 1e6, 3), ROUND(d / 1e6, 3), ROUND(m / 1e6, 3), 0,
        printf('cooling device %s above state 0 (up to %d) for %.1f ms of the start-up', device, CAST(top AS INTEGER), d / 1e6),

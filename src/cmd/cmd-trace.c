@@ -136,6 +136,54 @@ VERB(trace_doctor, "doctor", NULL, doctor_opts,
      "run every detector on a built-in fixture with planted problems; exit 1 when one misses its problem",
      ph_trace_cli_doctor);
 
+static const struct ph_opt mark_opts[] = {
+	DOC_STR("process", "NAME|PID",
+		"the app's process: a pid, else a name or part of one"),
+	DOC_STR("min-ms", "MS",
+		"the shortest slice or busy stretch proposed (default 100)"),
+	DOC_STR("gap-ms", "MS",
+		"a pause longer than this ends a busy stretch (default 100)"),
+	DOC_STR("detectors", "DIR",
+		"the detectors' SQL (default the built-in set)"),
+	DOC_FLAG("json", "one JSON object"),
+	DOC_END,
+};
+
+static const struct ph_opt names_opts[] = {
+	DOC_STR("process", "NAME|PID",
+		"the app's process: a pid, else a name or part of one"),
+	DOC_STR("detectors", "DIR",
+		"the detectors' SQL (default the built-in set)"),
+	DOC_FLAG("json", "one JSON object"),
+	DOC_END,
+};
+
+static const struct ph_opt calibrate_opts[] = {
+	{ .name = "detector",
+	  .kind = PH_OPT_STR,
+	  .metavar = "ID",
+	  .help = "the detector whose thresholds are tried",
+	  .flags = PH_OPT_REQUIRED },
+	DOC_STR("param", "NAME",
+		"only this parameter (default every numeric one)"),
+	DOC_STR("process", "NAME|PID",
+		"the app's process: a pid, else a name or part of one"),
+	DOC_STR("detectors", "DIR",
+		"the detectors' SQL (default the built-in set)"),
+	DOC_FLAG("json", "one JSON object"),
+	DOC_END,
+};
+
+VERB(trace_mark, "mark", "TRACE", mark_opts,
+     "propose scenario markers: candidate windows with the analyze arguments that select them",
+     ph_trace_cli_mark);
+VERB(trace_names, "names", "TRACE", names_opts,
+     "which slice names each detector's name masks see, and the names no mask sees",
+     ph_trace_cli_names);
+VERB(trace_calibrate, "calibrate", "TRACE", calibrate_opts,
+     "what a detector's thresholds would flag on this trace, at a quarter to four times their values",
+     ph_trace_cli_calibrate);
+
 static int trace_exec(int argc, char **argv)
 {
 	return ph_cmd_run_verb(&ph_cmd_trace, argc, argv);
@@ -144,10 +192,11 @@ static int trace_exec(int argc, char **argv)
 const struct ph_cmd ph_cmd_trace = {
 	.name = "trace",
 	.summary = "read Perfetto and ftrace traces; run SQL and detectors",
-	.verbs = (const struct ph_cmd *const[]){ &trace_stats, &trace_query,
-						 &trace_analyze, &trace_ask,
-						 &trace_compare, &trace_record,
-						 &trace_doctor, NULL },
+	.verbs =
+		(const struct ph_cmd *const[]){
+			&trace_stats, &trace_query, &trace_analyze, &trace_ask,
+			&trace_compare, &trace_record, &trace_doctor,
+			&trace_mark, &trace_names, &trace_calibrate, NULL },
 	.flags = PH_CMD_QUIET_SIGPIPE,
 	.exec = trace_exec,
 };

@@ -80,6 +80,7 @@ enum ph_tab {
 	PH_T_META,
 	PH_T_CLOCKSNAP,
 	PH_T_INSTANT,
+	PH_T_SAMPLE,
 	PH_T_COUNT
 };
 
@@ -144,6 +145,7 @@ enum { ST_ID, ST_NAME, ST_VALUE };
 enum { MT_ID, MT_NAME, MT_STR, MT_INT };
 enum { CS_ID, CS_SNAP, CS_CLOCK, CS_TS };
 enum { IN_ID, IN_TS, IN_TRACK, IN_NAME };
+enum { PS_ID, PS_TS, PS_UTID, PS_CPU, PS_LEAF, PS_APP, PS_STACK };
 
 /* Track kinds (track.type): where a track's slices or counters belong. */
 enum ph_track_kind {
@@ -222,6 +224,10 @@ struct ph_trace {
 	const char *format;	   /* "perfetto", "ftrace", "systrace" */
 	const char *clock_name;	   /* "BOOTTIME", "MONOTONIC", "unknown" ... */
 	int trace_clock;	   /* PH_CLK_* the timestamps are on, or 0 */
+	bool clock_stated;	   /* the trace names its clock (else clock_name
+				      is "unknown" and trace_clock a default) */
+	int64_t ts0_packets; /* Perfetto packets stamped 0 (the span leaves
+				them out when they are outliers) */
 	int kernel_major, kernel_minor; /* 0 when unknown */
 	bool state_text;   /* prev_state arrived as text (ftrace) */
 	struct ph_err err; /* where a decoder stopped, if it did */

@@ -149,6 +149,49 @@ static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
 	ph_jw_obj_end(w);
 }
 
+/*
+ * What the decoder left out of the tables, so that an answer never reads
+ * as complete when it is not: packets of kinds it does not decode
+ * (`not_decoded`: what, packets) and packets set aside from the trace's
+ * span (`set_aside`: what, count, why).  Absent when there are none.
+ */
+static void decoder_notes(struct ph_trace *t, struct ph_jw *w)
+{
+	struct ph_table *st = &t->tables[PH_T_STATS];
+	int64_t ts0 = ph_trace_stat_get(t, "packets_ts0_set_aside");
+	bool any = false;
+
+	for (size_t r = 0; r < st->rows; r++) {
+		const char *name = ph_trace_str(t, ph_col_str(st, ST_NAME)[r]);
+
+		if (strncmp(name, "not_decoded.", 12))
+			continue;
+		if (!any) {
+			ph_jw_key(w, "not_decoded");
+			ph_jw_arr_begin(w);
+			any = true;
+		}
+		ph_jw_obj_begin(w);
+		ph_jw_kv_str(w, "what", name + 12);
+		ph_jw_kv_int(w, "packets", ph_col_i64(st, ST_VALUE)[r]);
+		ph_jw_obj_end(w);
+	}
+	if (any)
+		ph_jw_arr_end(w);
+	if (ts0 <= 0)
+		return;
+	ph_jw_key(w, "set_aside");
+	ph_jw_arr_begin(w);
+	ph_jw_obj_begin(w);
+	ph_jw_kv_str(w, "what", "packets stamped 0");
+	ph_jw_kv_int(w, "count", ts0);
+	ph_jw_kv_str(w, "why",
+		     "a timestamp of 0 far before the rest of the trace is "
+		     "one never set; it is left out of the trace's span");
+	ph_jw_obj_end(w);
+	ph_jw_arr_end(w);
+}
+
 static const struct ph_detector *find_question(const struct ph_detset *ds,
 					       const char *q)
 {
@@ -217,7 +260,8 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 	a.db = db;
 	a.w = w;
 	a.win_env = win_env.buf;
-	a.mono = t->trace_clock != PH_CLK_MONOTONIC &&
+	/* a trace that names no clock cannot be converted from one */
+	a.mono = t->trace_clock && t->trace_clock != PH_CLK_MONOTONIC &&
 		 ph_trace_to_clock(t, c.from, PH_CLK_MONOTONIC) != PH_NULL_I64;
 	ph_jw_obj_begin(w);
 	ph_jw_key(w, "process");
@@ -233,11 +277,18 @@ int ph_trace_ask_with(struct ph_trace *t, const struct ph_detset *ds,
 	if (c.note[0])
 		ph_jw_kv_str(w, "note", c.note);
 	ph_jw_obj_end(w);
-	ph_jw_kv_str(w, "trace_clock", t->clock_name);
-	ph_jw_kv_str(w, "clock",
-		     a.mono || t->trace_clock == PH_CLK_MONOTONIC ?
-			     "MONOTONIC" :
-			     t->clock_name);
+	/*
+	 * The clocks only as the trace states them: windows converted
+	 * through its snapshots are on MONOTONIC; a trace that names no
+	 * clock gets no clock said for it (its timestamps are as recorded).
+	 */
+	if (t->clock_stated)
+		ph_jw_kv_str(w, "trace_clock", t->clock_name);
+	if (a.mono || (t->clock_stated && t->trace_clock == PH_CLK_MONOTONIC))
+		ph_jw_kv_str(w, "clock", "MONOTONIC");
+	else if (t->clock_stated)
+		ph_jw_kv_str(w, "clock", t->clock_name);
+	decoder_notes(t, w);
 	if (c.cpu_err[0] || c.env_err[0]) {
 		ph_jw_key(w, "context_warnings");
 		ph_jw_arr_begin(w);
@@ -350,9 +401,31 @@ static void print_text(const char *js)
 		return;
 	}
 	x = ph_json_get(root, "process");
-	printf("process %s, windows in ms on %s\n",
-	       ph_json_strdup(&a, ph_json_get(x, "name")),
-	       ph_json_strdup(&a, ph_json_get(root, "clock")));
+	if (ph_json_get(root, "clock"))
+		printf("process %s, windows in ms on %s\n",
+		       ph_json_strdup(&a, ph_json_get(x, "name")),
+		       ph_json_strdup(&a, ph_json_get(root, "clock")));
+	else
+		printf("process %s, windows in ms of the trace's timestamps\n",
+		       ph_json_strdup(&a, ph_json_get(x, "name")));
+	x = ph_json_get(root, "not_decoded");
+	for (uint32_t i = 0; x && i < x->n; i++) {
+		double k = 0;
+
+		ph_json_as_double(ph_json_get(&x->u.items[i], "packets"), &k);
+		printf("not decoded: %s (%.0f packets): not in any table\n",
+		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
+		       k);
+	}
+	x = ph_json_get(root, "set_aside");
+	for (uint32_t i = 0; x && i < x->n; i++) {
+		double k = 0;
+
+		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
+		printf("set aside: %.0f %s: %s\n", k,
+		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
+		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
+	}
 	x = ph_json_get(ph_json_get(root, "environment"), "lines");
 	printf("environment (every duration below ran under it):\n");
 	for (uint32_t i = 0; x && i < x->n; i++)

@@ -18,6 +18,10 @@ int ph_trace_cli_compare(int argc, char **argv);
 int ph_trace_cli_record(int argc, char **argv);
 int ph_trace_cli_doctor(int argc, char **argv);
 int ph_trace_cli_ask(int argc, char **argv);
+/* trace_tools.c: scenario candidates, name masks, thresholds */
+int ph_trace_cli_mark(int argc, char **argv);
+int ph_trace_cli_names(int argc, char **argv);
+int ph_trace_cli_calibrate(int argc, char **argv);
 
 /* The doctor's built-in fixture (a Perfetto protobuf trace), into out. */
 int ph_trace_doctor_fixture(struct ph_buf *out) PH_WUR;

@@ -31,6 +31,9 @@
  *   340-450  RecyclerView:bind    anr_risk (110 ms with children)
  *     inflate x25, 3.5 ms each    repeated_work
  *   460-490  Choreographer#doFrame  ask render
+ *     150-162 Recompose:CartList composables (12 ms: long; depth 1)
+ *   201-214 and 331-337 asleep inside a slice, woken by binder:1500_1 and
+ *            HeapTaskDaemon      main_thread_waits
  *   HeapTaskDaemon 100-130: concurrent copying GC    gc_pressure
  *   RenderThread 480-505: DrawFrame                   ask render
  *   frame 11: expected 460-476.6, actual 460-505,     frame_jank, ask jank
@@ -382,6 +385,7 @@ int ph_trace_doctor_fixture(struct ph_buf *out)
 	sw(&f, 130, 0, M, 0x100, 1500);
 	sw(&f, 138, 0, 1500, 1, M);
 	slice(&f, 138, 188, 0, M, M, "loadConfig");
+	slice(&f, 150, 162, 0, M, M, "Recompose:CartList");
 	sw(&f, 188, 0, M, 1, 0);
 	wake(&f, 199.99, 0, 0, M);
 	sw(&f, 200, 0, 0, 0, M);
@@ -470,6 +474,8 @@ static const struct {
 	{ "frame_jank", "App Deadline Missed" },
 	{ "anr_risk", "RecyclerView:bind" },
 	{ "anr", "ANR in com.example.doctor" },
+	{ "composables", "Recompose:CartList" },
+	{ "main_thread_waits", "binder transaction: woken by binder:1500_1" },
 	{ "ask_jank", "App Deadline Missed" },
 	{ "ask_thread_states", "main thread in D" },
 	{ "ask_binder", "binder transaction" },

@@ -22,7 +22,10 @@
  * "Low frequency" is below half the highest frequency that CPU reached
  * anywhere in the trace (_cpufreq_peak): the trace does not say what the
  * hardware's maximum is, so a CPU capped for the whole trace reads as
- * normal.  "Throttled" is a cooling device above state 0 (_throttle): a
+ * normal.  CPUs that share a peak are one cluster (_cpu_cluster(peak,
+ * ncpu, cpus)): a phone's little and big cores differ in their peaks, and a
+ * little core's frequency is only ever compared with its own cluster's
+ * peak.  "Throttled" is a cooling device above state 0 (_throttle): a
  * temperature alone does not say whether anything was slowed.
  *
  * The questions (detectors/ask_cpu.sql, ask_startup.sql, ask_jank.sql)
@@ -41,13 +44,14 @@
 
 int ph_tctx_build_env(sqlite3 *db, struct ph_tctx *c, char *err, size_t errlen)
 {
-	char sql[4096];
+	char sql[6144];
 	int rc;
 
 	snprintf(
 		sql, sizeof(sql),
 		"DROP TABLE IF EXISTS temp._env_win;"
 		"DROP TABLE IF EXISTS temp._cpufreq_peak;"
+		"DROP TABLE IF EXISTS temp._cpu_cluster;"
 		"DROP TABLE IF EXISTS temp._throttle;"
 		"DROP TABLE IF EXISTS temp._run_lowfreq;"
 		"DROP TABLE IF EXISTS temp._sj_lowfreq;"
@@ -79,6 +83,12 @@ int ph_tctx_build_env(sqlite3 *db, struct ph_tctx *c, char *err, size_t errlen)
 		"CREATE TEMP TABLE _cpufreq_peak AS SELECT t.cpu, "
 		"MAX(c.value) AS peak FROM cpu_counter_track t JOIN counter c "
 		"ON c.track_id = t.id WHERE t.name = 'cpufreq' GROUP BY t.cpu;"
+		/* CPUs of one peak are one cluster ("0-3", or "0,2,5") */
+		"CREATE TEMP TABLE _cpu_cluster AS SELECT peak, COUNT(*) AS "
+		"ncpu, CASE WHEN MAX(cpu) - MIN(cpu) + 1 = COUNT(*) AND "
+		"COUNT(*) > 1 THEN MIN(cpu) || '-' || MAX(cpu) ELSE "
+		"group_concat(cpu, ',') END AS cpus FROM (SELECT * FROM "
+		"_cpufreq_peak ORDER BY cpu) GROUP BY peak;"
 		"CREATE TEMP TABLE _throttle AS SELECT name AS device, ts, "
 		"dur, value AS state FROM _env_win WHERE kind = 'cooling' AND "
 		"value > 0 AND dur > 0;"
@@ -425,17 +435,35 @@ void ph_trace_env_phase(sqlite3 *db, struct ph_jw *w, struct ph_buf *md,
 	"?2) - MAX(e.ts, ?1) AS ov FROM _env_win e WHERE e.kind IN " kinds     \
 	" AND e.ts <= ?2 AND (e.ts + e.dur > ?1 OR e.ts >= ?1)) "
 
+/* One cluster's frequencies over the stretch: "at F MHz" or "A..B MHz
+ * (average C)". */
+static int sum_freqs(struct ph_buf *b, sqlite3_stmt *st, int col)
+{
+	double lo = sqlite3_column_double(st, col),
+	       hi = sqlite3_column_double(st, col + 1);
+
+	if (lo == hi)
+		return ph_buf_addf(b, "at %.0f MHz", lo / 1e3);
+	return ph_buf_addf(b, "%.0f..%.0f MHz (average %.0f)", lo / 1e3,
+			   hi / 1e3, sqlite3_column_double(st, col + 2) / 1e3);
+}
+
+/*
+ * The CPU frequencies over the stretch.  CPUs of one peak are a cluster;
+ * with more than one, each is stated apart (a little core's lowest next to
+ * a big core's highest would say nothing).
+ */
 static int sum_cpufreq(sqlite3 *db, int64_t from, int64_t to, struct ph_buf *b)
 {
-	sqlite3_stmt *st = prep(db,
-				OVER("('cpufreq')") "SELECT COUNT(DISTINCT "
-						    "cpu), MIN(value), "
-						    "MAX(value), CASE WHEN "
-						    "SUM(ov) > 0 THEN "
-						    "SUM(value * ov) / "
-						    "SUM(ov) ELSE "
-						    "AVG(value) END FROM o",
-				from, to);
+	sqlite3_stmt *st =
+		prep(db,
+		     OVER("('cpufreq')") "SELECT COUNT(DISTINCT o.cpu), "
+					 "MIN(value), MAX(value), CASE WHEN "
+					 "SUM(ov) > 0 THEN SUM(value * ov) / "
+					 "SUM(ov) ELSE AVG(value) END, COUNT("
+					 "DISTINCT p.peak) FROM o LEFT JOIN "
+					 "_cpufreq_peak p USING (cpu)",
+		     from, to);
 	int rc = 0, k = 0;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW ||
@@ -443,19 +471,41 @@ static int sum_cpufreq(sqlite3 *db, int64_t from, int64_t to, struct ph_buf *b)
 		sqlite3_finalize(st);
 		return ph_buf_addstr(b, "CPU frequency not in the trace");
 	}
-	if (sqlite3_column_double(st, 1) == sqlite3_column_double(st, 2))
-		rc = ph_buf_addf(b, "CPU at %.0f MHz", /* one frequency */
-				 sqlite3_column_double(st, 1) / 1e3);
-	else
-		rc = ph_buf_addf(b, "CPU %.0f..%.0f MHz (average %.0f)",
-				 sqlite3_column_double(st, 1) / 1e3,
-				 sqlite3_column_double(st, 2) / 1e3,
-				 sqlite3_column_double(st, 3) / 1e3);
-	if (!rc)
-		rc = ph_buf_addf(b, " on %lld CPU%s",
-				 sqlite3_column_int64(st, 0),
-				 sqlite3_column_int64(st, 0) == 1 ? "" : "s");
-	sqlite3_finalize(st);
+	if (sqlite3_column_int64(st, 4) <= 1) {
+		rc = ph_buf_addstr(b, "CPU ");
+		if (!rc)
+			rc = sum_freqs(b, st, 1);
+		if (!rc)
+			rc = ph_buf_addf(
+				b, " on %lld CPU%s",
+				sqlite3_column_int64(st, 0),
+				sqlite3_column_int64(st, 0) == 1 ? "" : "s");
+		sqlite3_finalize(st);
+	} else {
+		sqlite3_finalize(st);
+		st = prep(db,
+			  OVER("('cpufreq')") "SELECT c.cpus, c.peak, "
+					      "MIN(value), MAX(value), CASE "
+					      "WHEN SUM(ov) > 0 THEN SUM(value "
+					      "* ov) / SUM(ov) ELSE "
+					      "AVG(value) END FROM o JOIN "
+					      "_cpufreq_peak p USING (cpu) "
+					      "JOIN _cpu_cluster c ON c.peak = "
+					      "p.peak GROUP BY c.peak ORDER BY "
+					      "c.peak",
+			  from, to);
+		while (!rc && st && sqlite3_step(st) == SQLITE_ROW) {
+			rc = ph_buf_addf(b, "%s %s (peak %.0f MHz) ",
+					 k++ ? ", cluster" : "CPU cluster",
+					 (const char *)sqlite3_column_text(st,
+									   0),
+					 sqlite3_column_double(st, 1) / 1e3);
+			if (!rc)
+				rc = sum_freqs(b, st, 2);
+		}
+		sqlite3_finalize(st);
+		k = 0;
+	}
 	st = prep(db,
 		  OVER("('cpufreq')") "SELECT o.cpu, SUM(ov) FROM o JOIN "
 				      "_cpufreq_peak p USING (cpu) WHERE "

@@ -1063,6 +1063,23 @@ static void name_processes(struct ph_trace *t)
 	}
 }
 
+/*
+ * Perfetto packets stamped 0 (t->ts0_packets) were kept out of the bounds:
+ * one such packet in a trace recorded 15 days after boot would stretch it
+ * to 1,316,803 s.  They join the bounds when the rest of the trace lies
+ * nearer to 0 than it is long (a trace that really starts near 0);
+ * otherwise they are set aside, and `packets_ts0_set_aside` says so.
+ */
+static void set_aside_ts0(struct ph_trace *t)
+{
+	if (!t->ts0_packets)
+		return;
+	if (t->first_ts == INT64_MAX || t->first_ts <= t->last_ts - t->first_ts)
+		ph_trace_see_ts(t, 0);
+	else
+		ph_trace_stat(t, "packets_ts0_set_aside", t->ts0_packets);
+}
+
 int ph_trace_finish(struct ph_trace *t)
 {
 	struct ph_trace_priv *pv = t->priv;
@@ -1100,6 +1117,7 @@ int ph_trace_finish(struct ph_trace *t)
 	free(t->ev);
 	t->ev = NULL;
 	t->nev = t->evcap = 0;
+	set_aside_ts0(t);
 	if (t->first_ts == INT64_MAX)
 		t->first_ts = t->last_ts = 0;
 	ph_trace_stat(t, "slices_unfinished", 0);

@@ -159,6 +159,7 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 			while (c < end && *c == ' ')
 				c++;
 			ph_trace_meta(t, "trace_clock", NULL, 0);
+			t->clock_stated = true;
 			t->clock_name = ph_trace_str(
 				t, ph_trace_intern(t, c, (size_t)(end - c)));
 			if ((size_t)(end - c) == 4 && !memcmp(c, "mono", 4))
@@ -696,8 +697,13 @@ int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
 			"BOOTTIME"
 		};
 
+		/* BOOTTIME is Perfetto's default, not something the trace
+		 * said: named only when a snapshot or the config names it */
 		t->clock_name =
-			names[t->trace_clock < PH_NCLK ? t->trace_clock : 0];
+			t->clock_stated ?
+				names[t->trace_clock < PH_NCLK ? t->trace_clock :
+								 0] :
+				"unknown";
 	}
 	if (rc == PH_ECORRUPT || t->err.code)
 		t->truncated = true;

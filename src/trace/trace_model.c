@@ -109,6 +109,13 @@ static const struct ph_colspec instant_cols[] = {
 	{ "track_id", PH_COL_I64 },
 	{ "name", PH_COL_STR },
 };
+/* perf samples: the stack as short names, root first, ';' between */
+static const struct ph_colspec sample_cols[] = {
+	{ "id", PH_COL_ID },	 { "ts", PH_COL_I64 },
+	{ "utid", PH_COL_I64 },	 { "cpu", PH_COL_I32 },
+	{ "leaf", PH_COL_STR },	 { "app_frame", PH_COL_STR },
+	{ "stack", PH_COL_STR },
+};
 
 #define SPEC(n, a)                     \
 	{                              \
@@ -133,6 +140,7 @@ static const struct {
 	[PH_T_META] = SPEC("metadata", meta_cols),
 	[PH_T_CLOCKSNAP] = SPEC("clock_snapshot", clocksnap_cols),
 	[PH_T_INSTANT] = SPEC("instant", instant_cols),
+	[PH_T_SAMPLE] = SPEC("perf_sample", sample_cols),
 };
 
 static size_t col_size(int type)

@@ -45,6 +45,9 @@
  *                            counter_value 30, double_counter_value 44
  *   76     FrameTimelineEvent  1..4 frame starts, 5 frame_end {cookie 1}
  *   50     bytes             compressed_packets: zlib of a Trace
+ *   33     TraceConfig       builtin_data_sources 20 {primary_trace_clock 5}
+ *   37, 38, 40, 52-54, 56, 57, 62, 65, 68, 71, 84, 91: known, not decoded,
+ *                            counted (`not_decoded.NAME`, see undecoded[])
  *
  * FtraceEvent (ftrace_event.proto): timestamp 1, pid 2, and one of print 3
  * {buf 2}, sched_switch 4 {prev_comm 1 prev_pid 2 prev_prio 3 prev_state 4
@@ -53,7 +56,8 @@
  * 114 {comm 1 pid 2 prio 3 success 4 target_cpu 5}, sched_blocked_reason
  * 18 {pid 1 caller 2 io_wait 3}, block_rq_issue 45, block_rq_complete 125,
  * thermal_temperature 341 {id 1 temp 2 temp_prev 3 thermal_zone 4},
- * cdev_update 342 {target 1 type 2},
+ * cdev_update 342 {target 1 type 2}, binder_transaction 50 {debug_id 1
+ * reply 5 flags 7}, binder_transaction_received 51 {debug_id 1},
  * task_newtask 235 {pid 1 comm 2 clone_flags 3}, task_rename 236 {pid 1
  * oldcomm 2 newcomm 3}, sched_process_exit 238 {comm 1 pid 2 tgid 3},
  * sched_process_free 240 {comm 1 pid 2}.
@@ -295,6 +299,8 @@ enum pstat {
 	S_RQ_COMPLETE,
 	S_THERMAL,
 	S_CDEV,
+	S_BINDER_TXN,
+	S_BINDER_RECV,
 	S_OTHER,
 	S_COUNT
 };
@@ -319,6 +325,8 @@ static const char *const pstat_names[S_COUNT] = {
 	[S_RQ_COMPLETE] = "ftrace.block_rq_complete",
 	[S_THERMAL] = "ftrace.thermal_temperature",
 	[S_CDEV] = "ftrace.cdev_update",
+	[S_BINDER_TXN] = "ftrace.binder_transaction",
+	[S_BINDER_RECV] = "ftrace.binder_transaction_received",
 	[S_OTHER] = "ftrace.other",
 };
 
@@ -334,9 +342,35 @@ struct comm_slot {
 	uint32_t id;
 };
 
+/*
+ * Packets of kinds this decoder knows by name but does not read: counted
+ * as `not_decoded.NAME`, so that stats and ask say what the tables lack
+ * rather than leave it unsaid (trace_packet.proto field numbers).
+ */
+static const struct {
+	uint32_t id;
+	const char *stat;
+} undecoded[] = {
+	{ 37, "not_decoded.profile_packet" },
+	{ 38, "not_decoded.battery" },
+	{ 40, "not_decoded.power_rails" },
+	{ 52, "not_decoded.gpu_counter_event" },
+	{ 53, "not_decoded.gpu_render_stage_event" },
+	{ 54, "not_decoded.streaming_profile_packet" },
+	{ 56, "not_decoded.heap_graph" },
+	{ 57, "not_decoded.graphics_frame_event" },
+	{ 62, "not_decoded.vulkan_memory_event" },
+	{ 65, "not_decoded.vulkan_api_event" },
+	{ 68, "not_decoded.smaps_packet" },
+	{ 71, "not_decoded.gpu_mem_total_event" },
+	{ 84, "not_decoded.statsd_atom" },
+	{ 91, "not_decoded.entity_state_residency" },
+};
+
 struct pstate {
 	struct ph_trace *t;
 	int64_t stat[S_COUNT];
+	int64_t undecoded[PH_ARRAY_SIZE(undecoded)]; /* packets per kind */
 	struct comm_slot *comms;
 	int64_t idle_track[64]; /* cpuidle track id + 1 per CPU, 0 unknown */
 	struct seq *seqs;
@@ -363,8 +397,24 @@ struct pstate {
 		size_t best;
 	} memo[PH_NCLK];
 	uint32_t mem_names[5]; /* process_stats counter names, 0 unset */
-	int depth;	       /* compressed_packets nesting */
-	uint64_t base;	       /* offset of the current buffer in the input */
+	/* perf samples' interned frames and callstacks (see perf_sample) */
+	struct pframe {
+		uint32_t name, path; /* function, mapping path (0 unknown) */
+		uint32_t sh;	     /* short_name() of name */
+		uint8_t kernel, app; /* frame_is_kernel(), frame_is_app() */
+	} * frames;
+	size_t nframes, capframes;
+	struct ph_intmap *shorts;    /* function name id -> short name id */
+	struct ph_intmap *frame_ids; /* name << 32 | path -> frame index */
+	/* resolved stacks by their frames' content (a hash of each frame's
+	 * short name and kind): traced_perf re-interns the same stacks */
+	struct ph_intmap *stack_ids;
+	uint32_t (*resolved)[3]; /* leaf, app frame, stack text */
+	size_t nresolved, capresolved;
+	uint32_t *stk; /* callstacks' frame indices, root first, one run each */
+	size_t nstk, capstk;
+	int depth;     /* compressed_packets nesting */
+	uint64_t base; /* offset of the current buffer in the input */
 };
 
 static struct seq *seq_get(struct pstate *ps, uint32_t id)
@@ -423,8 +473,10 @@ static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		snap.clk[i] = PH_NULL_I64;
 	FOR_FIELDS(p, n, f)
 	{
-		if (f.key == KEY(2, 0) && f.v < PH_NCLK && f.v)
+		if (f.key == KEY(2, 0) && f.v < PH_NCLK && f.v) {
 			t->trace_clock = (int)f.v;
+			t->clock_stated = true;
+		}
 	}
 	if (!t->trace_clock)
 		t->trace_clock = PH_CLK_BOOTTIME;
@@ -959,6 +1011,25 @@ static void ftrace_event(struct pstate *ps, uint32_t cpu, struct lastsw *l,
 		break;
 	case 45:
 	case 125: ps->stat[kind == 45 ? S_RQ_ISSUE : S_RQ_COMPLETE]++; return;
+	case 50:
+	case 51:
+		/* the same events as ftrace text's binder_transaction and
+		 * _received (trace_finish.c slices them) */
+		ps->stat[kind == 50 ? S_BINDER_TXN : S_BINDER_RECV]++;
+		if (!(e = ph_trace_push(t)))
+			return;
+		e->kind = kind == 50 ? PH_EV_BINDER_TXN : PH_EV_BINDER_RECV;
+		e->a = (int32_t)pid;
+		FOR_FIELDS(ev, evn, g)
+		{
+			if (g.key == KEY(1, 0))
+				e->v.d = (int32_t)g.v;
+			else if (kind == 50 && g.key == KEY(5, 0))
+				e->b = g.v != 0;
+			else if (kind == 50 && g.key == KEY(7, 0))
+				e->c = (int32_t)(g.v & 0x7fffffff);
+		}
+		break;
 	case 341:
 	case 342: {
 		const uint8_t *name = NULL;
@@ -1644,10 +1715,408 @@ static void track_event(struct pstate *ps, struct seq *sq, int64_t ts,
 	}
 }
 
+/* --- perf samples --------------------------------------------------------- */
+
+/*
+ * Profiling's interned data (profile_common.proto) shares the sequence's
+ * map under its own keys: function_names 5 and mapping_paths 17
+ * {iid 1, str 2} to a string, mappings 19 {iid 1, path_string_ids 7} to
+ * the joined path, frames 6 {iid 1, function_name_id 2, mapping_id 3} to
+ * an index in ps->frames, callstacks 7 {iid 1, frame_ids 2, root first}
+ * to the index of its run in ps->stk (a run: its length, then frames).
+ */
+enum { K_FN = 1, K_MPATH, K_MAP, K_FRAME, K_STACK };
+/* A callstack's run in ps->stk: length, then its leaf, app frame and stack
+ * text once the first sample resolved them (0: not yet), then frames. */
+#define STK_HEAD 4
+#define PROF_KEY(k, iid) \
+	((1ull << 62) | (uint64_t)(k) << 56 | ((iid) & ((1ull << 56) - 1)))
+
+static uint32_t prof_get(struct seq *sq, int k, uint64_t iid)
+{
+	uint32_t v;
+
+	return ph_intmap_get(sq->interned, PROF_KEY(k, iid), &v) ? v : 0;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+/* Each value of a repeated uint64 field, packed or not, through fn. */
+#define FOR_REPEATED(f, v, body)                                        \
+	do {                                                            \
+		if ((f).wt == 0) {                                      \
+			uint64_t v = (f).v;                             \
+			body;                                           \
+		} else if ((f).wt == 2) {                               \
+			const uint8_t *q_ = (f).p, *e_ = (f).p + (f).v; \
+			uint64_t v;                                     \
+			while (q_ < e_ && varint_wide(&q_, e_, &v)) {   \
+				body;                                   \
+			}                                               \
+		}                                                       \
+	} while (0)
+
+static struct pframe frame_of(struct pstate *ps, uint32_t name, uint32_t path);
+
+static void interned_profile(struct pstate *ps, struct seq *sq,
+			     const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct pbf f, g;
+
+	/* strings, then mappings, then frames, then callstacks: each may
+	 * name the one before in the same message */
+	for (int pass = 0; pass < 4; pass++) {
+		FOR_FIELDS(p, n, f)
+		{
+			uint64_t iid = 0, a = 0, b = 0;
+			uint32_t str = 0;
+			char path[1024];
+			size_t plen = 0, start = ps->nstk;
+
+			if (f.wt != 2 ||
+			    (pass == 0 && f.id != 5 && f.id != 17) ||
+			    (pass == 1 && f.id != 19) ||
+			    (pass == 2 && f.id != 6) ||
+			    (pass == 3 && f.id != 7))
+				continue;
+			if (pass == 3 &&
+			    !grow((void **)&ps->stk, &ps->capstk,
+				  ps->nstk + STK_HEAD, sizeof(*ps->stk)))
+				return;
+			/* its length, then leaf, app, stack: unresolved */
+			for (int k = 0; pass == 3 && k < STK_HEAD; k++)
+				ps->stk[ps->nstk++] = 0;
+			FOR_FIELDS(f.p, f.v, g)
+			{
+				if (g.id == 1) {
+					iid = g.v;
+				} else if (pass == 0 && g.id == 2) {
+					str = str_of(t, &g);
+				} else if (pass == 1 && g.id == 7) {
+					FOR_REPEATED(g, v, {
+						const char *c = ph_trace_str(
+							t, prof_get(sq, K_MPATH,
+								    v));
+						int k = snprintf(
+							path + plen,
+							sizeof(path) - plen,
+							"/%s", c ? c : "?");
+
+						if (k > 0 &&
+						    plen + (size_t)k <
+							    sizeof(path))
+							plen += (size_t)k;
+					});
+				} else if (pass == 2 && g.id == 2) {
+					a = g.v;
+				} else if (pass == 2 && g.id == 3) {
+					b = g.v;
+				} else if (pass == 3 && g.id == 2) {
+					FOR_REPEATED(g, v, {
+						if (!grow((void **)&ps->stk,
+							  &ps->capstk,
+							  ps->nstk + 1,
+							  sizeof(*ps->stk)))
+							return;
+						ps->stk[ps->nstk++] = prof_get(
+							sq, K_FRAME, v);
+					});
+				}
+			}
+			if (!iid)
+				continue;
+			if (pass == 0) {
+				(void)ph_intmap_put(
+					sq->interned,
+					PROF_KEY(f.id == 5 ? K_FN : K_MPATH,
+						 iid),
+					str);
+			} else if (pass == 1) {
+				(void)ph_intmap_put(
+					sq->interned, PROF_KEY(K_MAP, iid),
+					ph_trace_intern(t, path, plen));
+			} else if (pass == 2) {
+				if (!grow((void **)&ps->frames, &ps->capframes,
+					  ps->nframes + 2, sizeof(*ps->frames)))
+					return;
+				uint32_t fn = prof_get(sq, K_FN, a),
+					 mp = prof_get(sq, K_MAP, b), idx;
+
+				if (!ps->nframes) /* index 0: unknown */
+					ps->frames[ps->nframes++] =
+						(struct pframe){ 0 };
+				/* a frame re-interned is the one seen */
+				if (!ps->frame_ids)
+					ps->frame_ids = ph_intmap_new();
+				if (!ps->frame_ids ||
+				    !ph_intmap_get(ps->frame_ids,
+						   (uint64_t)fn << 32 | mp,
+						   &idx)) {
+					idx = (uint32_t)ps->nframes;
+					ps->frames[ps->nframes++] =
+						frame_of(ps, fn, mp);
+					if (ps->frame_ids)
+						(void)ph_intmap_put(
+							ps->frame_ids,
+							(uint64_t)fn << 32 | mp,
+							idx);
+				}
+				(void)ph_intmap_put(sq->interned,
+						    PROF_KEY(K_FRAME, iid),
+						    idx);
+			} else {
+				ps->stk[start] =
+					(uint32_t)(ps->nstk - start - STK_HEAD);
+				/* index + 1: 0 is "unknown" */
+				(void)ph_intmap_put(sq->interned,
+						    PROF_KEY(K_STACK, iid),
+						    (uint32_t)start + 1);
+			}
+		}
+	}
+}
+
+/*
+ * "Class.method" of a frame's function name, as a person reads a stack:
+ * ART's "void com.example.GzipSink.write(byte[])" reads GzipSink.write;
+ * a native name is kept as it is (up to its arguments).
+ */
+static uint32_t short_name(struct ph_trace *t, const char *s)
+{
+	const char *end, *sp, *dot1 = NULL, *dot2 = NULL;
+
+	if (!s || !*s)
+		return ph_trace_intern(t, "?", 1);
+	end = strchr(s, '(');
+	if (!end || end == s)
+		end = s + strlen(s);
+	for (sp = end; sp > s && sp[-1] != ' '; sp--)
+		;
+	for (const char *c = sp; c < end; c++)
+		if (*c == '.') {
+			dot2 = dot1;
+			dot1 = c;
+		}
+	if (dot2 && !memchr(sp, ':', (size_t)(end - sp)))
+		sp = dot2 + 1;
+	return ph_trace_intern(t, sp, (size_t)(end - sp));
+}
+
+/*
+ * Whether a frame is the app's own code: mapped from the app's install
+ * (/data/...: its APK, oat and .so files), or Java code (a dotted name)
+ * compiled from an APK outside the boot class path (/system/framework,
+ * /apex: the platform's), or JIT-compiled outside the platform's and
+ * common libraries' packages.
+ */
+static bool frame_is_app(const char *name, const char *path)
+{
+	static const char *const platform[] = {
+		"java.",
+		"javax.",
+		"android.",
+		"androidx.",
+		"com.android.",
+		"dalvik.",
+		"libcore.",
+		"sun.",
+		"kotlin.",
+		"kotlinx.",
+		"com.google.android.",
+	};
+	static const char *const dex[] = { ".oat", ".odex", ".vdex", ".apk",
+					   ".dex" };
+	size_t pl;
+
+	if (!path)
+		return false;
+	if (!strncmp(path, "/data/", 6))
+		return true;
+	if (!name || !strchr(name, '.') || strchr(name, ' '))
+		return false;
+	if (strstr(path, "jit-cache")) {
+		for (size_t i = 0; i < PH_ARRAY_SIZE(platform); i++)
+			if (!strncmp(name, platform[i], strlen(platform[i])))
+				return false;
+		return true;
+	}
+	if (!strncmp(path, "/system/framework/", 18) ||
+	    !strncmp(path, "/apex/", 6))
+		return false;
+	pl = strlen(path);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(dex); i++)
+		if (pl > strlen(dex[i]) &&
+		    !strcmp(path + pl - strlen(dex[i]), dex[i]))
+			return true;
+	return false;
+}
+
+/* The kernel's frames (traced_perf's mapping path for them). */
+static bool frame_is_kernel(const char *path)
+{
+	return path &&
+	       (!strcmp(path, "/kernel") || strstr(path, "kernel.kallsyms") ||
+		!strncmp(path, "/[kernel", 8));
+}
+
+/* A frame with what a stack needs of it worked out once. */
+static struct pframe frame_of(struct pstate *ps, uint32_t name, uint32_t path)
+{
+	struct ph_trace *t = ps->t;
+	const char *n = ph_trace_str(t, name), *pa = ph_trace_str(t, path);
+	struct pframe fr = { name, path, 0, 0, 0 };
+
+	if (!ps->shorts)
+		ps->shorts = ph_intmap_new();
+	if (!ps->shorts || !ph_intmap_get(ps->shorts, name, &fr.sh)) {
+		fr.sh = short_name(t, n);
+		if (ps->shorts)
+			(void)ph_intmap_put(ps->shorts, name, fr.sh);
+	}
+	fr.kernel = frame_is_kernel(pa);
+	/* an unsymbolized frame or an ART stub names nothing */
+	fr.app = n && *n && strncmp(n, "art_", 4) && frame_is_app(n, pa);
+	return fr;
+}
+
+/*
+ * PerfSample (66): cpu 1, pid 2, tid 3, callstack_iid 4, at the packet's
+ * timestamp.  A row of perf_sample per sample with a callstack: its leaf
+ * frame outside the kernel (the syscall path under it is how it waited,
+ * not what it ran; the kernel's own leaf when the whole stack is the
+ * kernel's), the leaf-most frame of the app's own code (NULL: none), and the
+ * stack, root first, as "a;b;c" (short names, at most its 64 leaf-most
+ * frames).
+ */
+/* A callstack's leaf, app frame and stack text into its run's head. */
+static void resolve_stack(struct pstate *ps, uint32_t at, uint32_t k0,
+			  uint32_t len)
+{
+	struct ph_trace *t = ps->t;
+	uint32_t leaf = 0, user = 0, app = 0;
+	char stack[4096];
+	size_t sl = 0;
+
+	for (uint32_t k = k0; k < len; k++) {
+		uint32_t fi = ps->stk[at + STK_HEAD + k];
+		const struct pframe *fr =
+			&ps->frames[fi < ps->nframes ? fi : 0];
+		const char *sh = ph_trace_str(t, fr->sh);
+		size_t n = sh ? strlen(sh) : 0;
+
+		if (sl + n + 1 < sizeof(stack)) {
+			if (sl)
+				stack[sl++] = ';';
+			memcpy(stack + sl, sh, n);
+			sl += n;
+		}
+		leaf = fr->sh;
+		/* the syscall path under a user frame is not what ran */
+		if (!fr->kernel)
+			user = fr->sh;
+		if (fr->app)
+			app = fr->sh;
+	}
+	ps->stk[at + 1] = user ? user : leaf;
+	ps->stk[at + 2] = app;
+	ps->stk[at + 3] = ph_trace_intern(t, stack, sl);
+}
+
+static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
+			const uint8_t *p, size_t n)
+{
+	struct ph_trace *t = ps->t;
+	struct ph_table *tb = &t->tables[PH_T_SAMPLE];
+	struct pbf f;
+	uint64_t cpu = 0, pid = 0, tid = 0, cs = 0;
+	uint32_t at, len;
+	int64_t r, utid;
+
+	ps->stat[S_PERF_SAMPLE]++;
+	FOR_FIELDS(p, n, f)
+	{
+		switch (f.key) {
+		case KEY(1, 0): cpu = f.v; break;
+		case KEY(2, 0): pid = f.v; break;
+		case KEY(3, 0): tid = f.v; break;
+		case KEY(4, 0): cs = f.v; break;
+		}
+	}
+	if (!sq || !cs || tts == PH_NULL_I64 ||
+	    !(at = prof_get(sq, K_STACK, cs)))
+		return;
+	at--;
+	len = ps->stk[at];
+	if (!len || !ps->nframes)
+		return;
+	/* resolved once per callstack, and per content across callstacks
+	 * re-interned with the same frames */
+	if (!ps->stk[at + 3]) {
+		uint32_t k0 = len > 64 ? len - 64 : 0, got;
+		uint64_t h = 1469598103934665603ull;
+
+		for (uint32_t k = k0; k < len; k++) {
+			uint32_t fi = ps->stk[at + STK_HEAD + k];
+			const struct pframe *fr =
+				&ps->frames[fi < ps->nframes ? fi : 0];
+
+			h = (h ^ ((uint64_t)fr->sh << 2 | fr->kernel << 1 |
+				  fr->app)) *
+			    1099511628211ull;
+		}
+		if (!ps->stack_ids)
+			ps->stack_ids = ph_intmap_new();
+		if (ps->stack_ids && ph_intmap_get(ps->stack_ids, h, &got)) {
+			memcpy(&ps->stk[at + 1], ps->resolved[got],
+			       sizeof(ps->resolved[got]));
+		} else {
+			resolve_stack(ps, at, k0, len);
+			if (ps->stack_ids &&
+			    grow((void **)&ps->resolved, &ps->capresolved,
+				 ps->nresolved + 1, sizeof(*ps->resolved))) {
+				memcpy(ps->resolved[ps->nresolved],
+				       &ps->stk[at + 1],
+				       sizeof(ps->resolved[0]));
+				(void)ph_intmap_put(ps->stack_ids, h,
+						    (uint32_t)ps->nresolved++);
+			}
+		}
+	}
+	r = ph_table_add(tb);
+	if (r < 0)
+		return;
+	utid = ph_trace_utid(t, (int64_t)tid);
+	if (pid)
+		ph_trace_thread_set_pid(t, utid, (int64_t)pid);
+	ph_col_i64(tb, PS_TS)[r] = tts;
+	ph_col_i64(tb, PS_UTID)[r] = utid;
+	ph_col_i32(tb, PS_CPU)[r] = (int32_t)cpu;
+	ph_col_str(tb, PS_LEAF)[r] = ps->stk[at + 1];
+	ph_col_str(tb, PS_APP)[r] = ps->stk[at + 2];
+	ph_col_str(tb, PS_STACK)[r] = ps->stk[at + 3];
+}
+
 static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 			  size_t n)
 {
 	struct pbf f, g;
+	bool prof = false;
 
 	if (!sq || !sq->interned)
 		return;
@@ -1656,6 +2125,9 @@ static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		uint64_t iid = 0;
 		uint32_t s = 0;
 
+		if (f.id == 5 || f.id == 6 || f.id == 7 || f.id == 17 ||
+		    f.id == 19)
+			prof = true;
 		if ((f.id != 1 && f.id != 2) || f.wt != 2)
 			continue;
 		FOR_FIELDS(f.p, f.v, g)
@@ -1667,6 +2139,8 @@ static void interned_data(struct pstate *ps, struct seq *sq, const uint8_t *p,
 		}
 		(void)ph_intmap_put(sq->interned, iid << 1 | (f.id == 2), s);
 	}
+	if (prof)
+		interned_profile(ps, sq, p, n);
 }
 
 static void packet_defaults(struct seq *sq, const uint8_t *p, size_t n)
@@ -1874,6 +2348,29 @@ void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts)
 static int parse_trace(struct pstate *ps, const uint8_t *p, size_t n);
 
 /* A packet's payload field id (wire type 2), once its header is known. */
+/*
+ * TraceConfig (33): builtin_data_sources 20 {primary_trace_clock 5}, the
+ * clock the service stamped the trace with.  The clock snapshots name it
+ * too; a trace whose config does is on that clock even without them.
+ */
+static void trace_config(struct pstate *ps, const uint8_t *p, size_t n)
+{
+	struct pbf f, g;
+
+	FOR_FIELDS(p, n, f)
+	{
+		if (f.key != KEY(20, 2))
+			continue;
+		FOR_FIELDS(f.p, f.v, g)
+		{
+			if (g.key == KEY(5, 0) && g.v && g.v < PH_NCLK) {
+				ps->t->trace_clock = (int)g.v;
+				ps->t->clock_stated = true;
+			}
+		}
+	}
+}
+
 static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 		    const uint8_t *q, size_t len)
 {
@@ -1898,7 +2395,8 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 	case 11: track_event(ps, sq, tts, q, len); break;
 	case 76: frame_timeline(ps, tts, q, len); break;
 	case 47: ph_trace_stat(t, "packages_list", 1); break;
-	case 66: ps->stat[S_PERF_SAMPLE]++; break;
+	case 66: perf_sample(ps, sq, tts, q, len); break;
+	case 33: trace_config(ps, q, len); break;
 	case 50: {
 		struct ph_buf b = PH_BUF_INIT(PH_INFLATE_MAX_OUT);
 		struct ph_err zerr = { 0 };
@@ -1930,6 +2428,11 @@ static void payload(struct pstate *ps, struct seq *sq, int64_t tts, uint32_t id,
 		ph_buf_release(&b);
 		break;
 	}
+	default:
+		for (size_t i = 0; i < PH_ARRAY_SIZE(undecoded); i++)
+			if (undecoded[i].id == id)
+				ps->undecoded[i]++;
+		break;
 	}
 }
 
@@ -2008,7 +2511,14 @@ static void packet(struct pstate *ps, const uint8_t *p, size_t n)
 	if (!clk && sq)
 		clk = sq->default_clock;
 	tts = has_ts ? to_trace(ps, sq, clk, ts) : PH_NULL_I64;
-	if (tts != PH_NULL_I64)
+	/*
+	 * An absolute timestamp of 0 is a writer that never set one: it
+	 * widens the bounds only if the rest of the trace is near 0 too
+	 * (ph_trace_finish decides, and counts it when it sets it aside).
+	 */
+	if (has_ts && ts == 0 && clk < 64)
+		ps->t->ts0_packets++;
+	else if (tts != PH_NULL_I64)
 		ph_trace_see_ts(ps->t, tts);
 	if (npay <= PAYLOAD_MAX) {
 		for (size_t i = 0; i < npay; i++)
@@ -2075,7 +2585,16 @@ int ph_trace_parse_proto(struct ph_trace *t, const uint8_t *p, size_t n)
 	for (int i = 0; i < S_COUNT; i++)
 		if (ps.stat[i])
 			ph_trace_stat(t, pstat_names[i], ps.stat[i]);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(undecoded); i++)
+		if (ps.undecoded[i])
+			ph_trace_stat(t, undecoded[i].stat, ps.undecoded[i]);
 	free(ps.comms);
+	free(ps.frames);
+	free(ps.stk);
+	free(ps.resolved);
+	ph_intmap_free(ps.shorts);
+	ph_intmap_free(ps.frame_ids);
+	ph_intmap_free(ps.stack_ids);
 	for (size_t i = 0; i < ps.nseq; i++)
 		ph_intmap_free(ps.seqs[i].interned);
 	free(ps.seqs);

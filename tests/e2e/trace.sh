@@ -17,7 +17,7 @@ check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/
 check analyze-bad-type sh -c "$BIN/porthole trace analyze '$A12' --set main_thread_block.min_ms=abc 2>/dev/null; [ \$? -eq 2 ]"
 
 # doctor: every detector fires on its planted problem
-check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^22 fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
+check doctor sh -c "$BIN/porthole trace doctor > '$E2E_TMP/doc.out' && grep -q '^$(ls detectors/*.sql | wc -l) fired, 0 silent with a reason, 0 failed: healthy$' '$E2E_TMP/doc.out' && grep -q '^fired *io_wait *on the planted' '$E2E_TMP/doc.out'"
 check doctor-json sh -c "$BIN/porthole trace doctor --json --write '$E2E_TMP/doc.pftrace' | grep -q '\"healthy\":true' && [ -s '$E2E_TMP/doc.pftrace' ]"
 mkdir -p "$E2E_TMP/det"
 cp detectors/*.sql "$E2E_TMP/det/"
@@ -114,8 +114,16 @@ assert low['evidence']['environment'].startswith('CPU 500..2000 MHz (average 125
 assert {'question': 'startup', 'cause': 'thermal throttling during the start-up: the trace has cooling devices, and none was above state 0 while it ran'} in a['ruled_out']
 PY
 # An installed binary, away from this checkout, asks with the detectors
-# built into it (22 of them: as many as detectors/ holds).
+# built into it (as many as detectors/ holds).
 mkdir -p "$E2E_TMP/installed" && cp "$BIN/porthole" "$E2E_TMP/installed/"
 check doctor-builtin-detectors sh -c "cd '$E2E_TMP/installed' && ./porthole trace doctor > out.txt && grep -q \"^$(ls detectors/*.sql | wc -l) fired, 0 silent with a reason, 0 failed: healthy\" out.txt"
+# mark, names, calibrate on the doctor's fixture (its plan is in
+# src/trace/trace_doctor.c)
+check mark-candidates sh -c "$BIN/porthole trace mark '$DOC' --process com.example.doctor > '$E2E_TMP/mark.out' && grep -q '^  slice    110.0 ms from 10340000000 (main thread on a CPU 110.0 ms): RecyclerView:bind (1, the longest 110.0 ms)' '$E2E_TMP/mark.out' && grep -qx '           --from 10340000000 --to 10450000000' '$E2E_TMP/mark.out' && grep -q '^  start-up 60.0 ms from 10000000000' '$E2E_TMP/mark.out' && grep -q '^  busy     490.0 ms from 10000000000 (main thread on a CPU 441.0 ms)' '$E2E_TMP/mark.out'"
+check mark-json sh -c "$BIN/porthole trace mark '$DOC' --process com.example.doctor --json | grep -q '\"kind\":\"slice\",\"label\":\"RecyclerView:bind (1, the longest 110.0 ms)\",\"from_ns\":10340000000,\"to_ns\":10450000000'"
+check mark-bad-min sh -c "$BIN/porthole trace mark '$DOC' --min-ms soon 2>/dev/null; [ \$? -eq 2 ]"
+check names-masks sh -c "$BIN/porthole trace names '$DOC' --process com.example.doctor > '$E2E_TMP/names.out' && grep -A1 -x '  composables Recompose:\*:' '$E2E_TMP/names.out' | grep -qx '    Recompose:CartList (1, 12.0 ms)' && grep -qx '  monitor_contention Lock contention\*: sees no slice' '$E2E_TMP/names.out' && sed -n '/^names no mask sees/,\$p' '$E2E_TMP/names.out' | grep -qx '  inflate (25, 87.5 ms)'"
+check calibrate-thresholds sh -c "$BIN/porthole trace calibrate '$DOC' --detector main_thread_block --process com.example.doctor | grep -qx '  min_ms (now 16): 4: 2 rows (52.0 ms), 8: 2 rows (52.0 ms), 16: 1 row (40.0 ms), 32: 1 row (40.0 ms), 64: 0 rows (0.0 ms)'"
+check calibrate-unknown-detector sh -c "$BIN/porthole trace calibrate '$DOC' --detector nope 2>/dev/null; [ \$? -eq 2 ]"
 check compare-bad-input sh -c "$BIN/porthole trace compare /nonexistent '$E2E_TMP/base/report.json' 2>/dev/null; [ \$? -eq 2 ]"
 finish

@@ -67,7 +67,7 @@ void test_trace__doctor_fixture_context(void)
 	/* built twice in one session */
 	CHECK_INT(ph_tctx_open(db, &t, &s, &c, err, sizeof(err)), 0);
 	CHECK_INT(ph_tsql_int(db, "SELECT COUNT(*) FROM _cpu_in_slice", -1),
-		  39);
+		  40);
 	sqlite3_close(db);
 	ph_trace_release(&t);
 }
