@@ -170,6 +170,40 @@ static struct ph_frame_info resolved(const char *fn, const char *file, int line,
 	return f;
 }
 
+/* Two walks from the same frame: backtrace() and the unwinder's own. */
+static __attribute__((noinline)) void two_walks(void **a, int *na, void **b,
+						int *nb)
+{
+	*na = backtrace(a, 32);
+	*nb = ph_platform_unwind(b, 32);
+	__asm__ __volatile__("" ::: "memory"); /* no tail call */
+}
+
+static __attribute__((noinline)) void walk_from_here(void **a, int *na,
+						     void **b, int *nb)
+{
+	two_walks(a, na, b, nb);
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/*
+ * What musl and bionic get for backtrace() (platform.h) walks as glibc's
+ * does: frame 0 is the caller's own (the two calls' return addresses,
+ * a few bytes apart in two_walks), and every frame above it the same.
+ */
+void test_symbolize__unwind_walks_as_backtrace_does(void)
+{
+	void *a[32], *b[32];
+	int na = 0, nb = 0;
+
+	walk_from_here(a, &na, b, &nb);
+	CHECK(na >= 3);
+	CHECK_INT(nb, na);
+	CHECK(b[0] != a[0] && (uintptr_t)b[0] - (uintptr_t)a[0] < 64);
+	for (int i = 1; i < na && i < nb; i++)
+		CHECK(a[i] == b[i]);
+}
+
 /*
  * A stall inside the agent's SQLite wrapper, as a static link resolves it:
  * the app frame (db_open) is blamed, the wrapper and libsqlite3 follow it,

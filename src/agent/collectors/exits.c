@@ -43,11 +43,11 @@
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_log.h"
+#include "../platform.h"
 #include "../symbolize.h"
 
 #include <dirent.h>
 #include <elf.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
@@ -431,7 +431,7 @@ static uintptr_t interrupted_pc(const void *uctx)
 static int crashed_stack(const void *uctx, uintptr_t *out, int max)
 {
 	void *raw[PH_MAX_FRAMES + 4];
-	int n = backtrace(raw, PH_MAX_FRAMES + 4), from = 2, k = 0;
+	int n = ph_platform_backtrace(raw, PH_MAX_FRAMES + 4), from = 2, k = 0;
 	uintptr_t at = interrupted_pc(uctx);
 
 	for (int i = 0; i < n; i++)
@@ -524,7 +524,16 @@ static void write_crash(int sig, const siginfo_t *info, const void *uctx)
 	n = crashed_stack(uctx, pcs, PH_MAX_FRAMES);
 	put_crash_frames(fd, pcs, n);
 	put(fd, "--- stack\n");
+#if defined(__GLIBC__)
 	backtrace_symbols_fd((void *const *)pcs, n, fd);
+#else
+	/* no backtrace_symbols_fd() in musl or bionic: the addresses */
+	for (int i = 0; i < n; i++) {
+		put(fd, "[0x");
+		put_u64(fd, (uint64_t)pcs[i], 16);
+		put(fd, "]\n");
+	}
+#endif
 	close(fd);
 }
 
@@ -652,7 +661,7 @@ int ph_exits_start(struct ph_agent *a)
 	{
 		void *warm[4];
 
-		(void)backtrace(warm, 4);
+		(void)ph_platform_backtrace(warm, 4);
 	}
 	/*
 	 * A stack overflow must still be able to write its record: the
