@@ -9,6 +9,7 @@
 
 #include "ph_common.h"
 
+#include <limits.h>
 #include <time.h>
 
 /* CLOCK_MONOTONIC in ms through the vDSO: no system call on Linux. */
@@ -76,6 +77,14 @@ void ph_platform_program_name(char *buf, size_t size);
 #endif
 /* backtrace() by _Unwind_Backtrace, on every C library (tests compare). */
 int ph_platform_unwind(void **pcs, int max);
+
+/*
+ * Has fn(status) called at a normal exit with exit()'s status: glibc's
+ * on_exit().  musl and bionic have only atexit(), which passes none:
+ * there fn gets PH_EXIT_STATUS_UNKNOWN.  0, or -1 when it cannot.
+ */
+#define PH_EXIT_STATUS_UNKNOWN INT_MIN
+int ph_platform_on_exit(void (*fn)(int status));
 
 /*
  * The C heap: bytes in use and bytes the allocator holds from the system.

@@ -165,6 +165,31 @@ __attribute__((noinline)) int ph_platform_unwind(void **pcs, int max)
 	return w.n;
 }
 
+static void (*exit_fn)(int status);
+
+#if defined(__GLIBC__)
+static void exit_with_status(int status, void *arg)
+{
+	(void)arg;
+	exit_fn(status);
+}
+#else
+static void exit_without_status(void)
+{
+	exit_fn(PH_EXIT_STATUS_UNKNOWN);
+}
+#endif
+
+int ph_platform_on_exit(void (*fn)(int status))
+{
+	exit_fn = fn;
+#if defined(__GLIBC__)
+	return on_exit(exit_with_status, NULL) ? -1 : 0;
+#else
+	return atexit(exit_without_status) ? -1 : 0;
+#endif
+}
+
 bool ph_platform_heap(int64_t *used, int64_t *held)
 {
 #if defined(__GLIBC__) || defined(__BIONIC__)

@@ -2246,7 +2246,12 @@ void test_agent__mt_late_frames_and_taps(void)
 	porthole_frame_end();
 	CHECK_INT(collect(&c, "frame", 1, &ev), 1);
 	CHECK(strstr(ev.buf, "\"worstPhase\":\"layoutMeasure\""));
-	CHECK(strstr(ev.buf, "\"missedFrames\":3")); /* 60 / 16.7 */
+	/*
+	 * 60 / 16.7: 3 at least, more when the sleep ran long (a loaded
+	 * machine, qemu): a sleep is never shorter than asked.
+	 */
+	CHECK(strstr(ev.buf, "\"missedFrames\":") &&
+	      atoi(strstr(ev.buf, "\"missedFrames\":") + 15) >= 3);
 	CHECK(strstr(ev.buf, "\"phases\":{\"layoutMeasure\":"));
 	CHECK(strstr(ev.buf, "\"budgetMs\":16.666"));
 	ph_buf_reset(&ev);

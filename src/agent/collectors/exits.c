@@ -612,15 +612,16 @@ void ph_exits_thread_altstack(void)
 	}
 }
 
-static void on_exit_cb(int status, void *arg)
+static void on_exit_cb(int status)
 {
 	int fd = open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
-	(void)arg;
 	if (fd < 0)
 		return;
 	write_header(fd, "exited", "REASON_EXIT_SELF");
-	put_kv(fd, "status", status);
+	/* without glibc's on_exit() the status is not known (platform.h) */
+	if (status != PH_EXIT_STATUS_UNKNOWN)
+		put_kv(fd, "status", status);
 	close(fd);
 }
 
@@ -680,7 +681,7 @@ int ph_exits_start(struct ph_agent *a)
 		sigemptyset(&sa.sa_mask);
 		sigaction(fatal_signals[i], &sa, &previous[i]);
 	}
-	on_exit(on_exit_cb, NULL);
+	ph_platform_on_exit(on_exit_cb);
 	installed = true;
 	return 0;
 }
