@@ -90,7 +90,7 @@ static PH_ALWAYS_INLINE void same128_swar(const uint8_t *a, const uint8_t *b,
  * The masked reader needs sixteen-byte compares and a byte mask of their
  * result: SSE2 on x86-64, NEON (Advanced SIMD, in every arm64 CPU) on
  * arm64.  Each set gives v16 (its sixteen-byte vector), load16(),
- * classify16b(), colon16() and same16(); the reader above them is one.
+ * classify16b(), colon16() and same16(); the one reader below uses them.
  */
 #if defined(__SSE2__)
 #define HAVE_MASKED_READER 1
