@@ -194,14 +194,18 @@ static __attribute__((noinline)) void walk_from_here(void **a, int *na,
 void test_symbolize__unwind_walks_as_backtrace_does(void)
 {
 	void *a[32], *b[32];
-	int na = 0, nb = 0;
+	int na = 0, nb = 0, j = 1;
 
 	walk_from_here(a, &na, b, &nb);
-	CHECK(na >= 3);
-	CHECK_INT(nb, na);
-	CHECK(b[0] != a[0] && (uintptr_t)b[0] - (uintptr_t)a[0] < 64);
-	for (int i = 1; i < na && i < nb; i++)
-		CHECK(a[i] == b[i]);
+	CHECK(na >= 3 && nb >= 2);
+	/* a sanitizer's backtrace() interceptor puts its own frame first */
+	while (j < na && a[j] != b[1])
+		j++;
+	CHECK(j <= 2 && j < na);
+	CHECK_INT(nb - 1, na - j);
+	CHECK(b[0] != a[j - 1] && (uintptr_t)b[0] - (uintptr_t)a[j - 1] < 64);
+	for (int i = 1; i < nb && j + i - 1 < na; i++)
+		CHECK(a[j + i - 1] == b[i]);
 }
 
 /*
