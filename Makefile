@@ -8,6 +8,7 @@
 #   make bench [GROUP=json|agent|host|mcp|ui|trace|heap|iotrace]
 #   make bench-table   the README's performance table from the last bench run
 #   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
+#   make cross ARCH=aarch64   the tree for arm64 into build/aarch64/
 
 # gcc by default; `make CC=clang` must build too.
 ifeq ($(origin CC),default)
@@ -72,7 +73,7 @@ PROGRAMS := $(O)/bin/porthole $(O)/bin/porthole-sample
 TEST_BIN := $(O)/tests/unit-tests
 
 .PHONY: all tests clean deps test demo bench bench-table fuzz fuzz-smoke format \
-	format-check check-clang help
+	format-check check-clang help cross check-cross
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
 	$(O)/tests/signal-chain
@@ -215,6 +216,7 @@ test: deps
 	$(MAKE) --no-print-directory O=build/tsan TSAN=1 tests
 	-tests/run-threaded.sh build/tsan $(RESULTS)
 	-$(MAKE) --no-print-directory check-clang
+	-$(MAKE) --no-print-directory check-cross
 	-$(MAKE) --no-print-directory fuzz-smoke
 	-$(MAKE) --no-print-directory format-check
 	@tests/summary.sh $(RESULTS)
@@ -228,6 +230,28 @@ check-clang:
 		echo "[clang-build] 1 passed, 0 failed" | tee -a $(RESULTS); \
 	else tail -30 build/clang.log; \
 		echo "[clang-build] 0 passed, 1 failed" | tee -a $(RESULTS); fi
+
+# --- arm64 and musl ---------------------------------------------------------
+# `make cross ARCH=aarch64`: the whole tree for arm64 with Debian's cross
+# compiler and its multiarch libraries (make deps), into build/aarch64/.
+# check-cross builds it and runs it under qemu (tests/run-cross.sh), then
+# the musl pass; each appends its lines to the results.
+CROSS_ARCHES := aarch64
+ARCH ?= aarch64
+cross:
+	@case " $(CROSS_ARCHES) " in *" $(ARCH) "*) ;; *) \
+		echo "make cross: ARCH=$(ARCH) is not one of: $(CROSS_ARCHES)" \
+		>&2; exit 2;; esac
+	$(MAKE) --no-print-directory O=build/$(ARCH) \
+		CC=$(ARCH)-linux-gnu-gcc all tests
+
+check-cross:
+	@mkdir -p build
+	@if $(MAKE) --no-print-directory cross ARCH=aarch64 \
+		> build/cross.log 2>&1; then \
+		tests/run-cross.sh build/aarch64 $(RESULTS); \
+	else tail -30 build/cross.log; \
+		echo "[aarch64:build] 0 passed, 1 failed" | tee -a $(RESULTS); fi
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)

@@ -12,12 +12,21 @@ cd "$(dirname "$0")/.."
 # libyaml, libdw for the agent's symbolizer, jansson for tests only); the
 # tools the tests drive: python3 (test scripts), pkg-config (the agent's .pc
 # file), Node.js + npm (the MCP SDK and Playwright clients), Chromium (the
-# page's browser tests).
+# page's browser tests); the aarch64 cross compiler, qemu to run what it
+# builds, and musl-gcc (docs/building.md).
 PKGS="gcc make clang libclang-rt-14-dev clang-format pkg-config
   libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev zstd
   libcurl4-openssl-dev
   libcivetweb-dev libyaml-dev libdw-dev libjansson-dev
-  python3 chromium"
+  python3 chromium
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static musl-tools"
+# The arm64 pass (make cross ARCH=aarch64): the same libraries for arm64,
+# through Debian's multiarch, beside the native ones.
+ARM64_PKGS="libsqlite3-dev zlib1g-dev libdeflate-dev libzstd-dev
+  libcurl4-openssl-dev libcivetweb-dev libyaml-dev libdw-dev libjansson-dev"
+for p in $ARM64_PKGS; do
+	PKGS="$PKGS $p:arm64"
+done
 
 missing=""
 for p in $PKGS; do
@@ -36,6 +45,9 @@ if [ -n "$missing" ]; then
 		exit 1
 	fi
 	echo "make deps: installing$missing" >&2
+	# packages for arm64 need the architecture known to dpkg first
+	dpkg --print-foreign-architectures | grep -qx arm64 ||
+		dpkg --add-architecture arm64
 	apt-get update -qq >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $missing >&2

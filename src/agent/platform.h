@@ -9,6 +9,7 @@
 
 #include "ph_common.h"
 
+#include <limits.h>
 #include <time.h>
 
 /* CLOCK_MONOTONIC in ms through the vDSO: no system call on Linux. */
@@ -49,7 +50,48 @@ bool ph_platform_thread_name(int tid, char *buf, size_t size);
 void ph_platform_name_self(const char *name);
 /* Process start as uptime ms (from /proc/self/stat), or -1. */
 int64_t ph_platform_process_start_ms(void);
-/* This program's short name (for the default app id). */
+/* This program's short name (for the default app id): glibc's and musl's
+ * program_invocation_short_name; bionic's getprogname() (API 21). */
 void ph_platform_program_name(char *buf, size_t size);
+
+/*
+ * The C library's differences, each answered here (docs/agent.md,
+ * "bionic"): glibc is what this machine runs, musl the nearest stand-in
+ * for Android's bionic it has, and the NDK's answer is written beside.
+ */
+
+/*
+ * Up to max return addresses of the calling thread, innermost first, as
+ * glibc's backtrace() gives them (frame 0 the caller's own); the count.
+ * backtrace() walks with the compiler's unwinder; musl has none, and
+ * bionic only from API 33, so elsewhere the agent calls that unwinder
+ * itself (ph_platform_unwind), which libgcc and the NDK's libunwind
+ * provide at every API level.  A macro, so that backtrace() adds no frame
+ * of ours: the watchdog and the crash handler count frames from there.
+ */
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#define ph_platform_backtrace(pcs, max) backtrace((pcs), (max))
+#else
+#define ph_platform_backtrace(pcs, max) ph_platform_unwind((pcs), (max))
+#endif
+/* backtrace() by _Unwind_Backtrace, on every C library (tests compare). */
+int ph_platform_unwind(void **pcs, int max);
+
+/*
+ * Has fn(status) called at a normal exit with exit()'s status: glibc's
+ * on_exit().  musl and bionic have only atexit(), which passes none:
+ * there fn gets PH_EXIT_STATUS_UNKNOWN.  0, or -1 when it cannot.
+ */
+#define PH_EXIT_STATUS_UNKNOWN INT_MIN
+int ph_platform_on_exit(void (*fn)(int status));
+
+/*
+ * The C heap: bytes in use and bytes the allocator holds from the system.
+ * glibc's mallinfo2() (2.33 on); bionic's mallinfo() (every API level,
+ * size_t fields there).  False, both -1, where the C library cannot say
+ * (musl has neither).
+ */
+bool ph_platform_heap(int64_t *used, int64_t *held);
 
 #endif

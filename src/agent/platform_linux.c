@@ -8,6 +8,11 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <unwind.h>
+#if defined(__GLIBC__) || defined(__BIONIC__)
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -119,7 +124,86 @@ int64_t ph_platform_process_start_ms(void)
 
 void ph_platform_program_name(char *buf, size_t size)
 {
+#if defined(__BIONIC__)
+	snprintf(buf, size, "%s", getprogname());
+#else
 	extern char *program_invocation_short_name;
 
 	snprintf(buf, size, "%s", program_invocation_short_name);
+#endif
+}
+
+struct unwind_walk {
+	void **pcs;
+	int n, max;
+	bool skipped; /* our own frame, which backtrace() leaves out */
+};
+
+static _Unwind_Reason_Code unwind_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct unwind_walk *w = arg;
+	uintptr_t pc = _Unwind_GetIP(ctx);
+
+	if (!w->skipped) {
+		w->skipped = true;
+		return _URC_NO_REASON;
+	}
+	if (!pc || w->n >= w->max)
+		return _URC_END_OF_STACK;
+	w->pcs[w->n++] = (void *)pc;
+	return _URC_NO_REASON;
+}
+
+/* Not inlined: its own frame is the one skipped above. */
+__attribute__((noinline)) int ph_platform_unwind(void **pcs, int max)
+{
+	struct unwind_walk w = { pcs, 0, max, false };
+
+	if (max <= 0)
+		return 0;
+	_Unwind_Backtrace(unwind_frame, &w);
+	return w.n;
+}
+
+static void (*exit_fn)(int status);
+
+#if defined(__GLIBC__)
+static void exit_with_status(int status, void *arg)
+{
+	(void)arg;
+	exit_fn(status);
+}
+#else
+static void exit_without_status(void)
+{
+	exit_fn(PH_EXIT_STATUS_UNKNOWN);
+}
+#endif
+
+int ph_platform_on_exit(void (*fn)(int status))
+{
+	exit_fn = fn;
+#if defined(__GLIBC__)
+	return on_exit(exit_with_status, NULL) ? -1 : 0;
+#else
+	return atexit(exit_without_status) ? -1 : 0;
+#endif
+}
+
+bool ph_platform_heap(int64_t *used, int64_t *held)
+{
+#if defined(__GLIBC__) || defined(__BIONIC__)
+#if defined(__GLIBC__)
+	struct mallinfo2 mi = mallinfo2();
+#else
+	struct mallinfo mi = mallinfo();
+#endif
+
+	*used = (int64_t)mi.uordblks;
+	*held = (int64_t)(mi.arena + mi.hblkhd);
+	return true;
+#else
+	*used = *held = -1;
+	return false;
+#endif
 }

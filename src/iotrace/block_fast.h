@@ -17,6 +17,21 @@
 
 #define PH_ALWAYS_INLINE inline __attribute__((always_inline))
 
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
+
+/* SSE2's movemask for NEON: bit i for byte i of m (each 0 or 0xff). */
+static PH_ALWAYS_INLINE uint64_t movemask16(uint8x16_t m)
+{
+	static const uint8_t bit[16] = { 1, 2, 4, 8, 16, 32, 64, 128,
+					 1, 2, 4, 8, 16, 32, 64, 128 };
+	uint8x16_t b = vandq_u8(m, vld1q_u8(bit));
+
+	return vaddv_u8(vget_low_u8(b)) | (uint64_t)vaddv_u8(vget_high_u8(b))
+						  << 8;
+}
+#endif
+
 /*
  * The out-of-line parts of block_parse.c that the fast path and the batch
  * reader fall back to.  Each reads only inside the bounds it is given.

@@ -1,8 +1,8 @@
 /*
  * block_lines.c: ph_iot_parse_lines(), the ftrace block event parser many
  * lines at a time over 128-byte masks and line shapes, and the choice of
- * instruction set it reads with (SSE2, or AVX2 and BMI2 when the CPU has
- * them).  Each line reads as ph_iot_parse_line() (block_parse.c) reads it;
+ * instruction set it reads with (SSE2 or NEON, or AVX2 and BMI2 when the CPU
+ * has them).  Each line reads as ph_iot_parse_line() (block_parse.c) reads it;
  * the fast path the two share is in block_fast.h.
  */
 #include "ph_common.h"
@@ -19,8 +19,9 @@
  * masks (the second by a shift) instead of classified again.  Shorter and
  * longer lines, and the last 127 bytes of a buffer, take
  * ph_iot_parse_line().  With AVX2 the 128 bytes are four loads, with the
- * x86-64 baseline (SSE2) eight; elsewhere lines are read one at a time
- * (lines_plain()), where eight-byte words would cost more than they save.
+ * x86-64 baseline (SSE2) or arm64's (NEON) eight; elsewhere lines are read one
+ * at a time (lines_plain()), where eight-byte words would cost more than they
+ * save.
  *
  * Shapes.  Most of the work of reading a line is checking it: that each
  * field is where the layout puts it, all digits, followed by the right
@@ -85,8 +86,22 @@ static PH_ALWAYS_INLINE void same128_swar(const uint8_t *a, const uint8_t *b,
 	}
 }
 
+/*
+ * The masked reader needs sixteen-byte compares and a byte mask of their
+ * result: SSE2 on x86-64, NEON (Advanced SIMD, in every arm64 CPU) on
+ * arm64.  Each set gives v16 (its sixteen-byte vector), load16(),
+ * classify16b(), colon16() and same16(); the one reader below uses them.
+ */
 #if defined(__SSE2__)
+#define HAVE_MASKED_READER 1
 #include <emmintrin.h>
+
+typedef __m128i v16;
+
+static PH_ALWAYS_INLINE v16 load16(const char *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
 
 /* Bit i of each mask for x[i]: digit, space, newline; the bytes with
  * digits made 0xff to canon. */
@@ -110,16 +125,58 @@ static PH_ALWAYS_INLINE uint64_t colon16(__m128i x)
 		_mm_cmpeq_epi8(x, _mm_set1_epi8(':')));
 }
 
+static PH_ALWAYS_INLINE uint64_t same16(const uint8_t *a, const uint8_t *b)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+		_mm_load_si128((const __m128i *)(const void *)a),
+		_mm_loadu_si128((const __m128i *)(const void *)b)));
+}
+
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#define HAVE_MASKED_READER 1
+typedef uint8x16_t v16;
+
+static PH_ALWAYS_INLINE v16 load16(const char *p)
+{
+	return vld1q_u8((const uint8_t *)p);
+}
+
+/* Bit i of each mask for x[i]: digit, space, newline; the bytes with
+ * digits made 0xff to canon. */
+static PH_ALWAYS_INLINE void classify16b(uint8x16_t x, uint64_t *dg,
+					 uint64_t *sp, uint64_t *nl,
+					 uint8_t *canon)
+{
+	/* a digit: x - '0' is at most 9, unsigned */
+	uint8x16_t d = vcleq_u8(vsubq_u8(x, vdupq_n_u8('0')), vdupq_n_u8(9));
+
+	*dg = movemask16(d);
+	*sp = movemask16(vceqq_u8(x, vdupq_n_u8(' ')));
+	*nl = movemask16(vceqq_u8(x, vdupq_n_u8('\n')));
+	vst1q_u8(canon, vorrq_u8(x, d));
+}
+
+static PH_ALWAYS_INLINE uint64_t colon16(uint8x16_t x)
+{
+	return movemask16(vceqq_u8(x, vdupq_n_u8(':')));
+}
+
+static PH_ALWAYS_INLINE uint64_t same16(const uint8_t *a, const uint8_t *b)
+{
+	return movemask16(vceqq_u8(vld1q_u8(a), vld1q_u8(b)));
+}
+#endif
+
+#ifdef HAVE_MASKED_READER
 /* Sixteen bytes at a time, written out (the compiler does not unroll a
  * loop of eight at -O2). */
 static PH_ALWAYS_INLINE void classify128_base(const char *p, struct masks128 *m)
 {
-	const __m128i *v = (const __m128i *)(const void *)p;
-	__m128i x[8];
+	v16 x[8];
 	uint64_t dg[8], sp[8], nl[8];
 
 	for (unsigned i = 0; i < 8; i++)
-		x[i] = _mm_loadu_si128(v + i);
+		x[i] = load16(p + 16 * i);
 	classify16b(x[0], &dg[0], &sp[0], &nl[0], m->canon);
 	classify16b(x[1], &dg[1], &sp[1], &nl[1], m->canon + 16);
 	classify16b(x[2], &dg[2], &sp[2], &nl[2], m->canon + 32);
@@ -136,13 +193,6 @@ static PH_ALWAYS_INLINE void classify128_base(const char *p, struct masks128 *m)
 	m->nl[1] = nl[4] | nl[5] << 16 | nl[6] << 32 | nl[7] << 48;
 	m->colon = colon16(x[0]) | colon16(x[1]) << 16 | colon16(x[2]) << 32 |
 		   colon16(x[3]) << 48;
-}
-
-static PH_ALWAYS_INLINE uint64_t same16(const uint8_t *a, const uint8_t *b)
-{
-	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-		_mm_load_si128((const __m128i *)(const void *)a),
-		_mm_loadu_si128((const __m128i *)(const void *)b)));
 }
 
 static PH_ALWAYS_INLINE void same128_base(const uint8_t *a, const uint8_t *b,
@@ -268,7 +318,7 @@ static const char *plain_line(const char *p, const char *end,
 	return nl + 1;
 }
 
-#if defined(__SSE2__)
+#ifdef HAVE_MASKED_READER
 /* Bits off .. off + 63 of a 128-bit mask, 0 <= off <= 63. */
 static PH_ALWAYS_INLINE uint64_t window(const uint64_t m[2], unsigned off)
 {
@@ -438,11 +488,11 @@ static PH_ALWAYS_INLINE const char *masked_line(const char *p, const char *end,
 	return nl + 1;
 }
 
-#endif /* __SSE2__: the masked reader and its shapes */
+#endif /* HAVE_MASKED_READER: the masked reader and its shapes */
 
 /*
  * ph_iot_parse_lines() a line at a time: memchr() for the newline, then
- * ph_iot_parse_line().  The portable path, for machines without SSE2;
+ * ph_iot_parse_line().  The portable path, for machines without SSE2 or NEON;
  * tests choose it on x86-64 too, as the reference the others must match.
  */
 static size_t lines_plain(const char *buf, size_t len,
@@ -463,7 +513,7 @@ static size_t lines_plain(const char *buf, size_t len,
 	return n;
 }
 
-#if defined(__SSE2__)
+#ifdef HAVE_MASKED_READER
 /*
  * The batch loop of ph_iot_parse_lines() over 128-byte masks and the
  * shapes, ending in its return: a line of a kept shape by FROM
@@ -510,7 +560,7 @@ static size_t lines_plain(const char *buf, size_t len,
 		return n;                                                  \
 	} while (0)
 
-/* ph_iot_parse_lines() with SSE2's masks. */
+/* ph_iot_parse_lines() with SSE2's or NEON's masks. */
 static size_t lines_base(struct ph_iot_lines *l, const char *buf, size_t len,
 			 struct ph_iot_parsed *out, size_t max, size_t *used)
 {
@@ -624,12 +674,12 @@ void ph_iot_lines_init(struct ph_iot_lines *l)
 size_t ph_iot_parse_lines(struct ph_iot_lines *l, const char *buf, size_t len,
 			  struct ph_iot_parsed *out, size_t max, size_t *used)
 {
-	(void)l; /* no shapes without SSE2 */
+	(void)l; /* no shapes without SSE2 or NEON */
 	switch (ph_iot_parse_isa()) {
 #ifdef HAVE_AVX2_PATH
 	case PH_IOT_ISA_AVX2: return lines_avx2(l, buf, len, out, max, used);
 #endif
-#if defined(__SSE2__)
+#ifdef HAVE_MASKED_READER
 	case PH_IOT_ISA_BASE: return lines_base(l, buf, len, out, max, used);
 #endif
 	default: return lines_plain(buf, len, out, max, used);

@@ -206,7 +206,8 @@ size_t ph_iot_parse_lines(struct ph_iot_lines *l, const char *buf, size_t len,
 /* How ph_iot_parse_lines() reads: the instruction set it classifies with. */
 enum ph_iot_isa {
 	PH_IOT_ISA_PORTABLE, /* a line at a time, ph_iot_parse_line() */
-	PH_IOT_ISA_BASE,     /* SSE2 and shapes on x86-64; else PORTABLE's */
+	PH_IOT_ISA_BASE,     /* SSE2 (x86-64) or NEON (arm64) and shapes;
+				else PORTABLE's */
 	PH_IOT_ISA_AVX2,     /* AVX2 and BMI2, chosen when the CPU has them */
 };
 

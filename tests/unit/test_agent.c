@@ -170,6 +170,44 @@ static struct ph_frame_info resolved(const char *fn, const char *file, int line,
 	return f;
 }
 
+/* Two walks from the same frame: backtrace() and the unwinder's own. */
+static __attribute__((noinline)) void two_walks(void **a, int *na, void **b,
+						int *nb)
+{
+	*na = backtrace(a, 32);
+	*nb = ph_platform_unwind(b, 32);
+	__asm__ __volatile__("" ::: "memory"); /* no tail call */
+}
+
+static __attribute__((noinline)) void walk_from_here(void **a, int *na,
+						     void **b, int *nb)
+{
+	two_walks(a, na, b, nb);
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/*
+ * What musl and bionic get for backtrace() (platform.h) walks as glibc's
+ * does: frame 0 is the caller's own (the two calls' return addresses,
+ * a few bytes apart in two_walks), and every frame above it the same.
+ */
+void test_symbolize__unwind_walks_as_backtrace_does(void)
+{
+	void *a[32], *b[32];
+	int na = 0, nb = 0, j = 1;
+
+	walk_from_here(a, &na, b, &nb);
+	CHECK(na >= 3 && nb >= 2);
+	/* a sanitizer's backtrace() interceptor puts its own frame first */
+	while (j < na && a[j] != b[1])
+		j++;
+	CHECK(j <= 2 && j < na);
+	CHECK_INT(nb - 1, na - j);
+	CHECK(b[0] != a[j - 1] && (uintptr_t)b[0] - (uintptr_t)a[j - 1] < 64);
+	for (int i = 1; i < nb && j + i - 1 < na; i++)
+		CHECK(a[j + i - 1] == b[i]);
+}
+
 /*
  * A stall inside the agent's SQLite wrapper, as a static link resolves it:
  * the app frame (db_open) is blamed, the wrapper and libsqlite3 follow it,
@@ -962,6 +1000,19 @@ static bool have_thread(const char *name)
 	return ph_thread_named(name) != 0;
 }
 
+/*
+ * Whether the thread named `name` is gone within 10 s.  A join returns
+ * once the thread's tid is cleared, which the kernel does before its task
+ * leaves /proc/self/task (and qemu-user, emulating the clear, well before):
+ * a stop that joined its threads is seen in /proc a moment later.
+ */
+static bool thread_gone(const char *name)
+{
+	for (int i = 0; i < 1000 && have_thread(name); i++)
+		usleep(10 * 1000);
+	return !have_thread(name);
+}
+
 /* The agent's threads carry its name, apart from the app's own. */
 void test_agent__mt_threads_are_named(void)
 {
@@ -976,7 +1027,7 @@ void test_agent__mt_threads_are_named(void)
 	CHECK(have_thread("porthole-wdog"));
 	CHECK(have_thread("porthole-memdev"));
 	porthole_stop();
-	CHECK(!have_thread("porthole-writer"));
+	CHECK(thread_gone("porthole-writer"));
 }
 
 static _Atomic bool renamed_seen;
@@ -2199,7 +2250,12 @@ void test_agent__mt_late_frames_and_taps(void)
 	porthole_frame_end();
 	CHECK_INT(collect(&c, "frame", 1, &ev), 1);
 	CHECK(strstr(ev.buf, "\"worstPhase\":\"layoutMeasure\""));
-	CHECK(strstr(ev.buf, "\"missedFrames\":3")); /* 60 / 16.7 */
+	/*
+	 * 60 / 16.7: 3 at least, more when the sleep ran long (a loaded
+	 * machine, qemu): a sleep is never shorter than asked.
+	 */
+	CHECK(strstr(ev.buf, "\"missedFrames\":") &&
+	      atoi(strstr(ev.buf, "\"missedFrames\":") + 15) >= 3);
 	CHECK(strstr(ev.buf, "\"phases\":{\"layoutMeasure\":"));
 	CHECK(strstr(ev.buf, "\"budgetMs\":16.666"));
 	ph_buf_reset(&ev);
@@ -3009,7 +3065,7 @@ void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
 	CHECK(seen);
 	/* and stopping the agent ends it (the test would hang otherwise) */
 	porthole_stop();
-	CHECK(!have_thread("porthole-db"));
+	CHECK(thread_gone("porthole-db"));
 	sqlite3_close(db);
 	ph_client_close(&a);
 	ph_client_close(&b);

@@ -43,11 +43,11 @@
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_log.h"
+#include "../platform.h"
 #include "../symbolize.h"
 
 #include <dirent.h>
 #include <elf.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
@@ -431,7 +431,7 @@ static uintptr_t interrupted_pc(const void *uctx)
 static int crashed_stack(const void *uctx, uintptr_t *out, int max)
 {
 	void *raw[PH_MAX_FRAMES + 4];
-	int n = backtrace(raw, PH_MAX_FRAMES + 4), from = 2, k = 0;
+	int n = ph_platform_backtrace(raw, PH_MAX_FRAMES + 4), from = 2, k = 0;
 	uintptr_t at = interrupted_pc(uctx);
 
 	for (int i = 0; i < n; i++)
@@ -524,7 +524,16 @@ static void write_crash(int sig, const siginfo_t *info, const void *uctx)
 	n = crashed_stack(uctx, pcs, PH_MAX_FRAMES);
 	put_crash_frames(fd, pcs, n);
 	put(fd, "--- stack\n");
+#if defined(__GLIBC__)
 	backtrace_symbols_fd((void *const *)pcs, n, fd);
+#else
+	/* no backtrace_symbols_fd() in musl or bionic: the addresses */
+	for (int i = 0; i < n; i++) {
+		put(fd, "[0x");
+		put_u64(fd, (uint64_t)pcs[i], 16);
+		put(fd, "]\n");
+	}
+#endif
 	close(fd);
 }
 
@@ -603,15 +612,16 @@ void ph_exits_thread_altstack(void)
 	}
 }
 
-static void on_exit_cb(int status, void *arg)
+static void on_exit_cb(int status)
 {
 	int fd = open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
-	(void)arg;
 	if (fd < 0)
 		return;
 	write_header(fd, "exited", "REASON_EXIT_SELF");
-	put_kv(fd, "status", status);
+	/* without glibc's on_exit() the status is not known (platform.h) */
+	if (status != PH_EXIT_STATUS_UNKNOWN)
+		put_kv(fd, "status", status);
 	close(fd);
 }
 
@@ -652,7 +662,7 @@ int ph_exits_start(struct ph_agent *a)
 	{
 		void *warm[4];
 
-		(void)backtrace(warm, 4);
+		(void)ph_platform_backtrace(warm, 4);
 	}
 	/*
 	 * A stack overflow must still be able to write its record: the
@@ -671,7 +681,7 @@ int ph_exits_start(struct ph_agent *a)
 		sigemptyset(&sa.sa_mask);
 		sigaction(fatal_signals[i], &sa, &previous[i]);
 	}
-	on_exit(on_exit_cb, NULL);
+	ph_platform_on_exit(on_exit_cb);
 	installed = true;
 	return 0;
 }

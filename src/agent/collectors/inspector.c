@@ -187,7 +187,10 @@ static const char *open_db(const struct ph_json *params, sqlite3 **db,
 		if (!ph_json_is(want, PH_JSON_STRING) ||
 		    ph_json_streq(want, databases[i]) ||
 		    (base && ph_json_streq(want, base + 1))) {
-			snprintf(path, size, "%s", databases[i]);
+			/* the bound: gcc for arm64 sizes an entry as the table
+			 */
+			snprintf(path, size, "%.*s",
+				 (int)sizeof(databases[0]) - 1, databases[i]);
 			found = true;
 		}
 	}

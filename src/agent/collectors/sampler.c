@@ -16,7 +16,7 @@
 #include "ph_clock.h"
 
 #include <dirent.h>
-#include <malloc.h>
+#include "../platform.h"
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -153,7 +153,7 @@ static void pss_fields(struct ph_rec *r)
 static void sample_memory(bool force)
 {
 	char status[4096], stat[1024];
-	struct mallinfo2 mi = mallinfo2();
+	int64_t heap_used, heap_held;
 	int64_t rss_kb = -1, threads = -1, used_mb, max_mb;
 	long long minflt = -1, majflt = -1;
 	uint64_t pos;
@@ -186,15 +186,22 @@ static void sample_memory(bool force)
 			rss_kb / 1024 > last_rss_mb * 5 / 4))
 		return;
 	last_rss_mb = rss_kb / 1024;
-	used_mb = (int64_t)(mi.uordblks >> 20);
-	max_mb = (int64_t)((mi.arena + mi.hblkhd) >> 20);
+	/* -1 where the C library cannot say (platform.h) */
+	if (ph_platform_heap(&heap_used, &heap_held)) {
+		used_mb = heap_used >> 20;
+		max_mb = heap_held >> 20;
+	} else {
+		used_mb = max_mb = -1;
+	}
 	r = ph_emit_begin(PH_KIND_MEMORY, &pos);
 	if (!r)
 		return;
 	ph_rec_int(r, PH_KEY_HEAP_USED_MB, used_mb);
 	ph_rec_int(r, PH_KEY_HEAP_MAX_MB, max_mb);
 	ph_rec_int(r, PH_KEY_HEAP_PERCENT,
-		   max_mb > 0 ? used_mb * 100 / max_mb : 0);
+		   max_mb > 0  ? used_mb * 100 / max_mb :
+		   max_mb == 0 ? 0 :
+				 -1);
 	ph_rec_int(r, PH_KEY_NATIVE_MB, used_mb);
 	ph_rec_int(r, PH_KEY_THREADS, threads);
 	ph_rec_int(r, PH_KEY_RSS_MB, rss_kb >= 0 ? rss_kb / 1024 : -1);

@@ -38,7 +38,6 @@
 #include "../platform.h"
 #include "../symbolize.h"
 
-#include <execinfo.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -132,7 +131,7 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	(void)sig;
 	(void)info;
 	(void)uctx;
-	n = backtrace(pcs, PH_MAX_FRAMES);
+	n = ph_platform_backtrace(pcs, PH_MAX_FRAMES);
 	/*
 	 * Frame 0 is this handler and frame 1 the kernel's sigreturn
 	 * trampoline; the interrupted code starts at frame 2.
@@ -334,7 +333,7 @@ int ph_watchdog_start(struct ph_agent *a)
 			"main thread's stack is sampled with SIGRTMIN+%d",
 			sample_signal - SIGRTMIN);
 	/* The first backtrace() loads libgcc; never inside the handler. */
-	backtrace(warm, 4);
+	ph_platform_backtrace(warm, 4);
 	atomic_store(&stop, false);
 	/* A stamp from an earlier start is no turn-over of this one. */
 	atomic_store(&turned_ns, -1);
