@@ -878,7 +878,8 @@
     // Ticks on whole steps since the start, so the first one reads 0 s.
     let rel = Math.ceil((view.from - o) / step) * step;
     for (; o + rel <= view.to; rel += step) {
-      const x = Math.round(xOf(o + rel)) + 0.5, text = fmtT(rel, step);
+      // A whole pixel: a grid line is its color, not half of it twice.
+      const x = Math.round(xOf(o + rel)), text = fmtT(rel, step);
       ctx.fillStyle = C.grid; ctx.fillRect(x, AXIS_H - 4, 1, H);
       ctx.fillStyle = C.dim; ctx.fillText(text, x + 3, AXIS_H / 2);
       axisTicks.push({ t: o + rel, rel, x, text });
