@@ -1529,7 +1529,8 @@
   let mouseT = null;
   window.addEventListener('keydown', (e) => {
     const tag = e.target.tagName;
-    if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey) return;
+    // Not while typing, nor under the database dialog (its own Esc closes it).
+    if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey || $('dbdlg').open) return;
     const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const at = mouseT !== null ? mouseT : (view.from + view.to) / 2;
     if (k === 'w' || k === '+' || k === '=') zoomAt(at, 0.6);
@@ -1538,7 +1539,7 @@
     else if (k === 'd' || k === 'ArrowRight') pan(0.2);
     else if (k === 'f') fit();
     else if (k === 'l') { view.follow = !view.follow; $('follow').checked = view.follow; dirty = true; findingsTouch(); }
-    else if (k === 'Escape') $('detail-close').click();
+    else if (k === 'Escape') { $('detail-close').click(); return; }
     else return;
     e.preventDefault();
   });
