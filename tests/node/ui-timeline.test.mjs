@@ -92,15 +92,21 @@ after(async () => {
 });
 
 // Fits everything (F with nothing selected) and waits for the findings
-// answer of that window, drawn.
-async function fitAll() {
+// answer of that window, drawn.  freeze: then stops following live, so
+// bars stay where they were measured while the test points at them.
+async function fitAll(freeze) {
   await page.keyboard.press('Escape');
   await page.mouse.move(5, 5); // off the canvas: zoom about the middle
   await page.keyboard.press('f');
-  await until('an answer for the fitted window', async () => {
+  const answered = () => until('an answer for the fitted window', async () => {
     const f = await ph(() => window.__ph.findings());
     return f.kind === 'ok' && f.n > 0;
   });
+  await answered();
+  if (freeze) {
+    await ph(() => { const v = window.__ph.view(); window.__ph.setView(v.from, v.to); });
+    await answered();
+  }
   await ph(() => window.__ph.drawNow());
 }
 
@@ -126,7 +132,7 @@ test('the view fits the run and the axis starts at 0 s since the app started', a
 for (const [w, h] of [[1280, 800], [1920, 1080]]) {
   test('finding bars carry their titles at ' + w + 'x' + h + ', inside the canvas and apart', async () => {
     await page.setViewportSize({ width: w, height: h });
-    await fitAll();
+    await fitAll(true);
     const labels = await until('labels drawn', async () => {
       await ph(() => window.__ph.drawNow());
       const l = await ph(() => window.__ph.labels());
@@ -203,7 +209,7 @@ test('a legend names every color the lanes draw', async () => {
 });
 
 test('selecting a finding highlights its evidence and moves the log to it', async () => {
-  await fitAll();
+  await fitAll(true);
   const bars = await ph(() => window.__ph.findingBars());
   const bar = bars.find((b) => b.id === 'main-thread-stall') || bars[0];
   await page.mouse.click(bar.x + Math.min(1, bar.w / 2), bar.y + bar.h / 2);
