@@ -159,7 +159,7 @@ for (const [w, h] of [[1280, 800], [1920, 1080]]) {
         let n = 0;
         for (let i = 0; i < d.length; i += 4) {
           const lum = (d[i] + d[i + 1] + d[i + 2]) / 3;
-          if (l.inside ? lum < 60 : lum > 150) n++;
+          if (l.dark ? lum < 60 : lum > 150) n++;
         }
         return n;
       })];

@@ -621,6 +621,7 @@
       if (my !== F.seq) return;
       if (!r.ok) throw new Error(j.error || r.statusText);
       F.answer = j; F.asked = { from, to, version, trace }; F.state = 'ok'; F.error = null;
+      if (trace !== SY.trace) loadSystem(trace);
       F.marks = [];
       for (const f of j.findings || []) {
         const w = f.window || {};
@@ -708,7 +709,9 @@
   }
   $('trace').addEventListener('focus', loadTraces);
   $('trace').addEventListener('mousedown', loadTraces);
-  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); loadSystem(F.trace); };
+  // The system lanes are read after the findings answer with the trace
+  // (askFindings): one trace loaded at a time, not two at once.
+  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); if (!F.trace) loadSystem(''); };
 
   // --- drawing ---------------------------------------------------------------
   let dpr = 1;
@@ -1208,6 +1211,9 @@
       ctx.fillRect(m.box.x, m.box.y, m.box.w, m.box.h);
       n++;
     }
+    // Labels stay legible on a stale (faded) answer: light text then,
+    // dark text only on a bar drawn in full.
+    ctx.globalAlpha = 1;
     ctx.font = '11px system-ui, sans-serif';
     for (const row of rows) {
       row.forEach((m, i) => {
@@ -1220,9 +1226,10 @@
         if (!text) return;
         const w = ctx.measureText(text).width;
         if (F.labels.some((o) => o.y === b.y && tx < o.x + o.w + 2 && o.x < tx + w + 2)) return;
-        ctx.fillStyle = inside ? '#111217' : C.text;
+        const dark = inside && !stale;
+        ctx.fillStyle = dark ? '#111217' : C.text;
         ctx.fillText(text, tx, b.y + b.h / 2 + 0.5);
-        F.labels.push({ text, full: m.f.title, x: tx, y: b.y, w, h: b.h, inside });
+        F.labels.push({ text, full: m.f.title, x: tx, y: b.y, w, h: b.h, inside, dark });
       });
     }
     ctx.globalAlpha = 1;
@@ -1793,7 +1800,7 @@
     // What the last draw put on the canvas, in page coordinates.
     labels() {
       const r = canvas.getBoundingClientRect();
-      return F.labels.map((b) => ({ text: b.text, full: b.full, inside: b.inside, x: r.left + b.x, y: r.top + b.y, w: b.w, h: b.h }));
+      return F.labels.map((b) => ({ text: b.text, full: b.full, inside: b.inside, dark: b.dark, x: r.left + b.x, y: r.top + b.y, w: b.w, h: b.h }));
     },
     findingBars() {
       const r = canvas.getBoundingClientRect();
@@ -1827,6 +1834,20 @@
           dev: '254,0', op: 'write', rwbs: 'WS', bytes: 4096, latencyMs: (i % 97) / 10, pid: 100 + i % 3, tid: 100 + i % 5, requestId: i };
         ingest({ event: k, t, seq: i, data });
       }
+      // The system lanes too, as a chosen trace fills them: 50,000 main-
+      // thread states and 4 CPUs' frequency steps over the same span.
+      const cls = ['running', 'runnable', 'sleeping', 'io', 'sleeping', 'blocked'], NS = 50000;
+      SY.seq++;
+      Object.assign(SY, { trace: 'synthetic', state: 'ok', thread: { tid: 100, name: 'main' }, note: '', error: '', from: 1000, to: 1000 + T, freq: [] });
+      SY.states = [];
+      for (let i = 0; i < NS; i++) SY.states.push([1000 + i * T / NS, T / NS, cls[i % cls.length], 'S', i % 4, i % 7 ? 0 : 42, i % 7 ? '' : 'kworker/0:1']);
+      SY.maxDur = T / NS;
+      for (let c = 0; c < 4; c++) {
+        const pts = [];
+        for (let i = 0; i < 2000; i++) pts.push([1000 + i * T / 2000, 600000 + ((i * 7 + c) % 13) * 100000]);
+        SY.freq.push({ cpu: c, points: pts });
+      }
+      for (const l of LANES) if (l.system) l.h = l.sysH;
       view.follow = false; $('follow').checked = false;
       setView(1000, 1000 + T, false);
     },
