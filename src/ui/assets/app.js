@@ -709,9 +709,9 @@
   }
   $('trace').addEventListener('focus', loadTraces);
   $('trace').addEventListener('mousedown', loadTraces);
-  // The system lanes are read after the findings answer with the trace
-  // (askFindings): one trace loaded at a time, not two at once.
-  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); if (!F.trace) loadSystem(''); };
+  // The system lanes are read as the trace is chosen (and again with the
+  // findings answer, should that come first).
+  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); loadSystem(F.trace); };
 
   // --- drawing ---------------------------------------------------------------
   let dpr = 1;
@@ -1091,10 +1091,10 @@
   // GET /api/trace/system: the main thread's states (sorted [from, dur,
   // class, state, cpu, ranTid, ranName] rows on the app clock) and each
   // CPU's frequency steps, fetched once per trace chosen.
-  const SY = { trace: '', state: 'idle', states: [], maxDur: 0, freq: [], thread: null, note: '', error: '', from: 0, to: 0, seq: 0 };
+  const SY = { trace: '', state: 'idle', states: [], maxDur: 0, freq: [], freqMax: 0, thread: null, note: '', error: '', from: 0, to: 0, seq: 0 };
   async function loadSystem(id) {
     const my = ++SY.seq;
-    Object.assign(SY, { trace: id, state: id ? 'loading' : 'idle', states: [], maxDur: 0, freq: [], thread: null, note: '', error: '' });
+    Object.assign(SY, { trace: id, state: id ? 'loading' : 'idle', states: [], maxDur: 0, freq: [], freqMax: 0, thread: null, note: '', error: '' });
     for (const l of LANES) if (l.system) l.h = id ? l.sysH : 0;
     dirty = true;
     if (!id) return;
@@ -1121,48 +1121,72 @@
     while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid][0] < t) lo = mid + 1; else hi = mid; }
     return lo;
   }
-  // One path per state class; a stretch narrower than a pixel still
-  // takes one, so a busy thread zoomed out reads as a solid band.
+  // Through pixel columns, as the other lanes: each column takes the
+  // worst state in it (io over runnable over running over blocked over
+  // sleeping), and each run of equal columns is one rectangle, so 50,000
+  // states zoomed out cost a few hundred rects.  Returns the states seen.
+  const SYS_RANK = { sleeping: 1, blocked: 2, running: 3, runnable: 4, io: 5 };
+  const SYS_BY_RANK = [null, 'sleeping', 'blocked', 'running', 'runnable', 'io'];
+  let sysCol = new Uint8Array(0);
   function drawStates(l, y) {
     if (SY.state !== 'ok' || !SY.states.length) return 0;
-    const a = SY.states, pw = plotW();
+    const a = SY.states, pw = plotW(), from = view.from, pxMs = span() / pw;
+    if (sysCol.length < pw) sysCol = new Uint8Array(pw + 256);
+    const col = sysCol;
+    col.fill(0, 0, pw);
     let n = 0;
-    for (const cls of ['sleeping', 'blocked', 'running', 'runnable', 'io']) {
-      ctx.fillStyle = SYS[cls];
+    for (let i = firstState(from - SY.maxDur); i < a.length && a[i][0] <= view.to; i++) {
+      const st = a[i], t1 = st[0] + st[1];
+      if (t1 < from) continue;
+      const r = SYS_RANK[st[2]] || 1;
+      let p0 = Math.floor((st[0] - from) / pxMs), p1 = Math.floor((t1 - from) / pxMs);
+      if (p0 < 0) p0 = 0;
+      if (p1 >= pw) p1 = pw - 1;
+      for (let p = p0; p <= p1; p++) if (r > col[p]) col[p] = r;
+      n++;
+    }
+    for (let r = 1; r < SYS_BY_RANK.length; r++) {
+      ctx.fillStyle = SYS[SYS_BY_RANK[r]];
       ctx.beginPath();
-      let lastX = -1;
-      for (let i = firstState(view.from - SY.maxDur); i < a.length && a[i][0] <= view.to; i++) {
-        const st = a[i];
-        if (st[2] !== cls || st[0] + st[1] < view.from) continue;
-        const x0 = Math.max(LABEL_W, xOf(st[0])), x1 = Math.min(LABEL_W + pw, Math.max(x0 + 1, xOf(st[0] + st[1])));
-        if (x1 <= lastX) continue;
-        ctx.rect(Math.max(x0, lastX), y + 3, x1 - Math.max(x0, lastX), l.h - 7);
-        lastX = x1;
-        n++;
+      let p = 0;
+      while (p < pw) {
+        if (col[p] !== r) { p++; continue; }
+        let q = p + 1;
+        while (q < pw && col[q] === r) q++;
+        ctx.rect(LABEL_W + p, y + 3, q - p, l.h - 7);
+        p = q;
       }
       ctx.fill();
     }
     return n;
   }
-  // Each CPU's frequency as a step line, on one scale (the highest seen).
+  // Each CPU's frequency as a step line, on one scale (the highest seen),
+  // at most two points per pixel column.
   function drawFreq(l, y) {
     if (SY.state !== 'ok' || !SY.freq.length) return 0;
-    let max = 0, n = 0;
-    for (const c of SY.freq) for (const p of c.points) if (p[1] > max) max = p[1];
+    if (!(SY.freqMax > 0)) {
+      SY.freqMax = 0;
+      for (const c of SY.freq) for (const p of c.points) if (p[1] > SY.freqMax) SY.freqMax = p[1];
+    }
+    const max = SY.freqMax;
     if (!(max > 0)) return 0;
+    let n = 0;
     const yOf = (v) => y + l.h - 3 - (v / max) * (l.h - 8);
     ctx.strokeStyle = SYS.freq; ctx.lineWidth = 1; ctx.globalAlpha = 0.8;
     for (const c of SY.freq) {
       const pts = c.points;
       ctx.beginPath();
-      let started = false;
-      for (let i = 0; i < pts.length; i++) {
-        const t0 = pts[i][0], t1 = i + 1 < pts.length ? pts[i + 1][0] : SY.to;
-        if (t1 < view.from || t0 > view.to) continue;
-        const x0 = Math.max(LABEL_W, xOf(t0)), x1 = Math.min(cssW, xOf(t1)), yy = yOf(pts[i][1]);
+      let started = false, lastPx = -1;
+      let lo = 0, hi = pts.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (pts[mid][0] < view.from) lo = mid + 1; else hi = mid; }
+      for (let i = Math.max(0, lo - 1); i < pts.length && pts[i][0] <= view.to; i++) {
+        const t1 = i + 1 < pts.length ? pts[i + 1][0] : SY.to;
+        const x0 = Math.max(LABEL_W, xOf(pts[i][0])), x1 = Math.min(cssW, xOf(t1)), yy = yOf(pts[i][1]);
+        n++;
+        if (Math.floor(x0) === lastPx && Math.floor(x1) === lastPx) continue; // inside one pixel
         if (!started) { ctx.moveTo(x0, yy); started = true; } else ctx.lineTo(x0, yy);
         ctx.lineTo(x1, yy);
-        n++;
+        lastPx = Math.floor(x1);
       }
       ctx.stroke();
     }
@@ -1275,10 +1299,11 @@
       if (d <= slack && (d < bestD || (d === bestD && best && (m.t1 - m.t0) < (best.t1 - best.t0)))) { best = m; bestD = d; }
     };
     if (l.id === 'findings') {
-      // Bars sit on rows: the one under the pointer, else the nearest.
+      // Bars sit on rows: the topmost (drawn last) under the pointer,
+      // else the nearest.
       for (const m of F.marks) {
         const b = m.box;
-        if (b && x >= b.x - 3 && x <= b.x + b.w + 3 && y >= b.y - 1 && y <= b.y + b.h + 1) { best = m; break; }
+        if (b && x >= b.x && x <= b.x + Math.max(b.w, 3) && y >= b.y && y <= b.y + b.h) best = m;
       }
       if (!best) F.marks.forEach(consider);
     } else {
@@ -1838,7 +1863,7 @@
       // thread states and 4 CPUs' frequency steps over the same span.
       const cls = ['running', 'runnable', 'sleeping', 'io', 'sleeping', 'blocked'], NS = 50000;
       SY.seq++;
-      Object.assign(SY, { trace: 'synthetic', state: 'ok', thread: { tid: 100, name: 'main' }, note: '', error: '', from: 1000, to: 1000 + T, freq: [] });
+      Object.assign(SY, { trace: 'synthetic', state: 'ok', thread: { tid: 100, name: 'main' }, note: '', error: '', from: 1000, to: 1000 + T, freq: [], freqMax: 0 });
       SY.states = [];
       for (let i = 0; i < NS; i++) SY.states.push([1000 + i * T / NS, T / NS, cls[i % cls.length], 'S', i % 4, i % 7 ? 0 : 42, i % 7 ? '' : 'kworker/0:1']);
       SY.maxDur = T / NS;
