@@ -406,7 +406,16 @@ static const char css[] =
 	"border-color:#ef8f00}.note{border-color:#1565c0}.f b{display:block}"
 	".f small{color:#555;display:block}.q,.foot{color:#555;margin:8px 0}"
 	"text{font-size:11px;fill:#333}.cov.bad{color:#ffb4a9;"
-	"font-weight:600}.q.bad{color:#b3261e}";
+	"font-weight:600}.q.bad{color:#b3261e}"
+	".sev{display:inline-block;font-size:11px;font-weight:600;"
+	"text-transform:uppercase;color:#fff;border-radius:3px;"
+	"padding:0 5px;margin-right:6px;background:#999}"
+	".sev.error{background:#c62828}.sev.warning{background:#ef8f00}"
+	".sev.note{background:#1565c0}.lg{display:flex;flex-wrap:wrap;"
+	"gap:4px 14px;font-size:12px;color:#444;margin:8px 0}"
+	".lg i{display:inline-block;width:12px;height:9px;margin-right:4px;"
+	"border-radius:2px}text.fl{fill:#fff}text.fo{fill:#222}"
+	"text.ax{fill:#777}";
 
 /* At most this many io lanes (one per device) in the HTML timeline. */
 #define IO_LANES 8
@@ -523,18 +532,203 @@ static int io_lanes(const struct ph_json *spans, const struct ph_json **dev,
 	return rc;
 }
 
+/* Severity colors, as the page draws them; any other is a note's. */
+static const char *sev_color(const struct ph_json *f)
+{
+	const struct ph_json *s = ph_json_get(f, "severity");
+
+	return ph_json_streq(s, "error")   ? "#c62828" :
+	       ph_json_streq(s, "warning") ? "#ef8f00" :
+					     "#1565c0";
+}
+
+/*
+ * The axis counts seconds since the app started (app.startedAt), as the
+ * page does; a capture without it, or of an app started after the
+ * window, counts from the window's start.
+ */
+static int64_t html_origin(const struct ph_json *cap, int64_t from, int64_t to)
+{
+	int64_t started = num(cap, "app.startedAt", 0);
+
+	return started > 0 && started <= to ? started : from;
+}
+
+/* Ticks on whole steps since the origin, about every 100 px. */
+static int axis(struct ph_buf *b, int64_t from, int64_t origin, double span,
+		double left, double w, double top, double bottom)
+{
+	static const double steps[] = {
+		1,     2,      5,      10,     20,	50,	100,
+		200,   500,    1000,   2000,   5000,	10000,	30000,
+		60000, 120000, 300000, 600000, 1800000, 3600000
+	};
+	double step = steps[PH_ARRAY_SIZE(steps) - 1];
+	int rc = 0;
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(steps); i++)
+		if (steps[i] >= span / 10) {
+			step = steps[i];
+			break;
+		}
+	for (double rel = ceil((double)(from - origin) / step) * step;
+	     !rc && (double)origin + rel <= (double)from + span; rel += step) {
+		double x =
+			left + ((double)origin + rel - (double)from) / span * w;
+		int dig = step >= 1000 ? 0 : step >= 100 ? 1 : 3;
+
+		rc = add(b,
+			 "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" "
+			 "y2=\"%.0f\" stroke=\"#eee\"/><text class=\"ax\" "
+			 "x=\"%.1f\" y=\"%.0f\">%.*f s</text>",
+			 x, x, top, bottom, x + 2, bottom + 14, dig,
+			 fabs(rel) < 1e-9 ? 0.0 : rel / 1000);
+	}
+	return rc;
+}
+
+/*
+ * The findings lane: two rows of bars, each on the first row free where
+ * it starts, and its title beside it (inside a wide bar) up to the next
+ * bar of its row, cut with an ellipsis, left out when no room is left for
+ * a few letters (the bar's <title> still has it) — the page's labels.
+ * Text is 11 px: about 6.2 px a character, an estimate that errs wide.
+ */
+#define LABEL_CHAR_PX 6.2
+#define FINDING_BARS  64
+
+static int finding_bars(struct ph_buf *b, const struct ph_json *fs,
+			int64_t from, double span, double left, double w,
+			double lh)
+{
+	struct bar {
+		const struct ph_json *f;
+		double x, x2;
+		int row;
+	} bars[FINDING_BARS];
+	size_t n = 0;
+	double row_end[2] = { -1e9, -1e9 };
+	int rc = 0;
+
+	for (size_t i = 0; ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n; i++) {
+		const struct ph_json *f = &fs->u.items[i];
+		double a = dnum(f, "window.from", NAN),
+		       z = dnum(f, "window.to", a);
+		struct bar *br;
+		size_t k;
+
+		if (ph_json_get(f, "spanning") || isnan(a) || n == FINDING_BARS)
+			continue;
+		a = left + (a - (double)from) / span * w;
+		z = left + (z - (double)from) / span * w;
+		if (z < left || a > left + w)
+			continue;
+		a = a < left ? left : a;
+		z = z > left + w ? left + w : z;
+		if (z - a < 3)
+			z = a + 3;
+		/* Sorted by where they start (insertion: a handful). */
+		for (k = n; k > 0 && bars[k - 1].x > a; k--)
+			bars[k] = bars[k - 1];
+		br = &bars[k];
+		*br = (struct bar){ f, a, z, 0 };
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct bar *br = &bars[i];
+
+		br->row = row_end[0] <= br->x	   ? 0 :
+			  row_end[1] <= br->x	   ? 1 :
+			  row_end[0] <= row_end[1] ? 0 :
+						     1;
+		if (br->x2 + 2 > row_end[br->row])
+			row_end[br->row] = br->x2 + 2;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct bar *br = &bars[i];
+		const struct ph_json *title = ph_json_get(br->f, "title");
+		double y = 4 + br->row * (lh / 2 - 2), h = lh / 2 - 4;
+		double next = left + w, tx, room;
+		bool inside = br->x2 - br->x >= 80;
+		size_t chars;
+
+		for (size_t k = i + 1; k < n; k++)
+			if (bars[k].row == br->row) {
+				next = bars[k].x - 4;
+				break;
+			}
+		rc = add(b,
+			 "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+			 "height=\"%.0f\" fill=\"%s\"><title>%.*s: ",
+			 br->x, y, br->x2 - br->x, h, sev_color(br->f),
+			 S(ph_json_get(br->f, "severity")));
+		rc = rc ? rc : escj(b, title);
+		rc = rc ? rc : add(b, "</title></rect>");
+		tx = inside ? br->x + 4 : br->x2 + 3;
+		room = (inside && br->x2 - 4 < next ? br->x2 - 4 : next) - tx;
+		if (rc || !ph_json_is(title, PH_JSON_STRING) || room < 36)
+			continue;
+		chars = (size_t)(room / LABEL_CHAR_PX);
+		rc = add(b, "<text class=\"%s\" x=\"%.1f\" y=\"%.0f\">",
+			 inside ? "fl" : "fo", tx, y + h - 3);
+		if (title->n <= chars) {
+			rc = rc ? rc : escj(b, title);
+		} else {
+			/* Cut at a character, not inside a UTF-8 sequence. */
+			size_t cut = chars > 1 ? chars - 1 : 0;
+
+			while (cut > 0 && (title->u.s[cut] & 0xc0) == 0x80)
+				cut--;
+			rc = rc ? rc : esc(b, title->u.s, cut);
+			rc = rc ? rc : add(b, "\xe2\x80\xa6");
+		}
+		rc = rc ? rc : add(b, "</text>");
+	}
+	return rc;
+}
+
+/* What every color on the timeline means. */
+static int legend(struct ph_buf *b, size_t ndev)
+{
+	static const char *const items[][2] = {
+		{ "#c62828", "error finding, or an event at error level" },
+		{ "#ef8f00", "warning finding, or an event at warning level" },
+		{ "#1565c0", "note finding" },
+		{ "#5c8fbf", "event" },
+	};
+	static const char *const io[][2] = {
+		{ "#c62828", "io: the app's main thread" },
+		{ "#ef8f00", "io: the rest of the app" },
+		{ "#9aa5b1", "io: other processes" },
+	};
+	int rc = add(b, "<div class=\"lg\">");
+
+	for (size_t i = 0; !rc && i < PH_ARRAY_SIZE(items); i++)
+		rc = add(b, "<span><i style=\"background:%s\"></i>%s</span>",
+			 items[i][0], items[i][1]);
+	for (size_t i = 0; !rc && ndev && i < PH_ARRAY_SIZE(io); i++)
+		rc = add(b, "<span><i style=\"background:%s\"></i>%s</span>",
+			 io[i][0], io[i][1]);
+	rc = rc ? rc :
+		  add(b, "<span>bar: from its start to its end; "
+			 "hover a bar for its label</span></div>");
+	return rc;
+}
+
 int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 {
 	const struct ph_json *spans = get(cap, "io.spans");
 	const struct ph_json *dev[IO_LANES];
 	size_t ndev = io_devices(spans, dev, IO_LANES);
-	double nl = (double)(PH_ARRAY_SIZE(lane_names) + ndev);
+	/* The findings lane, then the event lanes, then one per device. */
+	double nl = (double)(1 + PH_ARRAY_SIZE(lane_names) + ndev);
 	const struct ph_json *lanes = ph_json_get(cap, "lanes");
 	const struct ph_json *fs = ph_json_get(cap, "findings");
 	int64_t from = num(cap, "window.from", 0),
 		to = num(cap, "window.to", 0);
 	double span = to > from ? (double)(to - from) : 1, w = 1000, lh = 28;
 	double left = 60;
+	int64_t origin = html_origin(cap, from, to);
 	struct ph_buf text = PH_BUF_INIT(1 << 20);
 	int rc = 0;
 
@@ -576,14 +770,22 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 		  add(b,
 		      "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		      "aria-label=\"timeline\">",
-		      w + left, lh * nl + 24);
+		      w + left, lh * nl + 36);
+	rc = rc ? rc : axis(b, from, origin, span, left, w, 0, lh * nl);
+	rc = rc ? rc :
+		  add(b,
+		      "<text x=\"4\" y=\"18\">findings</text><line "
+		      "x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" "
+		      "stroke=\"#e3e3e3\"/>",
+		      left, left + w, lh, lh);
+	rc = rc ? rc : finding_bars(b, fs, from, span, left, w, lh);
 	for (size_t l = 0; !rc && l < PH_ARRAY_SIZE(lane_names); l++)
 		rc = add(b,
 			 "<text x=\"4\" y=\"%.0f\">%s</text><line x1=\"%.0f\" "
 			 "x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" "
 			 "stroke=\"#e3e3e3\"/>",
-			 lh * (double)l + 18, lane_names[l], left, left + w,
-			 lh * (double)(l + 1), lh * (double)(l + 1));
+			 lh * (double)(l + 1) + 18, lane_names[l], left,
+			 left + w, lh * (double)(l + 2), lh * (double)(l + 2));
 	for (size_t i = 0;
 	     !rc && ph_json_is(lanes, PH_JSON_ARRAY) && i < lanes->n; i++) {
 		const struct ph_json *it = &lanes->u.items[i];
@@ -605,31 +807,38 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 		rc = add(b,
 			 "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
 			 "height=\"%.0f\" fill=\"%s\"><title>",
-			 x, lh * (double)l + 6, wd, lh - 12,
+			 x, lh * (double)(l + 1) + 6, wd, lh - 12,
 			 level >= 2 ? "#c62828" :
 			 level == 1 ? "#ef8f00" :
 				      "#5c8fbf");
-		rc = rc ? rc : add(b, "t=%" PRId64 "..%" PRId64 " ", a, z);
+		rc = rc ? rc :
+			  add(b, "%.3f..%.3f s ", (double)(a - origin) / 1000,
+			      (double)(z - origin) / 1000);
 		rc = rc ? rc : escj(b, ph_json_get(it, "label"));
 		rc = rc ? rc : add(b, "</title></rect>");
 	}
 	rc = rc ? rc :
 		  io_lanes(spans, dev, ndev, from, span, left, w, lh,
-			   PH_ARRAY_SIZE(lane_names), b);
+			   1 + PH_ARRAY_SIZE(lane_names), b);
 	rc = rc ? rc :
 		  add(b,
-		      "<text x=\"%.0f\" y=\"%.0f\">t=%" PRId64 "</text>"
-		      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">"
-		      "+%.1f s</text></svg></section><section id=\"fs\">",
-		      left, lh * nl + 18, from, left + w, lh * nl + 18,
-		      span / 1000.0);
+		      "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" "
+		      "text-anchor=\"end\">s since app start</text></svg>",
+		      left + w, lh * nl + 32);
+	rc = rc ? rc : legend(b, ndev);
+	rc = rc ? rc : add(b, "</section><section id=\"fs\">");
 	for (size_t i = 0; !rc && ph_json_is(fs, PH_JSON_ARRAY) && i < fs->n;
 	     i++) {
 		const struct ph_json *f = &fs->u.items[i];
 		const struct ph_json *det = ph_json_get(f, "detail");
 		const struct ph_json *where = ph_json_get(f, "where");
 
-		rc = add(b, "<div class=\"f %.*s\"><b>",
+		/* Severity in words as well as in color. */
+		rc = add(b,
+			 "<div class=\"f %.*s\"><b><span class=\"sev %.*s\">"
+			 "%.*s</span>",
+			 S(ph_json_get(f, "severity")),
+			 S(ph_json_get(f, "severity")),
 			 S(ph_json_get(f, "severity")));
 		if (!rc) {
 			ph_buf_reset(&text);
@@ -653,7 +862,14 @@ int ph_report_html(const struct ph_json *cap, struct ph_buf *b)
 				      num(where, "line", 0));
 		}
 		if (!rc && !ph_json_get(f, "spanning"))
-			rc = add(b, "<small>t=%" PRId64 "..%" PRId64 "</small>",
+			rc = add(b,
+				 "<small>at %.3f..%.3f s since app start "
+				 "(device uptime %" PRId64 "..%" PRId64
+				 " ms)</small>",
+				 (double)(num(f, "window.from", 0) - origin) /
+					 1000,
+				 (double)(num(f, "window.to", 0) - origin) /
+					 1000,
 				 num(f, "window.from", 0),
 				 num(f, "window.to", 0));
 		rc = rc ? rc : add(b, "</div>");

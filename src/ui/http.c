@@ -25,6 +25,8 @@ static const struct {
 	{ "/ws", "GET", PH_UI_R_WS },
 	{ "/api/status", "GET", PH_UI_R_STATUS },
 	{ "/api/token", "GET", PH_UI_R_TOKEN },
+	{ "/api/where", "GET", PH_UI_R_WHERE },
+	{ "/api/trace/system", "GET", PH_UI_R_SYSTEM },
 	{ "/api/findings", "GET", PH_UI_R_FINDINGS },
 	{ "/api/traces", "GET", PH_UI_R_TRACES },
 	{ "/api/db/tables", "GET", PH_UI_R_DB_TABLES },

@@ -30,6 +30,7 @@
 #include "host/env.h"
 #include "host/findings.h"
 #include "host/session.h"
+#include "host/where.h"
 #include "ui/assets.h"
 #include "ui/ui.h"
 
@@ -167,6 +168,9 @@ static void write_status(struct ph_ui *ui, struct ph_jw *jw)
 	ph_jw_kv_str(jw, "error", l->error);
 	ph_jw_kv_str(jw, "warning", l->warning);
 	ph_jw_kv_int(jw, "connects", (int64_t)l->connects);
+	/* Connections the app answered: a socket that closed before its
+	 * hello (the app still starting) is no reconnect to a person. */
+	ph_jw_kv_int(jw, "hellos", (int64_t)l->hellos);
 	/* The app's clock is this machine's CLOCK_MONOTONIC only when the
 	 * app runs here (an abstract socket), not through adb or TCP. */
 	ph_jw_kv_bool(jw, "clockShared",
@@ -308,6 +312,143 @@ static bool on_big_stack(void *(*fn)(void *), struct engine_job *job)
 		return false;
 	pthread_join(th, NULL);
 	return true;
+}
+
+/*
+ * A stack frame's place in the project, as a finding's `where` is found
+ * (host/where.h): GET /api/where?fn=&file=&line=&app=1 answers the same
+ * JSON object, for the frames the detail panel lists.  The tree walk
+ * needs a main-thread-sized stack, so it runs on the engine's thread.
+ */
+struct where_job {
+	struct ph_where_hint h;
+	struct ph_buf *b;
+	bool found;
+};
+
+static void *where_run(void *arg)
+{
+	struct where_job *j = arg;
+	struct ph_where_index *ix = ph_where_index_new(ph_env_project_root());
+	char sh[512];
+
+	j->found = ix && ph_where_resolve(ix, &j->h, j->b, sh, sizeof(sh));
+	ph_where_index_free(ix);
+	return NULL;
+}
+
+static int answer_where(struct mg_connection *c, const char *q)
+{
+	char fn[256], file[256], num[32];
+	struct ph_buf b = PH_BUF_INIT(1 << 16);
+	struct where_job j = { .b = &b };
+	pthread_attr_t attr;
+	pthread_t th;
+	int rc;
+
+	if (!ph_ui_query_get(q, "fn", fn, sizeof(fn)))
+		fn[0] = '\0';
+	if (!ph_ui_query_get(q, "file", file, sizeof(file)))
+		file[0] = '\0';
+	if (!fn[0] && !file[0])
+		return send_error(c, 400, "fn= or file= is required");
+	if (ph_ui_query_get(q, "line", num, sizeof(num)) && num[0] &&
+	    (sscanf(num, "%" SCNd64, &j.h.line) != 1 || j.h.line < 0))
+		return send_error(c, 400, "line: an integer >= 0");
+	j.h.fn = fn[0] ? fn : NULL;
+	j.h.file = file[0] ? file : NULL;
+	j.h.app = ph_ui_query_get(q, "app", num, sizeof(num)) &&
+		  !strcmp(num, "1");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, ENGINE_STACK);
+	rc = pthread_create(&th, &attr, where_run, &j);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		ph_buf_release(&b);
+		return send_error(c, 500, "cannot start the lookup");
+	}
+	pthread_join(th, NULL);
+	if (!j.found) {
+		ph_buf_release(&b);
+		return send_error(
+			c, 422,
+			"no project to look in (PORTHOLE_PROJECT_ROOT)");
+	}
+	send_json(c, 200, b.buf, b.len);
+	ph_buf_release(&b);
+	return 200;
+}
+
+/*
+ * GET /api/trace/system?trace=ID&from=&to=: the app's main thread's
+ * scheduling states and the CPU frequencies in a listed trace (traces.c),
+ * for the page's system lanes.  Loading a trace runs on the engine's
+ * stack, as the findings do.
+ */
+struct system_job {
+	struct ph_ui *ui;
+	struct ph_window w;
+	const char *trace;
+	int64_t pid;
+	struct ph_buf *b;
+	char *why;
+	size_t why_size;
+	int rc;
+};
+
+static void *system_run(void *arg)
+{
+	struct system_job *j = arg;
+
+	j->rc = ph_ui_trace_system(j->ui->traces_dir, j->trace, j->w, j->pid,
+				   j->b, j->why, j->why_size);
+	return NULL;
+}
+
+static int answer_system(struct ph_ui *ui, struct mg_connection *c,
+			 const char *query)
+{
+	struct system_job j = { .ui = ui };
+	struct ph_buf b = PH_BUF_INIT(ANSWER_CAP);
+	char trace[256], why[400];
+	pthread_attr_t attr;
+	pthread_t th;
+	int status;
+
+	status = ph_ui_parse_window(query, &j.w, trace, sizeof(trace), why,
+				    sizeof(why));
+	if (status)
+		return send_error(c, status, why);
+	if (!trace[0])
+		return send_error(c, 400, "trace= is required");
+	if (!ph_ui_trace_listed(ui->traces_dir, trace)) {
+		snprintf(why, sizeof(why),
+			 "trace '%s' is not one of GET /api/traces", trace);
+		return send_error(c, 404, why);
+	}
+	pthread_mutex_lock(&ui->lv->link.mu);
+	j.pid = ui->lv->link.ident.pid;
+	pthread_mutex_unlock(&ui->lv->link.mu);
+	j.trace = trace;
+	j.b = &b;
+	j.why = why;
+	j.why_size = sizeof(why);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, ENGINE_STACK);
+	status = pthread_create(&th, &attr, system_run, &j);
+	pthread_attr_destroy(&attr);
+	if (status) {
+		ph_buf_release(&b);
+		return send_error(c, 500, "cannot start a thread");
+	}
+	pthread_join(th, NULL);
+	if (j.rc) {
+		ph_buf_release(&b);
+		return send_error(c, j.rc == PH_ENOMEM ? 500 : 422, why);
+	}
+	send_json(c, 200, b.buf, b.len);
+	ph_buf_release(&b);
+	return 200;
 }
 
 static int answer_findings(struct ph_ui *ui, struct mg_connection *c,
@@ -772,6 +913,8 @@ static int on_request(struct mg_connection *c, void *cbdata)
 		ph_buf_release(&b);
 		return status;
 	case PH_UI_R_FINDINGS: return answer_findings(ui, c, q);
+	case PH_UI_R_WHERE: return answer_where(c, q);
+	case PH_UI_R_SYSTEM: return answer_system(ui, c, q);
 	case PH_UI_R_TRACES: {
 		struct engine_job job = { .ui = ui, .fb = &b };
 

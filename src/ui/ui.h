@@ -64,6 +64,8 @@ enum ph_ui_route {
 	PH_UI_R_SAVE,
 	PH_UI_R_RESTART,
 	PH_UI_R_TOKEN,
+	PH_UI_R_WHERE,
+	PH_UI_R_SYSTEM,
 };
 
 /* The write token: 32 lowercase hex digits and a NUL. */
@@ -147,6 +149,14 @@ bool ph_ui_trace_listed(const char *dir, const char *id);
  */
 int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 		    int64_t pid, struct ph_buf *out, char *why, size_t size);
+/*
+ * The system under the app from trace id over window w (app clock ms):
+ * the main thread's (tid = pid) scheduling states, with what held the CPU
+ * while it was runnable, and the CPUs' frequencies, as JSON into out
+ * (traces.c describes the shape).  0 or an error with why.
+ */
+int ph_ui_trace_system(const char *dir, const char *id, struct ph_window w,
+		       int64_t pid, struct ph_buf *out, char *why, size_t size);
 
 /* --- the server ----------------------------------------------------------- */
 

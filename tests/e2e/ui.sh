@@ -12,5 +12,11 @@ check "playwright-core is installed (make deps)" test -d node_modules/playwright
 PH_BIN=$BIN PH_SCREENSHOT=${PH_BUILD:-build}/ui-screenshot.png \
 	node --test --test-reporter=tap tests/node/ui.test.mjs > "$TAP" 2>&1
 tap_checks "ui.test.mjs" "$TAP" $?
+# What the page tells a person (labels, legend, axis, detail panel, keys,
+# system lanes); its screenshots at 1280x800 and 1920x1080 stay in the
+# scratch dir.
+PH_BIN=$BIN PH_SHOTS=$E2E_TMP \
+	node --test --test-reporter=tap tests/node/ui-timeline.test.mjs > "$TAP.2" 2>&1
+tap_checks "ui-timeline.test.mjs" "$TAP.2" $?
 check "the screenshot was written" test -s "${PH_BUILD:-build}/ui-screenshot.png"
 finish

@@ -33,6 +33,10 @@ void test_ui__route_and_methods(void)
 	CHECK_INT(st, 405);
 	CHECK_INT(ph_ui_route("POST", "/api/db/query", &st), PH_UI_R_DB_QUERY);
 	CHECK_INT(st, 0);
+	CHECK_INT(ph_ui_route("GET", "/api/where", &st), PH_UI_R_WHERE);
+	CHECK_INT(ph_ui_route("GET", "/api/trace/system", &st), PH_UI_R_SYSTEM);
+	ph_ui_route("POST", "/api/trace/system", &st);
+	CHECK_INT(st, 405);
 	CHECK_INT(ph_ui_route("GET", "/etc/passwd", &st), PH_UI_R_NONE);
 	CHECK_INT(st, 404);
 	CHECK_INT(ph_ui_route("GET", "/api/findings/", &st), PH_UI_R_NONE);
@@ -307,4 +311,71 @@ void test_ui__writes_need_the_token(void)
 	CHECK_INT(ph_ui_check_token(want, "0123456789abcdef0123456789abcdef0",
 				    why, sizeof(why)),
 		  403);
+}
+
+/*
+ * The system lanes' answer from a small ftrace text trace on MONOTONIC:
+ * the app's main thread (pid 100) runs 1.000-1.200 s on CPU 0, sleeps in
+ * I/O until woken at 1.300, waits 40 ms for CPU 0 while kworker/0:1 (tid
+ * 200) holds it, runs from 1.340 to 1.400, then sleeps; CPU 0 goes from
+ * 1.8 to 0.6 GHz at 1.250.
+ */
+void test_ui__trace_system_states_and_freq(void)
+{
+	static const char txt[] =
+		"# trace_clock: mono\n"
+		"  <idle>-0  [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  <idle>-0  [000] d..2.  1.010000: cpu_frequency: state=1800000 cpu_id=0\n"
+		"  app-100  [000] d..2.  1.200000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"  <idle>-0  [000] d..2.  1.250000: cpu_frequency: state=600000 cpu_id=0\n"
+		"  <idle>-0  [000] d..2.  1.290000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:1 next_pid=200 next_prio=120\n"
+		"  kworker/0:1-200  [000] d..2.  1.300000: sched_waking: comm=app pid=100 prio=120 target_cpu=000\n"
+		"  kworker/0:1-200  [000] d..2.  1.340000: sched_switch: prev_comm=kworker/0:1 prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  [000] d..2.  1.400000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"  <idle>-0  [000] d..2.  1.500000: sched_waking: comm=app pid=100 prio=120 target_cpu=000\n";
+	char dir[] = "/tmp/ph-ui-sys-XXXXXX", path[128], why[300];
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	FILE *f;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.trace", dir);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs(txt, f);
+	fclose(f);
+	CHECK_INT(ph_ui_trace_system(dir, "nope", PH_WINDOW_ALL, 100, &b, why,
+				     sizeof(why)),
+		  PH_ENOENT);
+	CHECK_INT(ph_ui_trace_system(dir, "run.trace", PH_WINDOW_ALL, 100, &b,
+				     why, sizeof(why)),
+		  0);
+	/* the main thread, by tid = pid */
+	CHECK(strstr(b.buf, "\"thread\":{\"tid\":100,\"name\":\"app\"}"));
+	/* running on CPU 0 from 1000 ms for 200 ms */
+	CHECK(strstr(b.buf, "[1000.0,200.0,\"running\",\"Running\",0,0,\"\"]"));
+	/* in I/O (D), then runnable 40 ms while kworker/0:1 held CPU 0 */
+	CHECK(strstr(b.buf, "\"io\",\"D\""));
+	CHECK(strstr(b.buf,
+		     "[1300.0,40.0,\"runnable\",\"R\",0,200,\"kworker/0:1\"]"));
+	/* CPU 0's frequency steps, on the app clock */
+	CHECK(strstr(
+		b.buf,
+		"{\"cpu\":0,\"points\":[[1010.0,1800000.0],[1250.0,600000.0]]}"));
+	/* a window: only what overlaps it, the step in force carried in */
+	ph_buf_reset(&b);
+	CHECK_INT(ph_ui_trace_system(dir, "run.trace",
+				     (struct ph_window){ 1320, 1380 }, 100, &b,
+				     why, sizeof(why)),
+		  0);
+	CHECK(!strstr(b.buf, "[1000.0,200.0,"));
+	CHECK(strstr(b.buf, "[1300.0,40.0,\"runnable\""));
+	CHECK(strstr(b.buf, "[[1320.0,600000.0]]"));
+	/* a pid the trace does not hold: no thread, and why */
+	ph_buf_reset(&b);
+	CHECK_INT(ph_ui_trace_system(dir, "run.trace", PH_WINDOW_ALL, 999, &b,
+				     why, sizeof(why)),
+		  0);
+	CHECK(strstr(b.buf, "\"thread\":null,\"note\":"));
+	ph_buf_release(&b);
+	unlink(path);
+	rmdir(dir);
 }

@@ -23,26 +23,52 @@
     // lanes: the app's main thread, the rest of the app, other processes.
     ioMain: '#c62828', ioApp: '#ef8f00', ioOther: '#9aa5b1',
   };
+  // The system under the app (a merged system trace's thread states).
+  const SYS = { running: '#46a758', runnable: '#f5a524', sleeping: '#3a4150', io: '#e5484d', blocked: '#ff7ab6', freq: '#3e9bff' };
   const LABEL_W = 132, AXIS_H = 22;
 
   // Lanes, top to bottom.  `need` names the hello collectors that feed a
   // lane: an empty lane says which is missing instead of looking quiet.
   const LANES = [
-    { id: 'findings', name: 'Findings', h: 38 },
+    { id: 'findings', name: 'Findings', h: 50 },
     { id: 'recompose', name: 'Recompositions', h: 44, need: ['recompositions'], what: 'recompositions' },
     { id: 'frames', name: 'Frames', h: 34, need: ['frames'], what: 'frame timing' },
     { id: 'main', name: 'Main thread', h: 34, need: ['main_thread'], what: 'the main-thread watchdog' },
     { id: 'nav', name: 'Navigation', h: 26, need: ['nav_state', 'input'], what: 'navigation' },
     { id: 'http', name: 'HTTP', h: 44, need: ['curl', 'inflight', 'okhttp'], what: 'curl' },
     { id: 'db', name: 'DB', h: 44, need: ['sqlite', 'room'], what: 'SQLite' },
-    { id: 'io', name: 'Block I/O', h: 40, what: 'block I/O' },
     { id: 'work', name: 'Work', h: 34, need: ['jobs', 'workmanager'], what: 'the job API' },
     { id: 'memory', name: 'Memory', h: 36, need: ['memory'], what: 'memory sampling' },
     { id: 'device', name: 'Device', h: 26, need: ['device'], what: 'device events' },
     { id: 'warnings', name: 'Warnings (W+)', h: 26, need: ['logs'], what: 'logs' },
+    // The system under the app, from a system trace chosen in the menu:
+    // shown (sysH tall) only while one is, above the block I/O lane.
+    { id: 'sys', name: 'Main thread (sched)', h: 0, sysH: 28, system: true },
+    { id: 'cpufreq', name: 'CPU frequency', h: 0, sysH: 30, system: true },
+    { id: 'io', name: 'Block I/O', h: 40, what: 'block I/O' },
   ];
   const laneById = {};
   LANES.forEach((l) => { laneById[l.id] = l; });
+
+  // The legend: every color and mark the canvas draws, by lane (the
+  // test checks that each color a mark carries is named here).  kind is
+  // the swatch's shape: a bar, a point, a line, an outline or a band.
+  const LEGEND = [
+    ['findings', 'Findings', [[C.err, 'error'], [C.warn, 'warning'], [C.note, 'info'], ['rgba(255,255,255,0.16)', 'selected finding\'s window', 'band']]],
+    ['recompose', 'Recompositions', [[C.named, 'named state write'], [C.plain, 'recomposition', 'point'], [C.anon, 'anonymous write (Framework)']]],
+    ['frames', 'Frames', [[C.warn, 'late frame'], [C.err, 'very late (3+ missed, 250 ms+)'], [C.dim, 'height: refreshes missed', 'line']]],
+    ['main', 'Main thread', [[C.err, 'stall'], [C.mainq, 'query on the main thread']]],
+    ['http', 'HTTP', [[C.http, 'call'], [C.warn, 'slow (3 s+)'], [C.err, 'failed or 4xx/5xx']]],
+    ['db', 'DB', [[C.db, 'query'], [C.mainq, 'on the main thread'], [C.err, 'failed']]],
+    ['io', 'Block I/O', [[C.ioMain, 'main thread'], [C.ioApp, 'app'], [C.ioOther, 'other process']]],
+    ['sys', 'System', [[SYS.running, 'running'], [SYS.runnable, 'runnable (waiting for a CPU)'], [SYS.sleeping, 'sleeping'], [SYS.io, 'blocked in I/O'], [SYS.blocked, 'blocked (uninterruptible, not I/O)'], [SYS.freq, 'CPU frequency, one line per CPU', 'line']]],
+    ['work', 'Work', [[C.ok, 'succeeded'], [C.warn, 'retried or other'], [C.err, 'failed']]],
+    ['memory', 'Memory', [[C.mem, 'RSS', 'line'], [C.warn, 'GC pause']]],
+    ['nav', 'Navigation', [[C.note, 'route change', 'point'], [C.ok, 'tap answered < 100 ms'], [C.warn, 'tap 100–500 ms'], [C.err, 'tap > 500 ms'], [C.text, 'mark', 'point']]],
+    ['device', 'Device', [[C.plain, 'device event', 'point'], [C.warn, 'low memory', 'point'], [C.note, 'startup, app restarted']]],
+    ['warnings', 'Warnings', [[C.warn, 'W log line', 'point'], [C.err, 'E/F line, crash, exit, leak', 'point']]],
+    ['selection', 'Selection', [[C.text, 'selected mark', 'box'], [C.text, 'cursor (log line)', 'line']]],
+  ];
 
   // --- the store -----------------------------------------------------------
   // Each lane keeps its marks sorted by start time (binary search finds the
@@ -298,12 +324,15 @@
         break;
       case 'db_end': {
         const el = num(d.elapsedMs) || 0;
+        // The bound values come with the start (db_start.args).
+        const st = S.open.get('db:' + d.id);
+        const args = d.args !== undefined ? d.args : st && st.ev.data ? st.ev.data.args : undefined;
         S.open.delete('db:' + d.id);
         const onMain = truthy(d.onMainThread) || d.mainThread === true || d.thread === 'main';
         const color = d.error ? C.err : onMain ? C.mainq : C.db;
         const label = (onMain ? 'main-thread query ' : 'query ') + el + ' ms: ' + (d.sql || '');
-        addMark('db', { t0: t - el, t1: t, row: rowFor('db', t - el, t, 3), color, label, ev });
-        if (onMain) addMark('main', { t0: t - el, t1: t, row: 1, color: C.mainq, label, ev });
+        addMark('db', { t0: t - el, t1: t, row: rowFor('db', t - el, t, 3), color, label, ev, args });
+        if (onMain) addMark('main', { t0: t - el, t1: t, row: 1, color: C.mainq, label, ev, args });
         break;
       }
       case 'http_start':
@@ -459,6 +488,7 @@
         '. The timeline keeps the old process\'s events.');
     }
     $('app').textContent = (h.packageName || '?') + (h.device ? ' · ' + h.device : '') + (h.pid ? ' · pid ' + h.pid : '');
+    $('app').title = $('app').textContent;
     renderConn();
     dirty = true;
   }
@@ -481,7 +511,9 @@
         state + (S.status.link.error ? ': ' + S.status.link.error : '');
       // The link reconnects by itself; say so, and whether the app it
       // found again is a new process.
-      const again = (S.status.link.connects || 0) - 1;
+      // Counted by the app's hellos: a socket closed before its hello
+      // (the app still starting) is no reconnect.
+      const again = (S.status.link.hellos || 0) - 1;
       if (again > 0) text += ' · reconnected ' + (again > 1 ? again + '×' : 'once');
       if (S.restarts.length) text += ' · app restarted ' + (S.restarts.length > 1 ? S.restarts.length + '×' : 'once');
       if (S.appDropped) text += ' · the app dropped ' + S.appDropped + ' events (its queue was full)';
@@ -489,10 +521,11 @@
     } else if (wsUp) { state = 'connecting'; text = 'connected to porthole ui'; }
     el.dataset.state = state;
     $('conn-text').textContent = text;
+    el.title = text;
   }
 
   // --- the clock and the view -----------------------------------------------
-  const view = { from: 0, to: 30000, follow: true, cursor: null };
+  const view = { from: 0, to: 30000, follow: true, cursor: null, want: 30000 };
   let framework = false;
   let dirty = true, logDirty = true, logReset = true, lastLogs = 0;
 
@@ -505,12 +538,42 @@
     return st ? st.now : 0;
   }
   function span() { return view.to - view.from; }
+  // The axis reads time since the app started (hello's startedAt, of the
+  // first process this page saw): "12 s" is 12 s into the run, and the
+  // device clock is on hover.  Before any hello, the first event held.
+  function origin() {
+    if (S.procs.length) return S.procs[0].startedAt;
+    if (S.hello && typeof S.hello.startedAt === 'number') return S.hello.startedAt;
+    return S.firstT !== null ? S.firstT : 0;
+  }
+  // Following live shows the last view.want ms, or, when the app has run
+  // for less than that, its whole run: the view fits what exists instead
+  // of leaving empty time before the app started.
+  function followWindow() {
+    const e = liveEdge(), o = origin();
+    const s = Math.max(1000, Math.min(view.want, (e - o) / 0.98));
+    view.to = e + s * 0.02; view.from = view.to - s;
+  }
+  // F: the selection with a margin, or with nothing selected everything
+  // the app did (following live, as the page opens).
+  function fit() {
+    if (selected) {
+      const pad = Math.max(20, (selected.t1 - selected.t0) * 0.25);
+      setView(selected.t0 - pad, selected.t1 + pad, false);
+      return;
+    }
+    view.want = 86400000;
+    setView(view.from, view.to, true);
+    followWindow();
+  }
   function setView(from, to, follow) {
     const minSpan = 5, maxSpan = 86400000;
     let s = Math.min(maxSpan, Math.max(minSpan, to - from));
     const mid = (from + to) / 2;
     view.from = mid - s / 2; view.to = mid + s / 2;
     if (follow !== undefined) { view.follow = follow; $('follow').checked = follow; }
+    // What the tooltip named has moved from under the pointer.
+    $('hover').hidden = true;
     dirty = true;
     findingsTouch();
   }
@@ -523,7 +586,7 @@
   function tOf(x) { return view.from + (x - LABEL_W) / plotW() * span(); }
 
   // --- findings: the server's answers, never the page's own --------------
-  const F = { state: 'idle', answer: null, asked: null, error: null, timer: 0, seq: 0, marks: [], trace: '' };
+  const F = { state: 'idle', answer: null, asked: null, error: null, timer: 0, seq: 0, marks: [], trace: '', labels: [] };
   // A still window is asked 250 ms after it stops moving; while following
   // live the window moves all the time, so it is asked at most every 1.2 s
   // (a debounce there would never fire).
@@ -558,6 +621,7 @@
       if (my !== F.seq) return;
       if (!r.ok) throw new Error(j.error || r.statusText);
       F.answer = j; F.asked = { from, to, version, trace }; F.state = 'ok'; F.error = null;
+      if (trace !== SY.trace) loadSystem(trace);
       F.marks = [];
       for (const f of j.findings || []) {
         const w = f.window || {};
@@ -645,7 +709,9 @@
   }
   $('trace').addEventListener('focus', loadTraces);
   $('trace').addEventListener('mousedown', loadTraces);
-  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); };
+  // The system lanes are read as the trace is chosen (and again with the
+  // findings answer, should that come first).
+  $('trace').onchange = (e) => { F.trace = e.target.value; askFindingsSoon(); loadSystem(F.trace); };
 
   // --- drawing ---------------------------------------------------------------
   let dpr = 1;
@@ -671,6 +737,14 @@
   }
   function emptyReason(l, inView) {
     if (l.id === 'findings') return null;
+    if (l.system) {
+      if (inView) return null;
+      if (SY.state === 'loading') return 'reading the system trace ' + SY.trace + '…';
+      if (SY.state === 'error') return 'system trace ' + SY.trace + ': ' + SY.error;
+      if (l.id === 'sys' && !SY.thread) return SY.note || 'the app\'s main thread is not in this trace';
+      if (l.id === 'cpufreq' && !SY.freq.length) return 'no CPU frequency events in ' + SY.trace + ' (the kernel\'s cpufreq driver sent none)';
+      return 'not in this window: ' + SY.trace + ' covers ' + secs(SY.from - origin(), 1) + '–' + secs(SY.to - origin(), 1) + ' s';
+    }
     const L = S.lanes[l.id];
     if (inView) return null;
     const cols = S.hello && Array.isArray(S.hello.collectors) ? S.hello.collectors : null;
@@ -697,10 +771,7 @@
   function draw() {
     const t0 = performance.now();
     const W = cssW, H = cssH;
-    if (view.follow) {
-      const s = span(), e = liveEdge();
-      view.to = e + s * 0.02; view.from = view.to - s;
-    }
+    if (view.follow) followWindow();
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = C.bg; ctx.fillRect(0, 0, W, H);
     drawAxis(W, H);
@@ -708,6 +779,7 @@
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     for (const l of LANES) {
+      if (!l.h) continue;
       const y = tops[l.id];
       ctx.fillStyle = C.grid; ctx.fillRect(0, y + l.h - 1, W, 1);
       ctx.fillStyle = C.dim; ctx.fillText(l.name, 8, y + l.h / 2);
@@ -716,6 +788,8 @@
       ctx.beginPath(); ctx.rect(LABEL_W, y, W - LABEL_W, l.h - 1); ctx.clip();
       if (l.id === 'findings') n = drawFindings(l, y);
       else if (l.id === 'memory') n = drawMemory(l, y);
+      else if (l.id === 'sys') n = drawStates(l, y);
+      else if (l.id === 'cpufreq') n = drawFreq(l, y);
       else n = drawLane(l, y);
       drawn[l.id] = n;
       const why = emptyReason(l, n > 0);
@@ -726,10 +800,12 @@
       const x = xOf(view.cursor);
       ctx.fillStyle = C.text; ctx.fillRect(x, AXIS_H, 1, H - AXIS_H);
     }
+    if (selected && selected.f) drawEvidence(selected, tops, H);
     if (selected) {
       const x0 = xOf(selected.t0), x1 = Math.max(x0 + 2, xOf(selected.t1));
       const l = selected.lane ? laneById[selected.lane] : null;
-      if (l) { ctx.strokeStyle = C.text; ctx.strokeRect(x0 - 1.5, tops[l.id] + 1.5, x1 - x0 + 3, l.h - 4); }
+      if (l && selected.box) { ctx.strokeStyle = C.text; ctx.strokeRect(selected.box.x - 1.5, selected.box.y - 1.5, selected.box.w + 3, selected.box.h + 3); }
+      else if (l) { ctx.strokeStyle = C.text; ctx.strokeRect(x0 - 1.5, tops[l.id] + 1.5, x1 - x0 + 3, l.h - 4); }
     }
     ctx.fillStyle = C.grid; ctx.fillRect(LABEL_W - 1, 0, 1, H);
     renderRange();
@@ -740,27 +816,79 @@
   const drawTimes = [];
   const drawn = {};
 
+  // A selected finding's evidence: its window as a band across every
+  // lane, and in the lanes its kind draws from, each visible mark in the
+  // window outlined (highlighted[lane] counts them, for the tests).
+  const EVIDENCE_LANES = [
+    [/db|sql|query/, ['db', 'main']], [/http|network|request/, ['http']], [/stall|blocked|anr|main-thread/, ['main']],
+    [/frame|jank/, ['frames']], [/recompos|state/, ['recompose']], [/^io-|iotrace|block/, ['io']], [/startup|launch/, ['device', 'main', 'db']],
+    [/work|job/, ['work']], [/memory|leak|gc/, ['memory']], [/crash|exit|log|strict|warn/, ['warnings']],
+  ];
+  function evidenceLanes(f) {
+    const id = String(f.id || '');
+    for (const [re, lanes] of EVIDENCE_LANES) if (re.test(id)) return lanes;
+    return [];
+  }
+  const highlighted = {};
+  function drawEvidence(m, tops, H) {
+    const x0 = Math.max(LABEL_W, xOf(m.t0)), x1 = Math.min(cssW, Math.max(x0 + 2, xOf(m.t1)));
+    for (const k of Object.keys(highlighted)) delete highlighted[k];
+    if (x1 < LABEL_W || x0 > cssW) return;
+    ctx.fillStyle = 'rgba(255,255,255,0.08)';
+    ctx.fillRect(x0, AXIS_H, x1 - x0, H - AXIS_H);
+    ctx.fillStyle = 'rgba(255,255,255,0.5)';
+    ctx.fillRect(x0, AXIS_H, 1, H - AXIS_H); ctx.fillRect(x1 - 1, AXIS_H, 1, H - AXIS_H);
+    ctx.strokeStyle = C.text; ctx.lineWidth = 1;
+    for (const id of evidenceLanes(m.f)) {
+      const l = laneById[id], L = S.lanes[id], ms = marksOf(L), y = tops[id];
+      let n = 0;
+      for (let i = lowerBound(ms, Math.max(m.t0, view.from) - L.maxDur); i < ms.length && ms[i].t0 <= Math.min(m.t1, view.to) && n < 500; i++) {
+        const k = ms[i];
+        if (k.t1 < m.t0 || k.t1 < view.from || hiddenAnon(k)) continue;
+        const a = xOf(k.t0), b = Math.max(a + 2, xOf(k.t1));
+        ctx.strokeRect(a - 1.5, y + 1.5, b - a + 3, l.h - 4);
+        n++;
+      }
+      highlighted[id] = n;
+    }
+  }
+
   function niceStep(ms) {
     const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 1800000, 3600000];
     for (const s of steps) if (s >= ms) return s;
     return 7200000;
   }
-  function fmtT(t, step) {
-    if (step >= 1000) return (t / 1000).toFixed(0) + ' s';
-    if (step >= 100) return (t / 1000).toFixed(1) + ' s';
-    return (t / 1000).toFixed(3) + ' s';
+  // ms as seconds with dig decimals, never "-0".
+  function secs(ms, dig) {
+    const v = (ms / 1000).toFixed(dig);
+    return Number(v) === 0 ? (0).toFixed(dig) : v;
   }
+  // A time since the app's start (ms), to the precision the step needs.
+  function fmtT(rel, step) {
+    const v = Math.abs(rel) < 1e-6 ? 0 : rel / 1000;
+    if (step >= 1000) return v.toFixed(0) + ' s';
+    if (step >= 100) return v.toFixed(1) + ' s';
+    if (step >= 10) return v.toFixed(2) + ' s';
+    return v.toFixed(3) + ' s';
+  }
+  const axisTicks = []; // the last draw's {t, rel, x, text}, for the tests
   function drawAxis(W, H) {
     const step = niceStep(span() / Math.max(1, plotW() / 110));
+    const o = origin();
     ctx.font = '10px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    let t = Math.ceil(view.from / step) * step;
-    for (; t <= view.to; t += step) {
-      const x = Math.round(xOf(t)) + 0.5;
+    axisTicks.length = 0;
+    // Ticks on whole steps since the start, so the first one reads 0 s.
+    let rel = Math.ceil((view.from - o) / step) * step;
+    for (; o + rel <= view.to; rel += step) {
+      // A whole pixel: a grid line is its color, not half of it twice.
+      const x = Math.round(xOf(o + rel)), text = fmtT(rel, step);
       ctx.fillStyle = C.grid; ctx.fillRect(x, AXIS_H - 4, 1, H);
-      ctx.fillStyle = C.dim; ctx.fillText(fmtT(t, step), x + 3, AXIS_H / 2);
+      ctx.fillStyle = C.dim; ctx.fillText(text, x + 3, AXIS_H / 2);
+      axisTicks.push({ t: o + rel, rel, x, text });
     }
-    ctx.fillStyle = C.dim; ctx.fillText('uptime', 8, AXIS_H / 2);
+    ctx.fillStyle = C.bg; ctx.fillRect(0, 0, LABEL_W - 1, AXIS_H);
+    ctx.fillStyle = C.dim; ctx.fillText('since app start', 8, AXIS_H / 2);
   }
 
   // Drawing a lane goes through pixel columns: every mark (or, zoomed
@@ -943,18 +1071,191 @@
     if (hi >= lo) { ctx.fillStyle = C.dim; ctx.fillText(Math.round(hi) + ' MB', cssW - 60, y + 8); }
     return n + ticks;
   }
+  // The findings lane: two rows of bars, each bar on the first row free
+  // where it starts, and its title beside it (inside a wide bar) as far
+  // as the next bar on that row; a title that does not fit is cut with
+  // an ellipsis, and one with no room for a few letters is on hover only.
+  // F.labels keeps what was drawn, for the tests (inside the canvas, no
+  // two overlapping).
+  const FROW_H = 15, LABEL_MIN = 36;
+  function fitText(text, w) {
+    if (ctx.measureText(text).width <= w) return text;
+    let lo = 0, hi = text.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ctx.measureText(text.slice(0, mid) + '…').width <= w) lo = mid; else hi = mid - 1;
+    }
+    return lo >= 3 ? text.slice(0, lo).trimEnd() + '…' : '';
+  }
+  // --- the system under the app (a chosen system trace) ----------------------
+  // GET /api/trace/system: the main thread's states (sorted [from, dur,
+  // class, state, cpu, ranTid, ranName] rows on the app clock) and each
+  // CPU's frequency steps, fetched once per trace chosen.
+  const SY = { trace: '', state: 'idle', states: [], maxDur: 0, freq: [], freqMax: 0, thread: null, note: '', error: '', from: 0, to: 0, seq: 0 };
+  async function loadSystem(id) {
+    const my = ++SY.seq;
+    Object.assign(SY, { trace: id, state: id ? 'loading' : 'idle', states: [], maxDur: 0, freq: [], freqMax: 0, thread: null, note: '', error: '' });
+    for (const l of LANES) if (l.system) l.h = id ? l.sysH : 0;
+    dirty = true;
+    if (!id) return;
+    try {
+      const r = await fetch('/api/trace/system?trace=' + encodeURIComponent(id));
+      const j = await r.json();
+      if (my !== SY.seq) return;
+      if (!r.ok) throw new Error(j.error || r.statusText);
+      SY.states = (j.states || []).sort((a, b) => a[0] - b[0]);
+      for (const st of SY.states) if (st[1] > SY.maxDur) SY.maxDur = st[1];
+      SY.freq = j.freq || [];
+      SY.thread = j.thread; SY.note = j.note || '';
+      SY.from = j.window.from; SY.to = j.window.to;
+      SY.state = 'ok';
+    } catch (e) {
+      if (my !== SY.seq) return;
+      SY.state = 'error'; SY.error = String(e.message || e);
+    }
+    dirty = true;
+  }
+  function firstState(t) {
+    const a = SY.states;
+    let lo = 0, hi = a.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid][0] < t) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  // Through pixel columns, as the other lanes: each column takes the
+  // worst state in it (io over runnable over running over blocked over
+  // sleeping), and each run of equal columns is one rectangle, so 50,000
+  // states zoomed out cost a few hundred rects.  Returns the states seen.
+  const SYS_RANK = { sleeping: 1, blocked: 2, running: 3, runnable: 4, io: 5 };
+  const SYS_BY_RANK = [null, 'sleeping', 'blocked', 'running', 'runnable', 'io'];
+  let sysCol = new Uint8Array(0);
+  function drawStates(l, y) {
+    if (SY.state !== 'ok' || !SY.states.length) return 0;
+    const a = SY.states, pw = plotW(), from = view.from, pxMs = span() / pw;
+    if (sysCol.length < pw) sysCol = new Uint8Array(pw + 256);
+    const col = sysCol;
+    col.fill(0, 0, pw);
+    let n = 0;
+    for (let i = firstState(from - SY.maxDur); i < a.length && a[i][0] <= view.to; i++) {
+      const st = a[i], t1 = st[0] + st[1];
+      if (t1 < from) continue;
+      const r = SYS_RANK[st[2]] || 1;
+      let p0 = Math.floor((st[0] - from) / pxMs), p1 = Math.floor((t1 - from) / pxMs);
+      if (p0 < 0) p0 = 0;
+      if (p1 >= pw) p1 = pw - 1;
+      for (let p = p0; p <= p1; p++) if (r > col[p]) col[p] = r;
+      n++;
+    }
+    for (let r = 1; r < SYS_BY_RANK.length; r++) {
+      ctx.fillStyle = SYS[SYS_BY_RANK[r]];
+      ctx.beginPath();
+      let p = 0;
+      while (p < pw) {
+        if (col[p] !== r) { p++; continue; }
+        let q = p + 1;
+        while (q < pw && col[q] === r) q++;
+        ctx.rect(LABEL_W + p, y + 3, q - p, l.h - 7);
+        p = q;
+      }
+      ctx.fill();
+    }
+    return n;
+  }
+  // Each CPU's frequency as a step line, on one scale (the highest seen),
+  // at most two points per pixel column.
+  function drawFreq(l, y) {
+    if (SY.state !== 'ok' || !SY.freq.length) return 0;
+    if (!(SY.freqMax > 0)) {
+      SY.freqMax = 0;
+      for (const c of SY.freq) for (const p of c.points) if (p[1] > SY.freqMax) SY.freqMax = p[1];
+    }
+    const max = SY.freqMax;
+    if (!(max > 0)) return 0;
+    let n = 0;
+    const yOf = (v) => y + l.h - 3 - (v / max) * (l.h - 8);
+    ctx.strokeStyle = SYS.freq; ctx.lineWidth = 1; ctx.globalAlpha = 0.8;
+    for (const c of SY.freq) {
+      const pts = c.points;
+      ctx.beginPath();
+      let started = false, lastPx = -1;
+      let lo = 0, hi = pts.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (pts[mid][0] < view.from) lo = mid + 1; else hi = mid; }
+      for (let i = Math.max(0, lo - 1); i < pts.length && pts[i][0] <= view.to; i++) {
+        const t1 = i + 1 < pts.length ? pts[i + 1][0] : SY.to;
+        const x0 = Math.max(LABEL_W, xOf(pts[i][0])), x1 = Math.min(cssW, xOf(t1)), yy = yOf(pts[i][1]);
+        n++;
+        if (Math.floor(x0) === lastPx && Math.floor(x1) === lastPx) continue; // inside one pixel
+        if (!started) { ctx.moveTo(x0, yy); started = true; } else ctx.lineTo(x0, yy);
+        ctx.lineTo(x1, yy);
+        lastPx = Math.floor(x1);
+      }
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    if (n) { ctx.fillStyle = C.dim; ctx.fillText('max ' + Math.round(max / 1000) + ' MHz', cssW - 90, y + 8); }
+    return n;
+  }
+  // What the main thread did over [t0, t1] by the trace: ms per state,
+  // and its longest wait for a CPU with who held that CPU.  The sentence
+  // a late frame or a stall gets in the detail panel.
+  function systemOver(t0, t1) {
+    if (SY.state !== 'ok' || !SY.thread || t1 <= t0 || t1 < SY.from || t0 > SY.to) return null;
+    const ms = { running: 0, runnable: 0, sleeping: 0, io: 0, blocked: 0 };
+    let worst = null;
+    const a = SY.states;
+    for (let i = firstState(t0 - SY.maxDur); i < a.length && a[i][0] < t1; i++) {
+      const st = a[i], o = Math.min(t1, st[0] + st[1]) - Math.max(t0, st[0]);
+      if (o <= 0) continue;
+      ms[st[2]] = (ms[st[2]] || 0) + o;
+      if (st[2] === 'runnable' && (!worst || o > worst.ms)) worst = { ms: o, cpu: st[4], by: st[6], tid: st[5] };
+    }
+    const parts = ['running', 'runnable', 'io', 'blocked', 'sleeping'].filter((k) => ms[k] >= 0.05)
+      .map((k) => (k === 'io' ? 'blocked in I/O' : k) + ' ' + ms[k].toFixed(ms[k] < 10 ? 1 : 0) + ' ms');
+    let text = 'main thread ' + (parts.join(', ') || 'not seen by the trace');
+    if (worst && worst.ms >= 1 && worst.by) text += '; runnable ' + worst.ms.toFixed(0) + ' ms while CPU ' + worst.cpu + ' ran ' + worst.by + (worst.tid ? ' (tid ' + worst.tid + ')' : '');
+    const covered = Math.max(t0, SY.from) > t0 || Math.min(t1, SY.to) < t1 ? ' (the trace covers part of it)' : '';
+    return { ms, worst, text: text + covered };
+  }
+
   function drawFindings(l, y) {
     const st = findingsText();
     const stale = st.kind === 'stale' || st.kind === 'loading';
     let n = 0;
     ctx.globalAlpha = stale ? 0.45 : 1;
-    const rh = (l.h - 16) / 2;
-    F.marks.forEach((m, i) => {
+    const right = cssW - 4, rowEnd = [-Infinity, -Infinity], rows = [[], []];
+    F.labels = [];
+    for (const m of F.marks) {
+      m.box = null;
       const x0 = Math.max(LABEL_W - 2, xOf(m.t0)), x1 = Math.max(x0 + 3, xOf(m.t1));
+      if (x1 < LABEL_W || x0 > cssW) continue;
+      const r = rowEnd[0] <= x0 ? 0 : rowEnd[1] <= x0 ? 1 : rowEnd[0] <= rowEnd[1] ? 0 : 1;
+      rowEnd[r] = Math.max(rowEnd[r], x1 + 2);
+      m.box = { x: x0, y: y + 2 + r * (FROW_H + 1), w: x1 - x0, h: FROW_H };
+      rows[r].push(m);
       ctx.fillStyle = m.color;
-      ctx.fillRect(x0, y + 2 + (i % 2) * rh, x1 - x0, rh - 1);
+      ctx.fillRect(m.box.x, m.box.y, m.box.w, m.box.h);
       n++;
-    });
+    }
+    // Labels stay legible on a stale (faded) answer: light text then,
+    // dark text only on a bar drawn in full.
+    ctx.globalAlpha = 1;
+    ctx.font = '11px system-ui, sans-serif';
+    for (const row of rows) {
+      row.forEach((m, i) => {
+        const b = m.box, inside = b.w >= 80;
+        const tx = inside ? Math.max(b.x, LABEL_W) + 4 : b.x + b.w + 3;
+        const next = i + 1 < row.length ? row[i + 1].box.x - 4 : right;
+        const end = Math.min(next, right, inside ? b.x + b.w - 4 : Infinity);
+        if (end - tx < LABEL_MIN) return;
+        const text = fitText(m.f.title, end - tx);
+        if (!text) return;
+        const w = ctx.measureText(text).width;
+        if (F.labels.some((o) => o.y === b.y && tx < o.x + o.w + 2 && o.x < tx + w + 2)) return;
+        const dark = inside && !stale;
+        ctx.fillStyle = dark ? '#111217' : C.text;
+        ctx.fillText(text, tx, b.y + b.h / 2 + 0.5);
+        F.labels.push({ text, full: m.f.title, x: tx, y: b.y, w, h: b.h, inside, dark });
+      });
+    }
     ctx.globalAlpha = 1;
     // The state is always said, so "in flight" never reads as "nothing".
     ctx.fillStyle = st.color;
@@ -963,9 +1264,13 @@
   }
   let rangeText = '';
   function renderRange() {
-    const sp = span();
-    const text = 't=' + Math.round(view.from) + '..' + Math.round(view.to) + ' (' + (sp >= 10000 ? (sp / 1000).toFixed(0) : (sp / 1000).toFixed(2)) + ' s)';
-    if (text !== rangeText) { rangeText = text; $('range').textContent = text; }
+    const sp = span(), o = origin(), dig = sp >= 10000 ? 0 : sp >= 1000 ? 1 : 3;
+    const text = secs(view.from - o, dig) + '–' + secs(view.to - o, dig) + ' s (' + secs(sp, dig) + ' s)';
+    if (text !== rangeText) {
+      rangeText = text;
+      $('range').textContent = text;
+      $('range').title = 'since the app started; device uptime ' + Math.round(view.from) + '..' + Math.round(view.to) + ' ms';
+    }
   }
 
   function frame() {
@@ -993,8 +1298,15 @@
       const d = t < m.t0 ? m.t0 - t : t > m.t1 ? t - m.t1 : 0;
       if (d <= slack && (d < bestD || (d === bestD && best && (m.t1 - m.t0) < (best.t1 - best.t0)))) { best = m; bestD = d; }
     };
-    if (l.id === 'findings') F.marks.forEach(consider);
-    else {
+    if (l.id === 'findings') {
+      // Bars sit on rows: the topmost (drawn last) under the pointer,
+      // else the nearest.
+      for (const m of F.marks) {
+        const b = m.box;
+        if (b && x >= b.x && x <= b.x + Math.max(b.w, 3) && y >= b.y && y <= b.y + b.h) best = m;
+      }
+      if (!best) F.marks.forEach(consider);
+    } else {
       const L = S.lanes[l.id];
       const ms = marksOf(L);
       for (let i = lowerBound(ms, t - slack - L.maxDur); i < ms.length && ms[i].t0 <= t + slack; i++) consider(ms[i]);
@@ -1003,6 +1315,96 @@
     return best;
   }
   const BULK = ['stack', 'sql', 'args', 'requestBody', 'responseBody', 'traceText', 'mainStack', 'detail', 'message', 'frames', 'phases'];
+  // "12.345 s since start (uptime 785123 ms)": both clocks, for people.
+  function when(t) {
+    return ((t - origin()) / 1000).toFixed(3) + ' s since start (device uptime ' + (Math.round(t * 1000) / 1000) + ' ms)';
+  }
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  // A stack as frames a person can click: each asks the server where it
+  // is in the project (GET /api/where, the `where` of findings).
+  function stackFrames(d) {
+    let frames = Array.isArray(d.frames) ? d.frames.filter((f) => f && typeof f === 'object') : [];
+    if (!frames.length && typeof d.stack === 'string') {
+      // "fn(file.c:12)", "fn(file.c)", "fn", "module+0x1a2b"
+      frames = d.stack.split('\n').filter((x) => x.trim()).map((line) => {
+        const m = /^\s*(?:at\s+)?([^(\s]+)\s*(?:\(([^:)]+)(?::(\d+))?\))?/.exec(line) || [];
+        return { fn: m[1] || line.trim(), file: m[2], line: m[3] ? Number(m[3]) : undefined, app: true, text: line.trim() };
+      });
+    }
+    const box = el('div', 'frames');
+    for (const f of frames) {
+      const b = el('button', 'frame' + (f.app === false ? ' lib' : ''));
+      const text = f.text || ((f.fn || (f.module ? f.module + '+0x' + Number(f.offset || 0).toString(16) : f.pc || '?')) +
+        (f.file ? '(' + f.file + (f.line ? ':' + f.line : '') + ')' : ''));
+      b.append(el('span', 'fn', text));
+      b.title = f.app === false ? 'a library frame; click to look for it in the project' : 'click: where is this in the project?';
+      b.onclick = async () => {
+        let w = b.querySelector('.where');
+        if (!w) { w = el('span', 'where', 'looking…'); b.append(w); }
+        try {
+          const q = new URLSearchParams();
+          if (f.fn) q.set('fn', f.fn);
+          if (f.file) q.set('file', f.file);
+          if (f.line) q.set('line', String(f.line));
+          if (f.app !== false) q.set('app', '1');
+          const r = await fetch('/api/where?' + q);
+          const j = await r.json();
+          if (!r.ok) throw new Error(j.error || r.statusText);
+          if (j.status === 'resolved') { w.className = 'where'; w.textContent = 'where: ' + j.path + (j.line ? ':' + j.line : ''); }
+          else if (j.status === 'ambiguous') { w.className = 'where'; w.textContent = 'where: one of ' + j.candidates.map((c) => c.path + (c.line ? ':' + c.line : '')).join(', '); }
+          else { w.className = 'where none'; w.textContent = 'where: ' + j.status; }
+        } catch (e) { w.className = 'where none'; w.textContent = 'where: ' + (e.message || e); }
+      };
+      box.append(b);
+    }
+    return frames.length ? box : null;
+  }
+  // Phases (name -> ms) as one bar, each phase a share of it.
+  const PHASE_COLORS = ['#3e9bff', '#b18cff', '#2fb3a6', '#f5a524', '#e5484d', '#46a758', '#ff7ab6', '#9aa5b1', '#c86bff', '#ffd479'];
+  function phaseBar(ph) {
+    const names = Object.keys(ph || {}).filter((k) => num(ph[k]) >= 0);
+    const total = names.reduce((a, k) => a + num(ph[k]), 0);
+    if (!names.length) return null;
+    const wrap = el('div'), bar = el('div', 'phases'), keys = el('div', 'phase-keys');
+    names.forEach((k, i) => {
+      const v = num(ph[k]), c = PHASE_COLORS[i % PHASE_COLORS.length];
+      const seg = el('span');
+      seg.style.flex = String(total > 0 ? v : 1);
+      seg.style.background = c;
+      seg.title = k + ' ' + v + ' ms';
+      seg.dataset.phase = k;
+      bar.append(seg);
+      const key = el('span', '', k + ' ' + v + ' ms');
+      const sw = el('i'); sw.style.background = c;
+      key.prepend(sw);
+      keys.append(key);
+    });
+    wrap.append(bar, keys);
+    return wrap;
+  }
+  // A statement with its bound values in place of its `?`s (args is the
+  // values joined with ", ", docs/protocol.md; a value holding ", " cannot
+  // be split back, so a count that does not match shows them apart).
+  function boundSql(sql, args) {
+    const box = el('div', 'sql');
+    const vals = typeof args === 'string' && args !== '' ? args.split(', ') : Array.isArray(args) ? args.map(String) : [];
+    const parts = String(sql).split('?');
+    if (vals.length && parts.length - 1 === vals.length) {
+      parts.forEach((p, i) => {
+        box.append(document.createTextNode(p));
+        if (i < vals.length) box.append(el('span', 'bound', /^-?\d+(\.\d+)?$/.test(vals[i]) ? vals[i] : "'" + vals[i] + "'"));
+      });
+    } else {
+      box.textContent = sql;
+      if (vals.length) { box.append(document.createTextNode('\n-- bound: ')); box.append(el('span', 'bound', args)); }
+    }
+    return box;
+  }
   function showDetail(m) {
     selected = m; dirty = true;
     const attrs = $('detail-attrs'), bulk = $('detail-bulk');
@@ -1014,35 +1416,69 @@
       tr.append(a, b); attrs.append(tr);
     };
     const pre = (k, v) => {
-      const h = document.createElement('div'); h.className = 'bulk-name'; h.textContent = k;
-      const p = document.createElement('pre'); p.textContent = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+      const h = el('div', 'bulk-name', k);
+      const p = el('pre', '', typeof v === 'string' ? v : JSON.stringify(v, null, 2));
       bulk.append(h, p);
     };
+    const section = (k, node) => { if (node) bulk.append(el('div', 'bulk-name', k), node); return !!node; };
+    let raw;
     if (m.f) {
       const f = m.f;
+      raw = f;
       $('detail-title').textContent = f.title;
       $('detail-sub').textContent = f.severity + ' · ' + f.confidence + ' · ' + f.id + (f.source ? ' · ' + f.source : '');
-      if (f.window) row('window', 't=' + f.window.from + '..' + f.window.to);
+      if (f.window) row('window', ((f.window.from - origin()) / 1000).toFixed(3) + '–' + ((f.window.to - origin()) / 1000).toFixed(3) + ' s since start (uptime ' + f.window.from + '..' + f.window.to + ' ms)');
       if (f.spanning) row('window', 'spanning (not on this axis)');
       row('count', f.count);
       if (f.status) row('status', f.status);
-      if (f.where) row('where', f.where.path ? f.where.path + ':' + f.where.line : f.where.status);
+      if (f.where) row('where', f.where.path ? f.where.path + (f.where.line ? ':' + f.where.line : '') : f.where.status);
       if (Array.isArray(f.detail)) pre('detail', f.detail.join('\n'));
-      if (f.evidence) pre('evidence', f.evidence);
+      const ev = f.evidence || {};
+      if (typeof ev.sql === 'string') section('statement', boundSql(ev.sql, ev.args));
+      if (typeof ev.stack === 'string' || Array.isArray(ev.frames)) section('stack', stackFrames(ev));
+      if (ev.phases && typeof ev.phases === 'object') section('phases', phaseBar(ev.phases));
+      scrollLogTo(m.t0);
     } else {
       const ev = m.ev, d = ev.data || {};
+      raw = ev;
       $('detail-title').textContent = m.label;
-      $('detail-sub').textContent = ev.event + ' · t=' + ev.t + (typeof ev.seq === 'number' && ev.seq >= 0 ? ' · seq ' + ev.seq : ' · host-made');
+      $('detail-sub').textContent = ev.event + ' · ' + when(ev.t) + (typeof ev.seq === 'number' && ev.seq >= 0 ? ' · seq ' + ev.seq : ' · host-made');
       if (m.who !== undefined) {
         row('issued by', IO_WHO[m.who] + (m.who < 2 ? ' (pid ' + appPidAt(m.t0) + ')' : ''));
         if (m.t1 > m.t0) row('completed', 't=' + (Math.round(m.t1 * 1000) / 1000));
       }
+      const shown = new Set();
+      // With a system trace: what the main thread was doing meanwhile.
+      const sys = m.t1 > m.t0 ? systemOver(m.t0, m.t1) : null;
+      if (sys) section('the system under it (' + SY.trace + ')', el('p', 'system-why',
+        (ev.event === 'frame' ? 'frame late: ' : ev.event === 'blocked' ? 'stall: ' : '') + sys.text));
+      // What a person reads first: the stack, the statement, the phases.
+      if ((ev.event === 'blocked' || ev.event === 'exit') && section('stack', stackFrames(ev.event === 'exit' ? { stack: d.mainStack } : d))) shown.add('stack').add('frames').add('mainStack');
+      const args = d.args !== undefined ? d.args : m.args;
+      if (typeof d.sql === 'string' && section(args ? 'statement, with its bound values' : 'statement', boundSql(d.sql, args))) shown.add('sql').add('args');
+      if (d.phases && typeof d.phases === 'object' && section(ev.event === 'frame' ? 'frame phases' : 'call phases', phaseBar(d.phases))) shown.add('phases');
       for (const k of Object.keys(d)) if (!BULK.includes(k)) row(k, d[k]);
-      for (const k of BULK) if (d[k] !== undefined && d[k] !== '') pre(k, d[k]);
+      for (const k of BULK) if (!shown.has(k) && d[k] !== undefined && d[k] !== '') pre(k, d[k]);
       if (ev.more) pre('continued', ev.more);
     }
+    // The raw JSON, one click away.
+    const det = el('details', 'raw');
+    det.append(el('summary', '', 'raw JSON'), el('pre', '', JSON.stringify(raw, null, 2)));
+    bulk.append(det);
     $('detail').hidden = false;
     resize();
+  }
+  // Selecting a finding moves the log to its first line in the window.
+  function scrollLogTo(t) {
+    let i = 0;
+    const off = logOffset();
+    for (i = off; i < S.logs.length && S.logs[i].t < t; i++);
+    if (i >= S.logs.length) i = S.logs.length - 1;
+    if (i < off) return;
+    selectedLog = S.logs[i]; logPinned = false;
+    logBox.scrollTop = Math.max(0, (i - off) * LOG_ROW_H - logBox.clientHeight / 2);
+    for (const x of logPool) x.ev = null;
+    renderLogs();
   }
   $('detail-close').onclick = () => { $('detail').hidden = true; selected = null; resize(); };
 
@@ -1066,10 +1502,46 @@
     }
     drag = null;
   });
+  // Hover: what is under the pointer (a finding's whole title, which its
+  // bar may not have room for) and the time on both clocks.
+  const hoverBox = $('hover');
+  function hoverAt(x, y) {
+    if (x < LABEL_W || x > cssW || y < 0 || y > cssH) { hoverBox.hidden = true; mouseT = null; return null; }
+    const t = tOf(x), m = y >= AXIS_H ? pick(x, y) : null;
+    mouseT = t;
+    hoverBox.textContent = '';
+    if (m) hoverBox.append(el('div', '', m.f ? m.f.severity + ': ' + m.f.title : m.label));
+    const sl = laneById.sys, top = laneTops().sys;
+    if (!m && sl.h && y >= top && y < top + sl.h && SY.states.length) {
+      const a = SY.states, slack = span() / plotW() * 2;
+      for (let i = firstState(t - SY.maxDur); i < a.length && a[i][0] <= t + slack; i++) {
+        const st = a[i];
+        if (st[0] + st[1] < t - slack) continue;
+        hoverBox.append(el('div', '', 'main thread ' + (st[2] === 'io' ? 'blocked in I/O' : st[2]) + ' (' + st[3] + ') ' + st[1].toFixed(st[1] < 10 ? 2 : 0) + ' ms' +
+          (st[4] >= 0 ? ' on CPU ' + st[4] : '') + (st[6] ? '; CPU ' + st[4] + ' ran ' + st[6] : '')));
+        break;
+      }
+    }
+    hoverBox.append(el('div', 'clock', when(t)));
+    hoverBox.hidden = false;
+    const w = hoverBox.offsetWidth, h = hoverBox.offsetHeight;
+    hoverBox.style.left = Math.max(0, Math.min(cssW - w - 4, x + 12)) + 'px';
+    hoverBox.style.top = Math.max(0, Math.min(cssH - h - 4, y + 14)) + 'px';
+    return hoverBox.textContent;
+  }
+  canvas.addEventListener('mousemove', (e) => { if (!drag || !drag.moved) hoverAt(e.offsetX, e.offsetY); });
+  canvas.addEventListener('mouseleave', () => { hoverBox.hidden = true; mouseT = null; });
   function zoomAt(t, factor) {
     const from = t - (t - view.from) * factor, to = t + (view.to - t) * factor;
     setView(from, to);
-    if (view.follow) { const s = span(); view.to = liveEdge() + s * 0.02; view.from = view.to - s; }
+    if (view.follow) { view.want = Math.min(86400000, Math.max(1000, span())); followWindow(); }
+  }
+  // A and D (and the arrows): a fifth of the window.
+  function pan(frac) {
+    const d = span() * frac;
+    view.from += d; view.to += d;
+    if (view.follow) { view.follow = false; $('follow').checked = false; }
+    dirty = true; findingsTouch();
   }
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
@@ -1083,12 +1555,25 @@
   $('zoom-out').onclick = () => zoomAt((view.from + view.to) / 2, 2);
   $('follow').onchange = (e) => { view.follow = e.target.checked; dirty = true; findingsTouch(); };
   $('framework').onchange = (e) => { framework = e.target.checked; dirty = true; };
+  $('fit').onclick = () => fit();
+  // Keys as in Perfetto: W/S zoom in and out about the middle (or the
+  // mouse), A/D pan, F fits the selection; L toggles following live.
+  let mouseT = null;
   window.addEventListener('keydown', (e) => {
-    if (e.target.tagName === 'TEXTAREA' || e.target.tagName === 'INPUT') return;
-    if (e.key === 'f') { view.follow = !view.follow; $('follow').checked = view.follow; dirty = true; }
-    else if (e.key === '+' || e.key === '=') $('zoom-in').click();
-    else if (e.key === '-') $('zoom-out').click();
-    else if (e.key === 'Escape') $('detail-close').click();
+    const tag = e.target.tagName;
+    // Not while typing, nor under the database dialog (its own Esc closes it).
+    if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey || $('dbdlg').open) return;
+    const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    const at = mouseT !== null ? mouseT : (view.from + view.to) / 2;
+    if (k === 'w' || k === '+' || k === '=') zoomAt(at, 0.6);
+    else if (k === 's' || k === '-') zoomAt(at, 1 / 0.6);
+    else if (k === 'a' || k === 'ArrowLeft') pan(-0.2);
+    else if (k === 'd' || k === 'ArrowRight') pan(0.2);
+    else if (k === 'f') fit();
+    else if (k === 'l') { view.follow = !view.follow; $('follow').checked = view.follow; dirty = true; findingsTouch(); }
+    else if (k === 'Escape') { $('detail-close').click(); return; }
+    else return;
+    e.preventDefault();
   });
   function moveTo(t) {
     const s = span();
@@ -1143,7 +1628,9 @@
       r.className = 'log ' + (d.level || '') + (ev === selectedLog ? ' sel' : '');
       r.dataset.t = ev.t;
       const c = r.children;
-      c[0].textContent = ev.t; c[1].textContent = d.level || '?';
+      // Seconds since the app's start, as on the axis; the device clock on hover.
+      c[0].textContent = secs(ev.t - origin(), 3); c[0].title = 'device uptime ' + ev.t + ' ms';
+      c[1].textContent = d.level || '?';
       c[2].textContent = d.tag || ''; c[3].textContent = d.message || '';
     }
     $('log-count').textContent = S.logs.length ? '(' + S.logs.length + ' lines' + (off ? ', the last ' + LOG_MAX + ' listed' : '') + ')' : '(no lines yet)';
@@ -1311,7 +1798,9 @@
     laneRect(id) { const tops = laneTops(); const r = canvas.getBoundingClientRect(); return { x: r.left + LABEL_W, y: r.top + tops[id], w: plotW(), h: laneById[id].h }; },
     xOf: (t) => canvas.getBoundingClientRect().left + xOf(t),
     marks: (id) => marksOf(S.lanes[id]).map((m) => ({ t0: m.t0, t1: m.t1, kind: m.ev && m.ev.event, label: m.label, color: m.color,
-      row: m.row | 0, who: m.who === undefined ? null : IO_WHO[m.who], data: m.who === undefined ? undefined : m.ev.data })),
+      row: m.row | 0, who: m.who === undefined ? null : IO_WHO[m.who], data: m.ev ? m.ev.data : undefined, args: m.args })),
+    // Opens the detail panel on a lane's i-th mark (marks(id) order).
+    open(id, i) { const m = marksOf(S.lanes[id])[i]; if (m) { m.lane = id; showDetail(m); } return !!m; },
     findings: () => ({ state: F.state, kind: findingsText().kind, text: findingsText().text, n: F.answer ? (F.answer.findings || []).length : null,
       trace: F.answer && F.answer.trace ? F.answer.trace : null, asked: F.answer ? F.answer.asked || null : null,
       fromTrace: F.answer ? (F.answer.findings || []).filter((f) => f.source === 'trace').map((f) => ({ id: f.id, title: f.title, window: f.window || null })) : [],
@@ -1323,7 +1812,7 @@
     setView: (from, to) => setView(from, to, false),
     askPrompt,
     drawTimes,
-    selected: () => (selected ? { label: selected.label, lane: selected.lane } : null),
+    selected: () => (selected ? { label: selected.label, lane: selected.lane, t0: selected.t0, t1: selected.t1, finding: selected.f ? selected.f.id : null } : null),
     drawNow() { draw(); },
     // After each WebSocket message: what the store holds and how far the
     // newest event is behind the live edge (bench/ui_stream.mjs).
@@ -1333,6 +1822,25 @@
     stats: () => ({ count: S.count, kinds: { ...S.kinds }, ioRecordings: S.ioRecordings.slice(), lastT: S.lastT, edge: liveEdge(), appDropped: S.appDropped, version: S.version,
       restarts: S.restarts.slice(), hello: S.hello, conn: $('conn-text').textContent, state: $('conn').dataset.state }),
     drawn: (id) => drawn[id] || 0,
+    // What the last draw put on the canvas, in page coordinates.
+    labels() {
+      const r = canvas.getBoundingClientRect();
+      return F.labels.map((b) => ({ text: b.text, full: b.full, inside: b.inside, dark: b.dark, x: r.left + b.x, y: r.top + b.y, w: b.w, h: b.h }));
+    },
+    findingBars() {
+      const r = canvas.getBoundingClientRect();
+      return F.marks.filter((m) => m.box).map((m) => ({ id: m.f.id, title: m.f.title, x: r.left + m.box.x, y: r.top + m.box.y, w: m.box.w, h: m.box.h }));
+    },
+    canvasRect() { const r = canvas.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; },
+    axis: () => ({ origin: origin(), ticks: axisTicks.slice(), range: $('range').textContent }),
+    legend: () => LEGEND.map(([lane, name, items]) => ({ lane, name, items: items.map(([color, what]) => ({ color, what })) })),
+    highlighted: () => ({ ...highlighted }),
+    system: () => ({ state: SY.state, trace: SY.trace, states: SY.states.length, freq: SY.freq.length, thread: SY.thread, note: SY.note, error: SY.error,
+      from: SY.from, to: SY.to, classes: [...new Set(SY.states.map((x) => x[2]))], lanes: LANES.filter((l) => l.system).map((l) => ({ id: l.id, h: l.h })) }),
+    systemOver: (a, b) => systemOver(a, b),
+    logSelected: () => (selectedLog ? { t: selectedLog.t, message: selectedLog.data && selectedLog.data.message } : null),
+    line(o) { ingestLine(o); },
+    hoverAt: (x, y) => hoverAt(x, y),
     inject(ev) { ingest(ev); },
     withCollectors(cols) { if (S.hello) S.hello.collectors = cols; dirty = true; },
     // Loads n synthetic events spread over `seconds` (bench only).
@@ -1351,11 +1859,44 @@
           dev: '254,0', op: 'write', rwbs: 'WS', bytes: 4096, latencyMs: (i % 97) / 10, pid: 100 + i % 3, tid: 100 + i % 5, requestId: i };
         ingest({ event: k, t, seq: i, data });
       }
+      // The system lanes too, as a chosen trace fills them: 50,000 main-
+      // thread states and 4 CPUs' frequency steps over the same span.
+      const cls = ['running', 'runnable', 'sleeping', 'io', 'sleeping', 'blocked'], NS = 50000;
+      SY.seq++;
+      Object.assign(SY, { trace: 'synthetic', state: 'ok', thread: { tid: 100, name: 'main' }, note: '', error: '', from: 1000, to: 1000 + T, freq: [], freqMax: 0 });
+      SY.states = [];
+      for (let i = 0; i < NS; i++) SY.states.push([1000 + i * T / NS, T / NS, cls[i % cls.length], 'S', i % 4, i % 7 ? 0 : 42, i % 7 ? '' : 'kworker/0:1']);
+      SY.maxDur = T / NS;
+      for (let c = 0; c < 4; c++) {
+        const pts = [];
+        for (let i = 0; i < 2000; i++) pts.push([1000 + i * T / 2000, 600000 + ((i * 7 + c) % 13) * 100000]);
+        SY.freq.push({ cpu: c, points: pts });
+      }
+      for (const l of LANES) if (l.system) l.h = l.sysH;
       view.follow = false; $('follow').checked = false;
       setView(1000, 1000 + T, false);
     },
   };
 
+  // The legend strip under the timeline, from LEGEND.
+  function renderLegend() {
+    const box = $('legend');
+    for (const [, name, items] of LEGEND) {
+      const g = el('span', 'lg');
+      g.append(el('b', '', name));
+      for (const [color, what, kind] of items) {
+        const it = el('span', 'lg');
+        const sw = el('i', 'sw' + (kind ? ' ' + kind : ''));
+        sw.style.background = color;
+        if (kind === 'box') sw.style.borderColor = color;
+        it.append(sw, document.createTextNode(what));
+        g.append(it);
+      }
+      box.append(g);
+    }
+  }
+
+  renderLegend();
   resetStore();
   resize();
   connect();
