@@ -1,8 +1,7 @@
 #!/bin/sh
-# spdx.sh: every source file of the project carries one license line,
-#   SPDX-License-Identifier: Apache-2.0
-# in its language's comment, as its first line or right after its shebang
-# (and a Python coding line).  The files: git's tracked C sources and
+# spdx.sh: every source file of the project carries one license line, an
+# SPDX identifier ($LINE below) in its language's comment, as its first
+# line or right after its shebang (and a Python coding line).  The files: git's tracked C sources and
 # headers, shell, Python, JavaScript modules, SQL and the Makefile, and
 # extensionless scripts with a shebang; minus SKIP below.
 #
