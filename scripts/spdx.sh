@@ -73,6 +73,10 @@ add() {
 	rm -f "$1.spdx.tmp"
 }
 
+# The work is one function called on the script's last line: the shell
+# has read the whole script before it runs, so adding the line to this
+# file itself cannot pull the text from under the running shell.
+main() {
 passed=0
 failed=0
 for f in $(sources); do
@@ -91,3 +95,6 @@ if [ $mode = check ]; then
 	echo "[spdx] $passed passed, $failed failed"
 	[ $failed -eq 0 ]
 fi
+}
+
+main; exit $?
