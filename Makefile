@@ -9,6 +9,8 @@
 #   make bench-table   the README's performance table from the last bench run
 #   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
 #   make cross ARCH=aarch64   the tree for arm64 into build/aarch64/
+#   make install / uninstall [PREFIX=/usr/local] [DESTDIR=...]
+#   make spdx-check / docs-check
 
 # gcc by default; `make CC=clang` must build too.
 ifeq ($(origin CC),default)
@@ -67,13 +69,21 @@ TLS_DIALECT := $(shell echo 'int x;' | $(CC) -x c -c -mtls-dialect=gnu2 \
 	-o /dev/null - 2>/dev/null && echo -mtls-dialect=gnu2)
 $(AGENT_OBJ): CFLAGS += $(TLS_DIALECT)
 AGENT_LIBS := -ldw -lz -ldl -pthread -lm
+# The version is include/porthole.h's; the soname carries its major
+# (libporthole.so.1), and libporthole.so.1 and libporthole.so link to the
+# file named by the full version.
+ph_version_part = $(shell sed -n 's/^\#define PORTHOLE_VERSION_$(1)[[:space:]]*//p' \
+	include/porthole.h)
+VERSION := $(call ph_version_part,MAJOR).$(call ph_version_part,MINOR).$(call ph_version_part,PATCH)
+SOMAJOR := $(call ph_version_part,MAJOR)
+SONAME := libporthole.so.$(SOMAJOR)
 LIBPORTHOLE := $(O)/lib/libporthole.a $(O)/lib/libporthole.so \
-	$(O)/lib/pkgconfig/porthole.pc
+	$(O)/lib/$(SONAME) $(O)/lib/pkgconfig/porthole.pc
 PROGRAMS := $(O)/bin/porthole $(O)/bin/porthole-sample
 TEST_BIN := $(O)/tests/unit-tests
 
 .PHONY: all tests clean deps test demo bench bench-table fuzz fuzz-smoke format \
-	format-check check-clang help cross check-cross
+	format-check spdx-check docs-check check-clang help cross check-cross
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
 	$(O)/tests/signal-chain
@@ -118,16 +128,22 @@ $(O)/lib/libporthole.a: $(AGENT_OBJ)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(O)/lib/libporthole.so: $(AGENT_OBJ)
+$(O)/lib/libporthole.so.$(VERSION): $(AGENT_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) -shared -Wl,-soname,libporthole.so -Wl,--no-undefined \
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined \
 		$(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
 
-$(O)/lib/pkgconfig/porthole.pc: scripts/porthole.pc.in
+$(O)/lib/$(SONAME) $(O)/lib/libporthole.so: $(O)/lib/libporthole.so.$(VERSION)
+	$(Q)ln -sf $(<F) $@
+
+# porthole.pc: the build tree's points into build/ and include/ (for apps
+# built against an uninstalled tree); `make install` writes its own.
+ph_pc = sed 's|@PREFIX@|$(1)|; s|@LIBDIR@|$(2)|; s|@INCLUDE@|$(3)|; \
+	s|@VERSION@|$(VERSION)|' scripts/porthole.pc.in
+$(O)/lib/pkgconfig/porthole.pc: scripts/porthole.pc.in include/porthole.h
 	@mkdir -p $(@D)
-	$(Q)sed 's|@PREFIX@|$(abspath $(O))|; s|@INCLUDE@|$(abspath include)|' \
-		$< > $@
+	$(Q)$(call ph_pc,$(abspath $(O)),$${prefix}/lib,$(abspath include)) > $@
 
 $(O)/bin/porthole: $(call obj,$(CMD_SRC)) $(LIBPH)
 	@mkdir -p $(@D)
@@ -189,6 +205,40 @@ $(O)/tests/emit-probe: tests/agent/emit_probe.c $(O)/lib/libporthole.a
 	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -DPORTHOLE_DEBUG_BUILD \
 		-Iinclude -o $@ $< $(O)/lib/libporthole.a $(AGENT_LIBS)
 
+# --- install ---------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the library (static
+# and shared, with its soname links), both public headers, the host
+# binary and porthole.pc naming PREFIX.  make uninstall removes exactly
+# those files.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALLED := $(BINDIR)/porthole $(LIBDIR)/libporthole.a \
+	$(LIBDIR)/libporthole.so.$(VERSION) $(LIBDIR)/$(SONAME) \
+	$(LIBDIR)/libporthole.so $(INCLUDEDIR)/porthole.h \
+	$(INCLUDEDIR)/porthole_noop.h $(PKGCONFIGDIR)/porthole.pc
+
+.PHONY: install uninstall
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(O)/bin/porthole $(DESTDIR)$(BINDIR)/porthole
+	install -m 644 $(O)/lib/libporthole.a $(DESTDIR)$(LIBDIR)/libporthole.a
+	install -m 755 $(O)/lib/libporthole.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/libporthole.so.$(VERSION)
+	ln -sf libporthole.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf libporthole.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libporthole.so
+	install -m 644 include/porthole.h include/porthole_noop.h \
+		$(DESTDIR)$(INCLUDEDIR)
+	$(call ph_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) \
+		> $(DESTDIR)$(PKGCONFIGDIR)/porthole.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/porthole.pc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
 # --- set-up ----------------------------------------------------------------
 # `make deps` installs what is missing; every entry point below runs it
 # first, so a fresh Debian 12 machine needs nothing but the README commands.
@@ -219,6 +269,7 @@ test: deps
 	-$(MAKE) --no-print-directory check-cross
 	-$(MAKE) --no-print-directory fuzz-smoke
 	-$(MAKE) --no-print-directory format-check
+	-$(MAKE) --no-print-directory spdx-check docs-check
 	@tests/summary.sh $(RESULTS)
 endif
 
@@ -278,6 +329,16 @@ format-check:
 	@if clang-format --dry-run --Werror $(FORMAT_FILES); then \
 		echo "[format] 1 passed, 0 failed" | tee -a $(RESULTS); \
 	else echo "[format] 0 passed, 1 failed" | tee -a $(RESULTS); exit 1; fi
+# Every source file carries its SPDX line (scripts/spdx.sh adds them), and
+# the docs narrate no history (tests/docs-check.sh).
+spdx-check:
+	@mkdir -p build
+	@scripts/spdx.sh --check > build/spdx.log; rc=$$?; \
+		grep -v '^\[spdx\]' build/spdx.log | head -20; \
+		grep '^\[spdx\]' build/spdx.log | tee -a $(RESULTS); exit $$rc
+docs-check:
+	@mkdir -p build
+	@tests/docs-check.sh $(RESULTS)
 
 # --- bench and demo --------------------------------------------------------
 GROUP ?=

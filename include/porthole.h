@@ -43,6 +43,22 @@ extern "C" {
 #define PORTHOLE_API		  __attribute__((visibility("default")))
 #define PORTHOLE_PROTOCOL_VERSION 1
 
+/*
+ * The version of this header (semantic versioning): the major changes only
+ * when an app built against the previous major would no longer link or run,
+ * and it is the shared library's soname (libporthole.so.1).
+ * porthole_version() says which library the app runs with, which may be
+ * newer than the header it was built with.
+ */
+#define PORTHOLE_VERSION_MAJOR 1
+#define PORTHOLE_VERSION_MINOR 0
+#define PORTHOLE_VERSION_PATCH 0
+#define PORTHOLE_VERSION       "1.0.0"
+/* One number to compare: 0xMMmmpp (1.0.0 is 0x010000). */
+#define PORTHOLE_VERSION_NUM                                              \
+	((PORTHOLE_VERSION_MAJOR << 16) | (PORTHOLE_VERSION_MINOR << 8) | \
+	 PORTHOLE_VERSION_PATCH)
+
 enum porthole_status {
 	PORTHOLE_OK = 0,
 	PORTHOLE_ERR_NOT_DEBUG = 1,	  /* not a debug build, not allowed */
@@ -71,6 +87,19 @@ enum {
 	PORTHOLE_NO_STARTUP = 1u << 9, /* no `startup` events */
 };
 
+/*
+ * What the app may set at start; zero or NULL in a field means its default.
+ *
+ * The struct only grows: fields are appended, never removed, reordered or
+ * resized.  porthole_start() passes the size of the struct as the app's
+ * header declared it, and the library reads that many bytes, so an app
+ * built against an older header runs with a newer library (the fields its
+ * header lacked keep their defaults), and an app built against a newer
+ * header is refused by an older library only when it set a field that
+ * library does not know.  The first layout (0.1's) ends at stall_ms; a
+ * field appended later starts past that layout's sizeof, never in its
+ * tail padding.
+ */
 struct porthole_config {
 	const char *app_id;	  /* the package name; NULL: program name */
 	const char *socket_name;  /* NULL: "porthole.<app_id>" */
@@ -168,12 +197,31 @@ typedef int (*porthole_screenshot_fn)(const uint8_t **pixels, int *width,
 PORTHOLE_API const char *porthole_strerror(enum porthole_status status);
 
 /*
+ * The running library's version ("1.0.0"), which may be newer than the
+ * PORTHOLE_VERSION the app was built with; never NULL.
+ */
+PORTHOLE_API const char *porthole_version(void);
+
+/*
  * Starts the agent: the socket, the writer thread and the collectors.
  * Refuses, with one line on stderr naming why, unless the app was built
  * with PORTHOLE_DEBUG_BUILD defined or PORTHOLE_ENABLE=1 is set in the
  * environment (PORTHOLE_ENABLE=0 refuses even a debug build).  config may
- * be NULL for all defaults.  debug_build says how the app was built;
- * porthole_start() passes it for you.
+ * be NULL for all defaults.  config_size is sizeof(struct porthole_config)
+ * as the app's header declares it; debug_build says how the app was
+ * built.  porthole_start() passes both for you.  PORTHOLE_ERR_INVALID
+ * when config_size is smaller than the first layout (up to stall_ms), or
+ * when the bytes past the layout this library knows are not all zero (the
+ * app set a field of a newer header: link a newer libporthole).
+ */
+PORTHOLE_API enum porthole_status
+porthole_start_sized(const struct porthole_config *config, size_t config_size,
+		     int debug_build);
+
+/*
+ * The entry point of 0.1's header, kept for apps built against it (its
+ * porthole_start() called this): reads config in the first layout (the
+ * fields up to stall_ms) and nothing past it.
  */
 PORTHOLE_API enum porthole_status
 porthole_start_build(const struct porthole_config *config, int debug_build);
@@ -182,9 +230,9 @@ static inline enum porthole_status
 porthole_start(const struct porthole_config *config)
 {
 #ifdef PORTHOLE_DEBUG_BUILD
-	return porthole_start_build(config, 1);
+	return porthole_start_sized(config, sizeof(struct porthole_config), 1);
 #else
-	return porthole_start_build(config, 0);
+	return porthole_start_sized(config, sizeof(struct porthole_config), 0);
 #endif
 }
 

@@ -21,6 +21,21 @@ static inline const char *porthole_strerror(enum porthole_status status)
 	return NULL;
 }
 
+static inline const char *porthole_version(void)
+{
+	return PORTHOLE_VERSION;
+}
+
+static inline enum porthole_status
+porthole_start_sized(const struct porthole_config *config, size_t config_size,
+		     int debug_build)
+{
+	(void)config;
+	(void)config_size;
+	(void)debug_build;
+	return PORTHOLE_ERR_NOT_DEBUG;
+}
+
 static inline enum porthole_status
 porthole_start_build(const struct porthole_config *config, int debug_build)
 {

@@ -191,8 +191,64 @@ static void announce(const struct ph_agent *a)
 	}
 }
 
+PORTHOLE_API const char *porthole_version(void)
+{
+	return PORTHOLE_VERSION;
+}
+
+/*
+ * The end of struct porthole_config's first layout (0.1's): what an app
+ * built against 0.1's header filled in, all that porthole_start_build()
+ * may read, and the least porthole_start_sized() accepts.
+ */
+#define PH_CONFIG_FIRST_END \
+	(offsetof(struct porthole_config, stall_ms) + sizeof(unsigned))
+
+static enum porthole_status start(const struct porthole_config *config,
+				  int debug_build);
+
+PORTHOLE_API enum porthole_status
+porthole_start_sized(const struct porthole_config *config, size_t config_size,
+		     int debug_build)
+{
+	struct porthole_config known = { 0 };
+	const unsigned char *bytes = (const unsigned char *)config;
+
+	if (!config)
+		return start(NULL, debug_build);
+	if (config_size < PH_CONFIG_FIRST_END) {
+		ph_log(PH_LOG_ERROR,
+		       "not started: config_size %zu is smaller than "
+		       "any struct porthole_config (%zu bytes)",
+		       config_size, (size_t)PH_CONFIG_FIRST_END);
+		return PORTHOLE_ERR_INVALID;
+	}
+	/* A newer header's fields this library cannot honour: refuse rather
+	 * than run without what the app asked for. */
+	for (size_t i = sizeof(known); i < config_size; i++) {
+		if (bytes[i]) {
+			ph_log(PH_LOG_ERROR,
+			       "not started: the app sets a porthole_config "
+			       "field (byte %zu) that libporthole %s does not "
+			       "know; link the libporthole its header is from",
+			       i, PORTHOLE_VERSION);
+			return PORTHOLE_ERR_INVALID;
+		}
+	}
+	/* An older header's shorter struct: the rest keep their defaults. */
+	memcpy(&known, config,
+	       config_size < sizeof(known) ? config_size : sizeof(known));
+	return start(&known, debug_build);
+}
+
 PORTHOLE_API enum porthole_status
 porthole_start_build(const struct porthole_config *config, int debug_build)
+{
+	return porthole_start_sized(config, PH_CONFIG_FIRST_END, debug_build);
+}
+
+static enum porthole_status start(const struct porthole_config *config,
+				  int debug_build)
 {
 	struct ph_agent *a = &ph_agent;
 	struct porthole_config defaults = { 0 };

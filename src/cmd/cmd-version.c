@@ -1,9 +1,11 @@
 /* porthole version: the build's version and protocol. */
 #include "ph_common.h"
 #include "cmd.h"
+#include "porthole.h"
 
+/* The host and the agent are released together, under one version. */
 #ifndef PH_VERSION
-#define PH_VERSION "0.1.0-dev"
+#define PH_VERSION PORTHOLE_VERSION
 #endif
 
 extern const struct ph_cmd ph_cmd_version;

@@ -16,6 +16,7 @@
 #include "ph_error.h"
 #include "ph_log.h"
 #include "host/session.h"
+#include "porthole.h"
 
 #include <poll.h>
 #include <unistd.h>
@@ -963,7 +964,7 @@ void ph_mcp_handle(struct ph_mcp *m, const char *line, size_t len,
 		ph_jw_obj_begin(&jw);
 		ph_jw_kv_str(&jw, "name", "porthole");
 		ph_jw_kv_str(&jw, "title", "Porthole");
-		ph_jw_kv_str(&jw, "version", "0.1.0");
+		ph_jw_kv_str(&jw, "version", PORTHOLE_VERSION);
 		ph_jw_obj_end(&jw);
 		ph_jw_kv_str(&jw, "instructions", instructions);
 		ph_jw_obj_end(&jw);

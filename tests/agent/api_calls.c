@@ -32,7 +32,9 @@ int main(void)
 	enum porthole_status st = porthole_start(&cfg);
 
 	(void)porthole_start_build(&cfg, 0);
+	(void)porthole_start_sized(&cfg, sizeof(cfg), 0);
 	(void)porthole_strerror(st);
+	(void)porthole_version();
 	(void)porthole_socket_name();
 	porthole_main_loop_register();
 	porthole_main_loop_ping();

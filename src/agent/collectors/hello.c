@@ -70,7 +70,7 @@ void ph_collectors_hello(const struct ph_agent *a, struct ph_jw *w)
 	ph_jw_arr_end(w);
 	ph_jw_kv_str(w, "deviceId", id);
 	ph_jw_kv_str(w, "runtime", "libporthole");
-	ph_jw_kv_str(w, "runtimeVersion", "0.1.0");
+	ph_jw_kv_str(w, "runtimeVersion", PORTHOLE_VERSION);
 	ph_jw_kv_int(w, "pid", a->pid);
 	ph_jw_kv_str(w, "clock", "CLOCK_MONOTONIC");
 	ph_jw_kv_str(w, "transport", "abstract");
