@@ -730,12 +730,9 @@ int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
 	int rc, frc;
 
 	t->input_bytes = n;
-	if (!n) {
-		/* Nothing read is not an empty trace: say so, as partial. */
-		t->truncated = true;
-		return PH_CORRUPT(&t->err, 0, "the input is empty (0 bytes)");
-	}
-	rc = load_any(t, data, n, 0);
+	/* Nothing read is not an empty trace: say so, as a partial read. */
+	rc = n ? load_any(t, data, n, 0) :
+		 PH_CORRUPT(&t->err, 0, "the input is empty (0 bytes)");
 	frc = ph_trace_finish(t);
 	if (!strcmp(t->format, "perfetto")) {
 		static const char *const names[] = {
