@@ -246,7 +246,8 @@ deps:
 	@scripts/deps.sh
 
 # --- tests -----------------------------------------------------------------
-# The plain pass, the ASan+UBSan pass, the TSan pass over threaded tests,
+# The plain pass, the ASan+UBSan pass, the TSan pass (threaded unit tests
+# and the servers' concurrency e2e checks, tests/run-threaded.sh),
 # the clang build, fuzz smoke and format check; each appends its counts to
 # build/test-results, and tests/summary.sh prints the one closing line.
 RESULTS := build/test-results
@@ -263,7 +264,7 @@ test: deps
 	-tests/run-suites.sh build plain $(RESULTS)
 	$(MAKE) --no-print-directory O=build/san SAN=1 all tests
 	-tests/run-suites.sh build/san asan $(RESULTS)
-	$(MAKE) --no-print-directory O=build/tsan TSAN=1 tests
+	$(MAKE) --no-print-directory O=build/tsan TSAN=1 all tests
 	-tests/run-threaded.sh build/tsan $(RESULTS)
 	-$(MAKE) --no-print-directory check-clang
 	-$(MAKE) --no-print-directory check-cross

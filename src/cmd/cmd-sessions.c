@@ -58,6 +58,14 @@ static int sessions_exec(int argc, char **argv)
 					     (int64_t)v[i].events);
 				ph_jw_kv_int(&jw, "firstT", v[i].first_t);
 				ph_jw_kv_int(&jw, "lastT", v[i].last_t);
+				ph_jw_kv_int(&jw, "malformed",
+					     (int64_t)v[i].malformed);
+				if (v[i].repaired)
+					ph_jw_kv_int(&jw, "repaired",
+						     (int64_t)v[i].repaired);
+				if (v[i].nissues)
+					ph_ingest_write_issues(
+						v[i].issues, v[i].nissues, &jw);
 			} else {
 				ph_jw_kv_str(&jw, "note", v[i].note);
 			}

@@ -236,6 +236,7 @@ static int status_exec(int argc, char **argv)
 		last_session(app_id);
 	}
 	ph_link_stop(&l);
+	ph_link_release(&l);
 	return ok ? 0 : 1;
 }
 

@@ -61,15 +61,8 @@ static struct seen *find(struct watch *w, const char *key)
 	for (size_t i = 0; i < w->n; i++)
 		if (!strcmp(w->v[i].key, key))
 			return &w->v[i];
-	if (w->n == w->alloc) {
-		size_t na = w->alloc ? w->alloc * 2 : 32;
-		struct seen *p = realloc(w->v, na * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		w->v = p;
-		w->alloc = na;
-	}
+	if (w->n == w->alloc && PH_GROW(w->v, w->alloc, w->n + 1, 32))
+		return NULL;
 	w->v[w->n] = (struct seen){ .key = strdup(key) };
 	return w->v[w->n].key ? &w->v[w->n++] : NULL;
 }

@@ -43,6 +43,19 @@
 #define PH_NO_SANITIZE_OVERREAD \
 	__attribute__((no_sanitize("address", "thread")))
 
+/*
+ * Grows the array *p, of *alloc elements of size bytes each, to hold at
+ * least need: from min (when empty), doubling, with realloc.  The new
+ * elements are not initialised.  Returns 0, or PH_ENOMEM (ph_error.h) when the
+ * size overflows size_t or realloc fails, leaving *p and *alloc as they
+ * were.  PH_GROW takes the array and its count by name:
+ * `if (PH_GROW(v, alloc, n + 1, 64)) return PH_ENOMEM;`.
+ */
+int ph_grow(void **p, size_t *alloc, size_t need, size_t size,
+	    size_t min) PH_WUR;
+#define PH_GROW(arr, alloc, need, min) \
+	ph_grow((void **)&(arr), &(alloc), (need), sizeof(*(arr)), (min))
+
 #include "banned.h"
 
 #endif

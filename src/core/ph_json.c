@@ -172,6 +172,31 @@ static inline int utf8_len(const unsigned char *p, const unsigned char *end)
 	return 0;
 }
 
+size_t ph_utf8_repair(const char *s, size_t n, char *out, size_t *out_len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t o = 0, replaced = 0;
+
+	while (p < end) {
+		int len = *p < 0x80 ? 1 : utf8_len(p, end);
+
+		if (len) {
+			if (out)
+				memcpy(out + o, p, (size_t)len);
+			o += (size_t)len;
+			p += len;
+			continue;
+		}
+		if (out)
+			memcpy(out + o, "\xef\xbf\xbd", 3); /* U+FFFD */
+		o += 3;
+		p++;
+		replaced++;
+	}
+	*out_len = o;
+	return replaced;
+}
+
 static int put_utf8(struct ph_buf *b, unsigned cp)
 {
 	char u[4];

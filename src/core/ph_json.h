@@ -97,6 +97,16 @@ int ph_json_read(struct ph_json_reader *r, struct ph_arena *arena,
 int ph_json_parse(struct ph_arena *arena, const char *buf, size_t len,
 		  struct ph_json **out, struct ph_err *err) PH_WUR;
 
+/*
+ * Copies s[0..n) to out with every byte that does not begin a valid UTF-8
+ * sequence (RFC 3629, as the reader checks strings) replaced by U+FFFD
+ * (3 bytes), so a line a runtime mangled can still be read.  *out_len
+ * receives the copy's length (at most 3 * n); with out NULL nothing is
+ * written, to size out first.  Returns how many bytes were replaced (0: s
+ * was valid, out is a copy).
+ */
+size_t ph_utf8_repair(const char *s, size_t n, char *out, size_t *out_len);
+
 /* Lookups; each accepts NULL and a value of the wrong type, and says NULL. */
 const struct ph_json *ph_json_get(const struct ph_json *obj, const char *key);
 const struct ph_json *ph_json_at(const struct ph_json *arr, size_t i);

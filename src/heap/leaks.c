@@ -1004,15 +1004,8 @@ static struct cand *cand_add(struct cands *cs, uint32_t obj, const char *reason)
 	for (size_t i = 0; i < cs->n; i++)
 		if (cs->p[i].obj == obj)
 			return NULL; /* first reason wins */
-	if (cs->n == cs->cap) {
-		size_t cap = cs->cap ? cs->cap * 2 : 64;
-		struct cand *np = realloc(cs->p, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		cs->p = np;
-		cs->cap = cap;
-	}
+	if (cs->n == cs->cap && PH_GROW(cs->p, cs->cap, cs->n + 1, 64))
+		return NULL;
 	memset(&cs->p[cs->n], 0, sizeof(cs->p[0]));
 	cs->p[cs->n].obj = obj;
 	cs->p[cs->n].reason = reason;

@@ -153,6 +153,10 @@ void ph_capture_write(const struct ph_analysis *a,
 	ph_jw_kv_int(jw, "malformed", (int64_t)a->malformed);
 	ph_jw_kv_int(jw, "dropped", (int64_t)a->dropped);
 	ph_jw_kv_int(jw, "gaps", (int64_t)a->gaps);
+	if (a->repaired)
+		ph_jw_kv_int(jw, "repaired", (int64_t)a->repaired);
+	if (a->nissues) /* the first lines skipped or repaired, where */
+		ph_ingest_write_issues(a->issues, a->nissues, jw);
 	ph_jw_obj_end(jw);
 	if (info->io) {
 		ph_jw_key(jw, "io");

@@ -542,6 +542,49 @@ static const char *keep_dup(struct ph_analysis *a, const char *s)
 	return s ? ph_arena_strndup(&a->arena, s, strlen(s)) : NULL;
 }
 
+/*
+ * One note for the lines the source skipped (repaired false) or read only
+ * after replacing bytes that are not UTF-8, naming each kept one by line
+ * and byte offset, so a reader can open the file there.
+ */
+static void note_lines(struct ph_analysis *a, bool repaired, uint64_t n)
+{
+	char list[600];
+	size_t len = 0, named = 0;
+
+	if (!n)
+		return;
+	list[0] = '\0';
+	for (unsigned i = 0; i < a->nissues; i++) {
+		const struct ph_ingest_issue *is = &a->issues[i];
+		int w;
+
+		if (is->repaired != repaired)
+			continue;
+		w = snprintf(list + len, sizeof(list) - len,
+			     "%sline %" PRIu64 " at byte %" PRIu64 "%s%s%s",
+			     named ? "; " : ": ", is->line, is->offset,
+			     repaired ? "" : " (", repaired ? "" : is->why,
+			     repaired ? "" : ")");
+		if (w < 0 || (size_t)w >= sizeof(list) - len) {
+			list[len] = '\0';
+			break;
+		}
+		len += (size_t)w;
+		named++;
+	}
+	if (repaired)
+		ph_analysis_note(a,
+				 "%" PRIu64 " line%s read with bytes that are "
+				 "not UTF-8 replaced by U+FFFD%s%s",
+				 n, n == 1 ? "" : "s", list,
+				 named < n ? " (and more)" : "");
+	else
+		ph_analysis_note(a, "%" PRIu64 " malformed line%s skipped%s%s",
+				 n, n == 1 ? "" : "s", list,
+				 named < n ? " (and more)" : "");
+}
+
 struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 {
 	struct ph_analysis *a = calloc(1, sizeof(*a));
@@ -558,6 +601,9 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 		a->malformed = e->src->malformed;
 		a->dropped = e->src->dropped;
 		a->gaps = e->src->gaps;
+		a->repaired = e->src->repaired;
+		a->nissues = e->src->nissues;
+		memcpy(a->issues, e->src->issues, sizeof(a->issues));
 	}
 	a->first_t = s->first_t;
 	a->last_t = s->last_t;
@@ -632,9 +678,8 @@ struct ph_analysis *ph_engine_analyze(struct ph_engine *e)
 	if (!a->profile.refresh_hz && s->counts[PH_KIND_FRAME])
 		ph_analysis_note(a, "no device profile in this session: frame "
 				    "budgets come from the frames themselves");
-	if (a->malformed)
-		ph_analysis_note(a, "%" PRIu64 " malformed lines skipped",
-				 a->malformed);
+	note_lines(a, false, a->malformed);
+	note_lines(a, true, a->repaired);
 	if (a->dropped || a->gaps)
 		ph_analysis_note(a,
 				 "the runtime dropped %" PRIu64
@@ -741,7 +786,7 @@ void ph_analysis_free(struct ph_analysis *a)
 
 void ph_analysis_note(struct ph_analysis *a, const char *fmt, ...)
 {
-	char buf[300];
+	char buf[800];
 	va_list ap;
 
 	if (a->nnotes >= PH_ARRAY_SIZE(a->notes))

@@ -186,6 +186,9 @@ struct ph_analysis {
 	bool metric_set[PH_M_COUNT];
 	uint64_t counts[PH_KIND_COUNT]; /* events in the window by kind */
 	uint64_t malformed, dropped, gaps;
+	uint64_t repaired; /* lines read after a UTF-8 repair */
+	struct ph_ingest_issue issues[PH_INGEST_ISSUES]; /* the first */
+	unsigned nissues;
 
 	struct ph_exit_note *exits; /* alsoInWindow */
 	size_t nexits;

@@ -44,15 +44,8 @@ static int collect(void *ctx, const struct ph_event *ev)
 {
 	struct batch *b = ((struct pipe *)ctx)->cur;
 
-	if (b->n == b->alloc) {
-		size_t na = b->alloc ? b->alloc * 2 : 4096;
-		struct ph_event *p = realloc(b->ev, na * sizeof(*p));
-
-		if (!p)
-			return PH_ENOMEM;
-		b->ev = p;
-		b->alloc = na;
-	}
+	if (b->n == b->alloc && PH_GROW(b->ev, b->alloc, b->n + 1, 4096))
+		return PH_ENOMEM;
 	b->ev[b->n++] = *ev;
 	return 0;
 }

@@ -282,12 +282,91 @@ int64_t ph_ingest_seen_below(const struct ph_ingest *in, int64_t seq)
 	return -1;
 }
 
+/* Keeps the line just taken among the first issues. */
+static void add_issue(struct ph_ingest *in, bool repaired, const char *why)
+{
+	struct ph_ingest_issue *is;
+
+	if (in->nissues >= PH_INGEST_ISSUES)
+		return;
+	is = &in->issues[in->nissues++];
+	is->line = in->line_no;
+	is->offset = in->line_at;
+	is->repaired = repaired;
+	snprintf(is->why, sizeof(is->why), "%s", why);
+}
+
+/* Moves the position past one line of len bytes (and its '\n'). */
+static void advance(struct ph_ingest *in, size_t len)
+{
+	in->line_no++;
+	in->line_at = in->next_at;
+	in->next_at += len + 1;
+}
+
+void ph_ingest_write_issues(const struct ph_ingest_issue *v, unsigned n,
+			    struct ph_jw *jw)
+{
+	ph_jw_key(jw, "lines");
+	ph_jw_arr_begin(jw);
+	for (unsigned i = 0; i < n; i++) {
+		ph_jw_obj_begin(jw);
+		ph_jw_kv_int(jw, "line", (int64_t)v[i].line);
+		ph_jw_kv_int(jw, "byte", (int64_t)v[i].offset);
+		ph_jw_kv_str(jw, "action",
+			     v[i].repaired ? "repaired" : "skipped");
+		ph_jw_kv_str(jw, "why", v[i].why);
+		ph_jw_obj_end(jw);
+	}
+	ph_jw_arr_end(jw);
+}
+
 void ph_ingest_malformed(struct ph_ingest *in, const char *why)
 {
 	if (!in->malformed++)
 		snprintf(in->first_error, sizeof(in->first_error),
-			 "line %" PRIu64 " (byte %" PRIu64 "): %s", in->lines,
-			 in->bytes, why);
+			 "line %" PRIu64 " (byte %" PRIu64 "): %s", in->line_no,
+			 in->line_at, why);
+	add_issue(in, false, why);
+}
+
+void ph_ingest_skip_line(struct ph_ingest *in, size_t len, const char *why)
+{
+	advance(in, len);
+	ph_ingest_malformed(in, why);
+}
+
+/*
+ * A line the reader refused for bytes that are not UTF-8: a copy with
+ * each replaced by U+FFFD, read again.  Returns 0 with *root set, 1 when
+ * the line had no such bytes (or fails after repair: it is malformed),
+ * or PH_ETOOBIG when the arena cannot hold the copy.
+ */
+static int read_repaired(struct ph_ingest *in, struct ph_arena *arena,
+			 const char *line, size_t len, struct ph_json **root)
+{
+	char *copy;
+	size_t n, replaced;
+	struct ph_err err;
+	char why[120];
+	int rc;
+
+	if (!ph_utf8_repair(line, len, NULL, &n))
+		return 1; /* refused for something else */
+	copy = ph_arena_alloc(arena, n);
+	if (!copy)
+		return PH_ETOOBIG;
+	replaced = ph_utf8_repair(line, len, copy, &n);
+	rc = ph_json_read(&in->reader, arena, copy, n, root, &err);
+	if (rc == PH_ENOMEM || rc == PH_ETOOBIG)
+		return rc;
+	if (rc)
+		return 1;
+	in->repaired++;
+	snprintf(why, sizeof(why), "%zu byte%s not UTF-8, replaced with U+FFFD",
+		 replaced, replaced == 1 ? "" : "s");
+	add_issue(in, true, why);
+	return 0;
 }
 
 int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
@@ -300,15 +379,27 @@ int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 	char msg[160];
 	int rc;
 
+	uint64_t line_no = in->line_no, line_at = in->line_at;
+	uint64_t next_at = in->next_at;
+
+	advance(in, len);
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
 	if (!len)
 		return 0;
 	in->lines++;
 	rc = ph_json_read(&in->reader, arena, line, len, &root, &err);
+	if (rc == PH_ECORRUPT) {
+		int fixed = read_repaired(in, arena, line, len, &root);
+
+		rc = fixed == 1 ? PH_ECORRUPT : fixed;
+	}
 	if (rc == PH_ENOMEM || rc == PH_ETOOBIG) {
 		/* The arena is full, not the line bad: the caller retries. */
 		in->lines--;
+		in->line_no = line_no;
+		in->line_at = line_at;
+		in->next_at = next_at;
 		return rc;
 	}
 	in->bytes += len + 1;
@@ -396,7 +487,8 @@ int ph_ingest_fd(struct ph_ingest *in, int fd)
 				rc = ph_ingest_line(in, &arena, buf.buf + start,
 						    len);
 				if (rc == PH_ETOOBIG) {
-					ph_ingest_malformed(in, "line too big");
+					ph_ingest_skip_line(in, len,
+							    "line too big");
 					rc = 0;
 				}
 			}

@@ -23,8 +23,12 @@
  *    new process with the same identity and pid whose first events were
  *    lost (it emitted more than the ring holds before a host came) cannot
  *    be told from a reconnect;
- *  - anything else that is not JSON is counted as malformed and skipped,
- *    with the byte offset of the first bad line kept for the diagnostics.
+ *  - a line with bytes that are not UTF-8 is read again with each such
+ *    byte replaced by U+FFFD, and counted as repaired;
+ *  - anything else that is not JSON is counted as malformed and skipped.
+ *    The first PH_INGEST_ISSUES repaired or skipped lines are kept with
+ *    their line number and byte offset, for the notes of report, capture
+ *    and sessions.
  *
  * Events and their trees go into the arena the caller passes per line; the
  * line must outlive the tree (strings are borrowed, see ph_json.h).
@@ -36,6 +40,16 @@
 #include "ph_arena.h"
 #include "ph_json.h"
 #include "event.h"
+
+#define PH_INGEST_ISSUES 16
+
+/* A line read only after repair, or skipped. */
+struct ph_ingest_issue {
+	uint64_t line;	 /* 1-based, counting every line of the stream */
+	uint64_t offset; /* byte offset of its first byte in the stream */
+	bool repaired;	 /* taken with bytes replaced; false: skipped */
+	char why[120];
+};
 
 struct ph_ingest {
 	struct ph_json_reader reader;
@@ -65,6 +79,12 @@ struct ph_ingest {
 	uint64_t counts[PH_KIND_COUNT]; /* events by kind */
 	int64_t first_t, last_t;	/* over all events; 0 before any */
 	char first_error[200];		/* the first malformed line, why */
+	uint64_t repaired;		/* lines taken after a UTF-8 repair */
+	uint64_t line_no;		/* the last line's number, blank too */
+	uint64_t line_at;		/* its byte offset in the stream */
+	uint64_t next_at;		/* where the next line starts */
+	struct ph_ingest_issue issues[PH_INGEST_ISSUES]; /* the first */
+	unsigned nissues;
 };
 
 /* on_event may be NULL; a non-zero return from it stops ph_ingest_line. */
@@ -81,8 +101,20 @@ void ph_ingest_release(struct ph_ingest *in);
 int ph_ingest_line(struct ph_ingest *in, struct ph_arena *arena,
 		   const char *line, size_t len);
 
-/* Counts a line the caller could not take (e.g. too big for any arena). */
+/*
+ * Writes "lines": [{line, byte, action: "repaired"|"skipped", why}] for
+ * the issues v[0..n), the shape capture.json, meta.json, `report --json`
+ * and `sessions --json` share.
+ */
+void ph_ingest_write_issues(const struct ph_ingest_issue *v, unsigned n,
+			    struct ph_jw *jw);
+
+/* Counts the line just taken as malformed, why (and keeps it as an issue). */
 void ph_ingest_malformed(struct ph_ingest *in, const char *why);
+
+/* Counts a line of len bytes the caller could not pass to ph_ingest_line
+ * (too big for any arena): it moves the position past it, then as above. */
+void ph_ingest_skip_line(struct ph_ingest *in, size_t len, const char *why);
 
 /*
  * Reads a whole NDJSON stream from fd through ph_ingest_line, in batches:

@@ -144,6 +144,20 @@ static void set_error(struct ph_link *l, const char *fmt, ...)
 	pthread_mutex_unlock(&l->mu);
 }
 
+static void set_target(struct ph_link *l, const char *fmt, ...) PH_PRINTF(2, 3);
+
+/* l->target, under the mutex: servers' threads read it for status. */
+static void set_target(struct ph_link *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&l->mu);
+	va_start(ap, fmt);
+	vsnprintf(l->target, sizeof(l->target), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&l->mu);
+}
+
 /* Reads the announce file: the app's socket name, once it is written. */
 static bool read_announce(const char *path, char *name, size_t size)
 {
@@ -169,8 +183,7 @@ static int open_target(struct ph_link *l, bool *via_adb)
 	*via_adb = false;
 
 	if (l->host) {
-		snprintf(l->target, sizeof(l->target), "tcp %s:%d", l->host,
-			 l->port);
+		set_target(l, "tcp %s:%d", l->host, l->port);
 		return connect_tcp(l->host, l->port);
 	}
 	if (l->socket) {
@@ -200,7 +213,7 @@ static int open_target(struct ph_link *l, bool *via_adb)
 			"@%s",
 			name);
 	}
-	snprintf(l->target, sizeof(l->target), "@%s", name);
+	set_target(l, "@%s", name);
 	{
 		int fd = connect_abstract(name);
 
@@ -214,9 +227,8 @@ static int open_target(struct ph_link *l, bool *via_adb)
 		if (port > 0) {
 			int fd;
 
-			snprintf(l->target, sizeof(l->target),
-				 "adb forward tcp:%d -> localabstract:%s", port,
-				 name);
+			set_target(l, "adb forward tcp:%d -> localabstract:%s",
+				   port, name);
 			fd = connect_tcp("127.0.0.1", port);
 			*via_adb = fd >= 0;
 			return fd;
@@ -530,8 +542,8 @@ static void *run(void *arg)
 			continue;
 		}
 		l->fd = fd;
-		l->connects++;
 		pthread_mutex_lock(&l->mu);
+		l->connects++;
 		l->via_adb = via_adb;
 		pthread_mutex_unlock(&l->mu);
 		answered = session(l, fd, &refused);
@@ -573,13 +585,33 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int ph_link_start(struct ph_link *l)
+void ph_link_init(struct ph_link *l)
 {
+	if (l->inited)
+		return;
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_mutex_init(&l->req_mu, NULL);
 	pthread_cond_init(&l->req_cv, NULL);
+	l->inited = true;
+}
+
+void ph_link_release(struct ph_link *l)
+{
+	if (!l->inited)
+		return;
+	pthread_mutex_destroy(&l->mu);
+	pthread_mutex_destroy(&l->req_mu);
+	pthread_cond_destroy(&l->req_cv);
+	l->inited = false;
+}
+
+int ph_link_start(struct ph_link *l)
+{
+	ph_link_init(l);
 	l->req_id = 0;
+	pthread_mutex_lock(&l->mu);
 	l->state = PH_LINK_CONNECTING;
+	pthread_mutex_unlock(&l->mu);
 	l->last_seq = -1;
 	l->fd = -1;
 	l->stop = 0;
@@ -596,9 +628,6 @@ void ph_link_stop(struct ph_link *l)
 	l->stop = 1;
 	pthread_join(l->thread, NULL);
 	l->running = false;
-	pthread_mutex_destroy(&l->mu);
-	pthread_mutex_destroy(&l->req_mu);
-	pthread_cond_destroy(&l->req_cv);
 }
 
 bool ph_link_wait_connected(struct ph_link *l, int timeout_ms)

@@ -64,6 +64,7 @@ struct ph_link {
 
 	pthread_t thread;
 	bool running;
+	bool inited;	  /* the mutexes are made (ph_link_init) */
 	_Atomic int stop; /* read by the reader thread */
 	int fd;
 
@@ -76,8 +77,19 @@ struct ph_link {
 	bool req_done;
 };
 
+/*
+ * Makes the mutexes other threads lock to read the state.  A server that
+ * answers before the link starts, or after it stops (porthole ui's
+ * workers), needs them for its whole life: ph_live_init calls this and
+ * ph_live_release calls ph_link_release.  ph_link_start calls it too, for
+ * a link used alone.  Both are safe to call twice.
+ */
+void ph_link_init(struct ph_link *l);
+void ph_link_release(struct ph_link *l);
+
 int ph_link_start(struct ph_link *l);
-/* Stops the reader; waits for it.  Safe when never started. */
+/* Stops the reader; waits for it.  Safe when never started.  The mutexes
+ * stay until ph_link_release. */
 void ph_link_stop(struct ph_link *l);
 /* Waits until connected (or refused); false on timeout. */
 bool ph_link_wait_connected(struct ph_link *l, int timeout_ms);

@@ -183,6 +183,7 @@ int ph_live_init(struct ph_live *lv)
 	lv->link.app_id = ph_env_app_id();
 	lv->link.host = ph_env_host();
 	lv->link.port = ph_env_port();
+	ph_link_init(&lv->link);
 	return ph_store_init(&lv->store, 0);
 }
 
@@ -222,6 +223,7 @@ void ph_live_release(struct ph_live *lv)
 	pthread_cond_destroy(&lv->qroom);
 	pthread_mutex_destroy(&lv->qmu);
 	pthread_mutex_destroy(&lv->mu);
+	ph_link_release(&lv->link);
 }
 
 struct ph_analysis *ph_live_analyze(struct ph_live *lv, struct ph_window w)

@@ -348,6 +348,11 @@ int ph_report_json(const struct ph_json *cap, struct ph_buf *b)
 		ph_jw_key(&jw, copy[i]);
 		ph_jw_value(&jw, v);
 	}
+	if (get(cap, "source.lines")) {
+		/* The lines skipped or repaired on the way in, where. */
+		ph_jw_key(&jw, "sourceLines");
+		ph_jw_value(&jw, get(cap, "source.lines"));
+	}
 	ph_jw_key(&jw, "footer");
 	ph_jw_obj_begin(&jw);
 	if (hz > 0)

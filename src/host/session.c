@@ -190,6 +190,10 @@ static void write_meta(struct ph_session_writer *w)
 				     (int64_t)in->counts[k]);
 	ph_jw_obj_end(&jw);
 	ph_jw_kv_int(&jw, "malformed", (int64_t)in->malformed);
+	if (in->repaired)
+		ph_jw_kv_int(&jw, "repaired", (int64_t)in->repaired);
+	if (in->nissues)
+		ph_ingest_write_issues(in->issues, in->nissues, &jw);
 	ph_jw_kv_int(&jw, "dropped", (int64_t)in->dropped);
 	pthread_mutex_unlock(&w->store->lock);
 	ph_jw_kv_int(&jw, "bytes", (int64_t)w->bytes);

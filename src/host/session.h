@@ -168,6 +168,9 @@ struct ph_session_info {
 	bool meta_ok;	  /* meta.json read and parsed */
 	char note[160];	  /* why meta is missing or corrupt */
 	uint64_t events;
+	uint64_t malformed, repaired; /* lines skipped, read after repair */
+	struct ph_ingest_issue issues[PH_INGEST_ISSUES]; /* the first */
+	unsigned nissues;
 };
 
 /* All sessions, newest activity first; *n of them, free() the array. */

@@ -35,6 +35,30 @@ static void copy(char *dst, size_t size, const struct ph_json *v)
 		snprintf(dst, size, "%.*s", (int)v->n, v->u.s);
 }
 
+/* meta.json's "lines": the first lines skipped or repaired (session.c). */
+static void read_issues(struct ph_session_info *s, const struct ph_json *lines)
+{
+	for (size_t i = 0; ph_json_is(lines, PH_JSON_ARRAY) && i < lines->n &&
+			   s->nissues < PH_INGEST_ISSUES;
+	     i++) {
+		const struct ph_json *l = &lines->u.items[i];
+		struct ph_ingest_issue *is = &s->issues[s->nissues];
+		const struct ph_json *action = ph_json_get(l, "action");
+		int64_t line, at;
+
+		if (!ph_json_as_int(ph_json_get(l, "line"), &line) ||
+		    !ph_json_as_int(ph_json_get(l, "byte"), &at) ||
+		    !ph_json_is(action, PH_JSON_STRING))
+			continue;
+		is->line = (uint64_t)line;
+		is->offset = (uint64_t)at;
+		is->repaired = action->n == 8 &&
+			       !memcmp(action->u.s, "repaired", 8);
+		copy(is->why, sizeof(is->why), ph_json_get(l, "why"));
+		s->nissues++;
+	}
+}
+
 static void read_meta(struct ph_session_info *s)
 {
 	struct ph_buf b = PH_BUF_INIT(1 << 20);
@@ -69,6 +93,11 @@ static void read_meta(struct ph_session_info *s)
 			s->last_t = v;
 		if (ph_json_as_int(ph_json_get(root, "events"), &v))
 			s->events = (uint64_t)v;
+		if (ph_json_as_int(ph_json_get(root, "malformed"), &v))
+			s->malformed = (uint64_t)v;
+		if (ph_json_as_int(ph_json_get(root, "repaired"), &v))
+			s->repaired = (uint64_t)v;
+		read_issues(s, ph_json_get(root, "lines"));
 	}
 	ph_buf_release(&b);
 	ph_arena_release(&a);

@@ -33,15 +33,8 @@ static int store_event(void *ctx, const struct ph_event *ev)
 	struct ph_store_chunk *c = s->newest;
 	int64_t from, to;
 
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 1024;
-		struct ph_event *p = realloc(c->ev, na * sizeof(*p));
-
-		if (!p)
-			return PH_ENOMEM;
-		c->ev = p;
-		c->alloc = na;
-	}
+	if (c->n == c->alloc && PH_GROW(c->ev, c->alloc, c->n + 1, 1024))
+		return PH_ENOMEM;
 	c->ev[c->n++] = *ev;
 	if (ev->t > c->max_t)
 		c->max_t = ev->t;

@@ -223,15 +223,9 @@ static int keep_rec(void *ctx, const struct ph_iot_rec *rec)
 {
 	struct rec *r = ctx;
 
-	if (r->npend == r->cappend) {
-		size_t cap = r->cappend ? r->cappend * 2 : 4096;
-		struct pend *p = realloc(r->pend, cap * sizeof(*p));
-
-		if (!p)
-			return PH_ENOMEM;
-		r->pend = p;
-		r->cappend = cap;
-	}
+	if (r->npend == r->cappend &&
+	    PH_GROW(r->pend, r->cappend, r->npend + 1, 4096))
+		return PH_ENOMEM;
 	r->pend[r->npend].rec = *rec;
 	r->pend[r->npend].seq = r->seq++;
 	r->npend++;

@@ -41,15 +41,8 @@ struct lat {
 
 static int lat_add(struct lat *l, int64_t ns)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		int64_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return PH_ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (l->n == l->cap && PH_GROW(l->v, l->cap, l->n + 1, 64))
+		return PH_ENOMEM;
 	l->v[l->n++] = ns;
 	return 0;
 }
@@ -102,15 +95,8 @@ static struct group *group_get(struct groups *gs, const char *key)
 			gs->last = i;
 			return &gs->g[i];
 		}
-	if (gs->n == gs->cap) {
-		size_t cap = gs->cap ? gs->cap * 2 : 16;
-		struct group *g = realloc(gs->g, cap * sizeof(*g));
-
-		if (!g)
-			return NULL;
-		gs->g = g;
-		gs->cap = cap;
-	}
+	if (gs->n == gs->cap && PH_GROW(gs->g, gs->cap, gs->n + 1, 16))
+		return NULL;
 	memset(&gs->g[gs->n], 0, sizeof(gs->g[0]));
 	snprintf(gs->g[gs->n].key, sizeof(gs->g[0].key), "%s", key);
 	gs->last = gs->n;

@@ -233,6 +233,10 @@ struct ph_trace {
 	struct ph_err err; /* where a decoder stopped, if it did */
 	bool truncated;	   /* a decoder stopped early */
 	size_t input_bytes;
+	/* ftrace text read as a file: what `trace stats` says was read */
+	uint64_t text_lines;	  /* lines, blank ones excluded */
+	uint64_t text_rejected;	  /* lines no rule parsed */
+	int64_t text_rejected_at; /* byte offset of the first, -1 none */
 	/* stats, by name (ph_trace_stat) */
 	struct ph_intmap *pid_upid;   /* pid -> upid */
 	struct ph_intmap *tid_utid;   /* tid -> utid (the live thread) */

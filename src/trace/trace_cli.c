@@ -49,6 +49,14 @@ static void print_stats_json(struct ph_trace *t, const char *path, int status)
 	ph_jw_kv_int(&w, "end_ts", t->last_ts);
 	ph_jw_kv_int(&w, "duration_ns", t->last_ts - t->first_ts);
 	ph_jw_kv_int(&w, "input_bytes", (int64_t)t->input_bytes);
+	if (!strcmp(t->format, "ftrace")) {
+		ph_jw_kv_int(&w, "text_lines", (int64_t)t->text_lines);
+		ph_jw_kv_int(&w, "text_lines_rejected",
+			     (int64_t)t->text_rejected);
+		if (t->text_rejected_at >= 0)
+			ph_jw_kv_int(&w, "text_first_rejected_at",
+				     t->text_rejected_at);
+	}
 	ph_jw_kv_bool(&w, "complete", status == 0);
 	if (status) {
 		ph_jw_key(&w, "error");
@@ -116,10 +124,21 @@ int ph_trace_cli_stats(int argc, char **argv)
 		printf("duration  %.3f s (%" PRId64 " .. %" PRId64 " ns)\n",
 		       (double)(t.last_ts - t.first_ts) / 1e9, t.first_ts,
 		       t.last_ts);
+		printf("read      %zu bytes\n", t.input_bytes);
+		if (!strcmp(t.format, "ftrace")) {
+			printf("lines     %" PRIu64 ", %" PRIu64 " not parsed",
+			       t.text_lines, t.text_rejected);
+			if (t.text_rejected_at >= 0)
+				printf(" (the first at byte %" PRId64 ")",
+				       t.text_rejected_at);
+			printf("\n");
+		}
 		if (status)
 			printf("complete  no: stopped at byte %" PRIu64
 			       ": %s\n",
 			       t.err.offset, t.err.msg);
+		else
+			printf("complete  yes\n");
 		printf("\ntable                          rows\n");
 		for (int i = 0; i < PH_T_COUNT; i++)
 			if (i != PH_T_STATS && i != PH_T_INSTANT)

@@ -225,15 +225,8 @@ static int starts_add(struct starts *st, size_t i)
 		st->over = true;
 		return 0;
 	}
-	if (st->n == st->cap) {
-		size_t nc = st->cap ? st->cap * 2 : 64;
-		uint32_t *a = realloc(st->at, nc * sizeof(*a));
-
-		if (!a)
-			return PH_ENOMEM;
-		st->at = a;
-		st->cap = nc;
-	}
+	if (st->n == st->cap && PH_GROW(st->at, st->cap, st->n + 1, 64))
+		return PH_ENOMEM;
 	st->at[st->n++] = (uint32_t)i;
 	return 0;
 }

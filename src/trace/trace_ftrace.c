@@ -421,25 +421,62 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 	}
 	return;
 bad:
+	t->text_rejected++;
 	ph_trace_stat(t, "ftrace_text_unparsed_lines", 1);
 }
 
 int ph_trace_parse_ftrace(struct ph_trace *t, const char *p, size_t n)
 {
-	const char *end = p + n;
+	const char *start = p, *end = p + n;
 
 	if (!strcmp(t->format, "unknown"))
 		t->format = "ftrace";
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
+		uint64_t rejected = t->text_rejected;
 
 		if (le > p && le[-1] == '\r')
 			line(t, p, le - 1);
 		else
 			line(t, p, le);
+		if (le > p)
+			t->text_lines++;
+		if (t->text_rejected != rejected && t->text_rejected_at < 0)
+			t->text_rejected_at = p - start;
 		p = nl ? nl + 1 : end;
 	}
+	return 0;
+}
+
+/*
+ * ftrace text that is a whole file: a last line without its newline was
+ * cut mid-line (a copy or a recording stopped short), and bytes with no
+ * line in them (no header, no event: a few bytes of something else that
+ * happen to look like text) are not a trace.  Either is a partial read,
+ * with the byte offset of where the reading stopped.
+ */
+static int text_file_read(struct ph_trace *t, const char *p, size_t n,
+			  size_t nev_before)
+{
+	const char *last_nl = n ? memrchr(p, '\n', n) : NULL;
+	bool header = n && (p[0] == '#' || memmem(p, n, "\n#", 2));
+
+	if (n && p[n - 1] != '\n') {
+		size_t at = last_nl ? (size_t)(last_nl - p) + 1 : 0;
+
+		ph_trace_stat(t, "ftrace_text_torn_lines", 1);
+		return PH_CORRUPT(&t->err, at,
+				  "the last line (bytes %zu..%zu) ends without "
+				  "a newline: cut mid-line",
+				  at, n);
+	}
+	if (t->nev == nev_before && !header)
+		return PH_CORRUPT(
+			&t->err, 0,
+			"no ftrace line in the %zu bytes read (%" PRIu64
+			" lines, %" PRIu64 " not parsed)",
+			n, t->text_lines, t->text_rejected);
 	return 0;
 }
 
@@ -677,7 +714,13 @@ static int load_any(struct ph_trace *t, const uint8_t *p, size_t n, int depth)
 		    memmem(p, k, "<!doctype", 9))
 			return ph_trace_parse_systrace_html(t, (const char *)p,
 							    n);
-		return ph_trace_parse_ftrace(t, (const char *)p, n);
+		{
+			size_t nev = t->nev;
+			int rc = ph_trace_parse_ftrace(t, (const char *)p, n);
+
+			return rc ? rc :
+				    text_file_read(t, (const char *)p, n, nev);
+		}
 	}
 	(void)ph_trace_reserve(t, n / 40);
 	return ph_trace_parse_proto(t, p, n);
@@ -688,7 +731,9 @@ int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
 	int rc, frc;
 
 	t->input_bytes = n;
-	rc = load_any(t, data, n, 0);
+	/* Nothing read is not an empty trace: say so, as a partial read. */
+	rc = n ? load_any(t, data, n, 0) :
+		 PH_CORRUPT(&t->err, 0, "the input is empty (0 bytes)");
 	frc = ph_trace_finish(t);
 	if (!strcmp(t->format, "perfetto")) {
 		static const char *const names[] = {

@@ -488,6 +488,7 @@ uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
 int ph_trace_init(struct ph_trace *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->text_rejected_at = -1;
 	for (int i = 0; i < PH_T_COUNT; i++) {
 		struct ph_table *tb = &t->tables[i];
 

@@ -523,15 +523,9 @@ static void add_snapshot(struct pstate *ps, struct seq *sq, const uint8_t *p,
 			if (sq->clk[k].set &&
 			    sq->clk[k].at_trace == PH_NULL_I64)
 				sq->clk[k].at_trace = boot;
-	if (pv->nsnaps == pv->snapcap) {
-		size_t nc = pv->snapcap ? pv->snapcap * 2 : 16;
-		struct ph_snap *s = realloc(pv->snaps, nc * sizeof(*s));
-
-		if (!s)
-			return;
-		pv->snaps = s;
-		pv->snapcap = nc;
-	}
+	if (pv->nsnaps == pv->snapcap &&
+	    PH_GROW(pv->snaps, pv->snapcap, pv->nsnaps + 1, 16))
+		return;
 	pv->snaps[pv->nsnaps++] = snap;
 }
 

@@ -83,7 +83,9 @@ struct ph_ui {
 	pthread_mutex_t save_mu; /* one save at a time (it prints) */
 	pthread_t thread;
 	bool running;
-	volatile int stop;
+	/* Set by ph_ui_stop while the broadcaster reads it: atomic (as the
+	 * link's), since a volatile int read by another thread is a race. */
+	_Atomic int stop;
 };
 
 #define STR_(x) #x

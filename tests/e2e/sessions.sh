@@ -49,6 +49,55 @@ for id in http-failed main-thread-stall db-error; do
 		test "$one" -gt 0 -a "$same" -eq "$one"
 done
 
+# --- lines with bytes that are not UTF-8 --------------------------------------
+# The recording with a byte that is not UTF-8 put into five URLs and a
+# junk line added: the five are read with U+FFFD in place of the byte (no
+# event lost), a junk line skipped, and report names each by line number
+# and byte offset, in its notes and in --json.
+python3 - "$REC" "$T/bad8.ndjson" "$T/bad8.want" << 'PY'
+import sys
+src, out, want = sys.argv[1:]
+lines = open(src, "rb").read().split(b"\n")
+lines.insert(7, b"{\"event\":\"mark\",\xff")
+at, bad, n = 0, [], 0
+for i, l in enumerate(lines):
+    if n < 5 and b'"url":"' in l:
+        lines[i] = l.replace(b'"url":"', b'"url":"\xff', 1)
+        bad.append("%d:%d:repaired" % (i + 1, at))
+        n += 1
+    elif i == 7:
+        bad.append("%d:%d:skipped" % (i + 1, at))
+    at += len(lines[i]) + 1
+open(out, "wb").write(b"\n".join(lines))
+open(want, "w").write(" ".join(bad))
+PY
+"$P" report "$T/bad8.ndjson" > "$T/bad8.txt" 2>&1
+"$P" report --json "$T/bad8.ndjson" > "$T/bad8.json" 2>&1
+check "bad UTF-8: report's note names each repaired line and its offset" python3 -c '
+import sys
+txt, want = open(sys.argv[1]).read(), open(sys.argv[2]).read().split()
+rep = [w.split(":") for w in want if w.endswith("repaired")]
+note = [l for l in txt.splitlines() if "not UTF-8 replaced by U+FFFD" in l]
+assert len(note) == 1 and note[0].startswith("note: %d lines read" % len(rep)), txt
+for line, at, _ in rep:
+    assert "line %s at byte %s" % (line, at) in note[0], (line, at, note)
+skip = [l for l in txt.splitlines() if "malformed line skipped" in l]
+line, at, _ = [w.split(":") for w in want if w.endswith("skipped")][0]
+assert len(skip) == 1 and "line %s at byte %s (" % (line, at) in skip[0], txt
+print(note[0]); print(skip[0])' "$T/bad8.txt" "$T/bad8.want"
+check "bad UTF-8: report --json lists the lines in sourceLines" python3 -c '
+import json, sys
+r, want = json.load(open(sys.argv[1])), open(sys.argv[2]).read().split()
+got = ["%d:%d:%s" % (l["line"], l["byte"], l["action"]) for l in r["sourceLines"]]
+assert sorted(got) == sorted(want), (got, want)' "$T/bad8.json" "$T/bad8.want"
+check "bad UTF-8: no event lost to a repaired line" python3 -c '
+import json, subprocess, sys
+def counts(f):
+    return json.loads(subprocess.run([sys.argv[1], "report", "--json", f],
+        capture_output=True, check=True).stdout)["counts"]
+a, b = counts(sys.argv[2]), counts(sys.argv[3])
+assert a == b, (a, b)' "$P" "$REC" "$T/bad8.ndjson"
+
 # ... and live: one host watching while the process stops and comes back
 # with the same identity (tests/e2e/replay_app.py replays the recording as
 # an app, the second time with its events 100 s later).

@@ -11,6 +11,37 @@ check query-bad-sql sh -c "! $BIN/porthole trace query '$A12' 'SELEC nope' 2>/de
 check missing-file sh -c "$BIN/porthole trace stats /nonexistent 2>/dev/null; [ \$? -eq 2 ]"
 head -c 1000000 "$A12" > "$E2E_TMP/cut.pftrace"
 check truncated-exit-1 sh -c "$BIN/porthole trace stats '$E2E_TMP/cut.pftrace' 2>&1 | grep -q 'stopped at byte'; $BIN/porthole trace stats '$E2E_TMP/cut.pftrace' >/dev/null 2>&1; [ \$? -eq 1 ]"
+# Inputs that hold less than a trace say what was read and exit 1, never
+# "complete": an empty file, the first bytes of a Perfetto trace (1-3 of
+# them look like text, so they are read as ftrace), ftrace text cut
+# mid-line (the torn line's offset), and text with no ftrace line in it.
+BLK=$(fixture systrace/parser__parsing__sched_blocked_systrace.systrace)
+: > "$E2E_TMP/empty.trace"
+for n in 1 3 9; do head -c $n "$A12" > "$E2E_TMP/p$n.pftrace"; done
+head -c 900 "$BLK" > "$E2E_TMP/torn.systrace"
+printf 'hello\nworld\n' > "$E2E_TMP/words.txt"
+partial() { # partial FILE REGEX: exit 1, not complete, REGEX in the text
+	"$BIN/porthole" trace stats "$1" > "$E2E_TMP/st.out" 2>&1
+	rc=$?
+	cat "$E2E_TMP/st.out"
+	[ $rc -eq 1 ] && ! grep -q '^complete  yes' "$E2E_TMP/st.out" &&
+		grep -Eq "$2" "$E2E_TMP/st.out" &&
+		"$BIN/porthole" trace stats --json "$1" 2> /dev/null |
+		grep -q '"complete":false'
+}
+check "stats: an empty file is not complete" partial "$E2E_TMP/empty.trace" \
+	'^read +0 bytes$'
+for n in 1 3 9; do
+	check "stats: $n bytes of a Perfetto trace are not complete" \
+		partial "$E2E_TMP/p$n.pftrace" "^read +$n bytes"
+done
+check "stats: ftrace cut mid-line names the torn line's offset" \
+	partial "$E2E_TMP/torn.systrace" \
+	'^complete  no: stopped at byte 822: the last line \(bytes 822\.\.900\) ends without a newline'
+check "stats: text with no ftrace line counts the lines not parsed" \
+	partial "$E2E_TMP/words.txt" '^lines +2, 2 not parsed \(the first at byte 0\)$'
+check "stats: the whole ftrace file is complete" sh -c \
+	"'$BIN/porthole' trace stats '$BLK' | grep -q '^complete  yes$'"
 check analyze-frame-jank sh -c "$BIN/porthole trace analyze '$A12' --process com.android.systemui --out '$E2E_TMP/rep' >/dev/null && grep -q '\"id\":\"frame_jank\",[^]]*\"row_count\":[1-9]' '$E2E_TMP/rep/report.json' && grep -q 'Janky frames' '$E2E_TMP/rep/report.md'"
 check analyze-twice sh -c "$BIN/porthole trace analyze '$A12' --process com.android.systemui --out '$E2E_TMP/rep2' >/dev/null"
 check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/dev/null; [ \$? -eq 2 ]"

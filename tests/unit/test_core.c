@@ -432,3 +432,28 @@ void test_inflate__corrupt_and_short_streams_say_where(void)
 	ph_buf_release(&z);
 	ph_buf_release(&out);
 }
+
+/* ph_grow: from min, doubling to what is needed, and a size that would
+ * overflow size_t is refused with the array left as it was. */
+void test_core__grow_doubles_and_refuses_overflow(void)
+{
+	int *v = NULL;
+	size_t alloc = 0;
+
+	CHECK_INT(PH_GROW(v, alloc, 1, 16), 0);
+	CHECK(v != NULL);
+	CHECK_INT(alloc, 16);
+	v[15] = 7;
+	CHECK_INT(PH_GROW(v, alloc, 16, 16), 0); /* room already */
+	CHECK_INT(alloc, 16);
+	CHECK_INT(PH_GROW(v, alloc, 17, 16), 0);
+	CHECK_INT(alloc, 32);
+	CHECK_INT(v[15], 7);
+	CHECK_INT(PH_GROW(v, alloc, 100, 16), 0);
+	CHECK_INT(alloc, 128);
+	CHECK_INT(PH_GROW(v, alloc, SIZE_MAX / 2, 16), PH_ENOMEM);
+	CHECK_INT(PH_GROW(v, alloc, SIZE_MAX, 16), PH_ENOMEM);
+	CHECK_INT(alloc, 128);
+	CHECK_INT(v[15], 7);
+	free(v);
+}

@@ -1003,3 +1003,68 @@ void test_host__a_slow_tap_names_the_frame_by_its_end(void)
 	ph_analysis_free(a);
 	ph_store_release(&s);
 }
+
+/*
+ * A line with bytes that are not UTF-8 in a string is read with each
+ * replaced by U+FFFD, not dropped whole; a line that is not JSON is
+ * skipped.  Each is kept with its line number and byte offset (counting
+ * blank lines and '\r'), and the analysis names them in its notes.
+ */
+void test_host__bad_utf8_lines_are_repaired_and_named(void)
+{
+	static const char file[] =
+		"{\"event\":\"mark\",\"t\":1,\"seq\":0,\"data\":{\"name\":\"a\"}}\n"
+		"\n"
+		"{\"event\":\"mark\",\"t\":2,\"seq\":1,\"data\":{\"name\":\"b\xff\xc3\"}}\r\n"
+		"not json\n"
+		"{\"event\":\"mark\",\"t\":3,\"seq\":2,\"data\":{\"name\":\"c\"}}\n";
+	char path[] = "/tmp/ph-test-utf8-XXXXXX";
+	struct ph_store s;
+	struct ph_analysis *a;
+	struct ph_buf b = PH_BUF_INIT(1 << 20);
+	struct ph_jw jw;
+	int fd = mkstemp(path);
+	size_t n = sizeof(file) - 1;
+	bool repaired_note = false, skipped_note = false;
+
+	CHECK(fd >= 0);
+	CHECK_INT(write(fd, file, n), (ssize_t)n);
+	close(fd);
+	CHECK_INT(ph_store_init(&s, 0), 0);
+	CHECK_INT(ph_store_load_file(&s, path), 0);
+	unlink(path);
+	CHECK_INT(s.in.events, 3);
+	CHECK_INT(s.in.counts[PH_KIND_MARK], 3);
+	CHECK_INT(s.in.repaired, 1);
+	CHECK_INT(s.in.malformed, 1);
+	CHECK_INT(s.in.nissues, 2);
+	CHECK(s.in.issues[0].repaired);
+	CHECK_INT(s.in.issues[0].line, 3);
+	CHECK_INT(s.in.issues[0].offset, 52);
+	CHECK(strstr(s.in.issues[0].why, "2 bytes not UTF-8"));
+	CHECK(!s.in.issues[1].repaired);
+	CHECK_INT(s.in.issues[1].line, 4);
+	CHECK_INT(s.in.issues[1].offset, 106);
+	a = ph_analyze_store(&s, PH_WINDOW_ALL);
+	CHECK(a);
+	for (size_t i = 0; a && i < a->nnotes; i++) {
+		repaired_note |= strstr(a->notes[i], "1 line read with bytes "
+						     "that are not UTF-8") &&
+				 strstr(a->notes[i], "line 3 at byte 52");
+		skipped_note |=
+			strstr(a->notes[i], "1 malformed line skipped") &&
+			strstr(a->notes[i], "line 4 at byte 106 (");
+	}
+	CHECK(repaired_note);
+	CHECK(skipped_note);
+	ph_jw_init(&jw, &b);
+	ph_jw_obj_begin(&jw);
+	ph_ingest_write_issues(s.in.issues, s.in.nissues, &jw);
+	ph_jw_obj_end(&jw);
+	CHECK_INT(ph_jw_finish(&jw), 0);
+	CHECK(strstr(b.buf, "{\"line\":3,\"byte\":52,\"action\":\"repaired\""));
+	CHECK(strstr(b.buf, "{\"line\":4,\"byte\":106,\"action\":\"skipped\""));
+	ph_buf_release(&b);
+	ph_analysis_free(a);
+	ph_store_release(&s);
+}

@@ -69,10 +69,18 @@ static _Atomic uint64_t gap_seq;
 static _Atomic int64_t gap_from_ns = -1;
 static _Atomic int64_t gap_to_ns = -1;
 
-/* Written by the signal handler, read by the watchdog after `ready`. */
+/*
+ * Written by the signal handler, read by the watchdog after `ready`.  The
+ * handler writes only when it takes `asked` (set by ask_sample after the
+ * watchdog's last read): a signal that comes late, or twice, finds it
+ * taken and writes nothing, so the handler never writes while the
+ * watchdog reads, and the release/acquire pair orders the two for TSan,
+ * which does not count a signal's delivery as ordering anything.
+ */
 static uintptr_t sample_pcs[PH_MAX_FRAMES];
 static _Atomic int sample_n;
 static _Atomic bool sample_ready;
+static _Atomic bool sample_asked;
 
 /* The watchdog thread's copy of the newest sample of the open stall. */
 static uintptr_t stack_pcs[PH_MAX_FRAMES];
@@ -131,6 +139,9 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	(void)sig;
 	(void)info;
 	(void)uctx;
+	if (!atomic_exchange_explicit(&sample_asked, false,
+				      memory_order_acquire))
+		return; /* not asked for, or answered already */
 	n = ph_platform_backtrace(pcs, PH_MAX_FRAMES);
 	/*
 	 * Frame 0 is this handler and frame 1 the kernel's sigreturn
@@ -159,6 +170,7 @@ struct stall {
 static void ask_sample(struct stall *st, int tid, int64_t now)
 {
 	atomic_store(&sample_ready, false);
+	atomic_store_explicit(&sample_asked, true, memory_order_release);
 	if (sample_signal) /* 0: none free, the event goes without a stack */
 		syscall(SYS_tgkill, ph_agent.pid, tid, sample_signal);
 	st->asked = true;

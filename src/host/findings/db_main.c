@@ -49,15 +49,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	}
 	if (ev->kind != PH_KIND_DB_END || !ph_ev_on_main(ev))
 		return;
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 32;
-		struct query *v = realloc(s->q, na * sizeof(*v));
-
-		if (!v)
-			return;
-		s->q = v;
-		s->alloc = na;
-	}
+	if (s->n == s->alloc && PH_GROW(s->q, s->alloc, s->n + 1, 32))
+		return;
 	x = &s->q[s->n++];
 	x->from = c->from;
 	x->to = c->to;

@@ -115,15 +115,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 
 	if (ev->kind == PH_KIND_LEAK && ph_ev_int(ev, "heapDumpStartMs", &a) &&
 	    ph_ev_int(ev, "heapDumpEndMs", &b) && b >= a) {
-		if (s->nd == s->ad) {
-			size_t na = s->ad ? s->ad * 2 : 8;
-			struct dump *d = realloc(s->d, na * sizeof(*d));
-
-			if (!d)
-				return;
-			s->d = d;
-			s->ad = na;
-		}
+		if (s->nd == s->ad && PH_GROW(s->d, s->ad, s->nd + 1, 8))
+			return;
 		s->d[s->nd++] = (struct dump){ a, b };
 		return;
 	}
@@ -136,15 +129,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 			return;
 		}
 	}
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 16;
-		struct stall *v = realloc(s->v, na * sizeof(*v));
-
-		if (!v)
-			return;
-		s->v = v;
-		s->alloc = na;
-	}
+	if (s->n == s->alloc && PH_GROW(s->v, s->alloc, s->n + 1, 16))
+		return;
 	memset(&s->v[s->n], 0, sizeof(s->v[0]));
 	read_stall(c, ev, &s->v[s->n++]);
 }

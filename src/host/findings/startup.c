@@ -53,15 +53,8 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 	if (!ph_ev_streq(ev, "classification", "cold") &&
 	    !ph_ev_streq(ev, "classification", "lukewarm"))
 		return;
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 4;
-		struct launch *v = realloc(s->v, na * sizeof(*v));
-
-		if (!v)
-			return;
-		s->v = v;
-		s->alloc = na;
-	}
+	if (s->n == s->alloc && PH_GROW(s->v, s->alloc, s->n + 1, 4))
+		return;
 	x = &s->v[s->n++];
 	memset(x, 0, sizeof(*x));
 	x->t = ev->t;

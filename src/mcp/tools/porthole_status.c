@@ -98,7 +98,7 @@ static int porthole_status_call(struct ph_mcp_call *c)
 	/* the exits the runtime reported, live or from the last session */
 	ph_jw_key(&c->jw, "exits");
 	ph_jw_arr_begin(&c->jw);
-	if (m->lv && m->lv->store.nevents)
+	if (m->lv) /* ph_store_each locks: nevents is the parser's */
 		ph_store_each(&m->lv->store, PH_WINDOW_ALL,
 			      ph_kinds_mask("exit"), exit_cb, &x);
 	ph_jw_arr_end(&c->jw);

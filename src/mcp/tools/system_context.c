@@ -140,15 +140,8 @@ static void local_context(struct ph_mcp_call *c)
 
 		if (pid <= 0)
 			continue;
-		if (np == ap) {
-			size_t na = ap ? ap * 2 : 256;
-			struct proc *q = realloc(ps, na * sizeof(*q));
-
-			if (!q)
-				break;
-			ps = q;
-			ap = na;
-		}
+		if (np == ap && PH_GROW(ps, ap, np + 1, 256))
+			break;
 		ps[np].pid = pid;
 		ps[np].t0 = proc_ticks(pid, ps[np].name, sizeof(ps[np].name));
 		np++;
