@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Porthole: one Makefile drives the whole build (docs/building.md says why
 # plain Make).  Outputs: build/bin/, build/lib/ (DESIGN.md section 2).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_agent: what an event call costs the app, how many events the agent
  * moves, and how much memory it holds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_heap: the heap engine on a real JVM dump of >= 100 MB.
  *

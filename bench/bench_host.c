@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_host: the host's three figures (issue 4, "Performance").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_iotrace: the block I/O engine, offline and live.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_json: JSON parse throughput on a 50 MB NDJSON file of realistic
  * events, ours beside jansson's, in the same run on the same bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_mcp: the MCP server's two figures (issue 5, "Performance").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_trace: trace ingestion throughput, beside `cat FILE > /dev/null`
  * measured in the same run on the same file.

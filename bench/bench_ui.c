@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_ui.c: the live timeline in headless Chromium (issue 6).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Marks one group's bench figures against bench/targets.tsv.
 # Usage: bench/check.sh GROUP [TARGETS] < FIGURES > MARKED
 # Each JSON line on stdin comes out with "group", "target", "cmp" and

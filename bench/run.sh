@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every benchmark group, or one: bench/run.sh BUILD_DIR [GROUP]
 # Each figure is one JSON line on stdout, marked by bench/check.sh against
 # bench/targets.tsv (target, met); the run ends with a summary line.  Each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Draws the README's performance table from a bench run's saved JSON.
 # Usage: bench/table.sh BENCH_JSONL [README] [TARGETS]
 # BENCH_JSONL is what bench/run.sh saved (BUILD_DIR/bench.jsonl): figures

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page's own draw time with 100,000 events loaded, in headless
 // Chromium (issue 6): pans and zooms, each redraw timed in the page with
 // performance.now() around draw().  Prints {"median":ms,"p95":ms,"n":N}.

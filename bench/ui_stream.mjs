@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether the page keeps up with a live stream (issue 6), driven by
 // bench/bench_ui.c over stdin/stdout:
 //

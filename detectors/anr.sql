@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id anr
 -- @title Application Not Responding
 -- @why An ANR in the log, or a main-thread slice of 5 s or more. Not clipped to the window: an ANR just outside it is still the answer. covered_ms is 0 because it bends the column contract (the stretch can lie outside the window).

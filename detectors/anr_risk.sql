@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id anr_risk
 -- @title Longest stretch away from the message loop
 -- @why A top-level main-thread slice is one message or frame; while it runs, input waits. The longest ones with nested work inside (depth >= 1 evidence) are the ANR risk: 5 s of this is an ANR. A scenario anchor (a top-level slice that spans the whole window, such as AppStart around a start-up) is not one message and is left out.

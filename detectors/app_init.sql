@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id app_init
 -- @title Application start-up work
 -- @why The framework's start-up slices on the main thread (bindApplication, activityStart, activityResume, Application.onCreate, inflate during launch) are what a cold start waits for: the name_glob masks (GLOB, separated by '|'), less the names another detector's name_glob claims.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_binder
 -- @question: binder
 -- @title Binder calls that made the app wait

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_cpu
 -- @question: cpu
 -- @title Where the process's CPU time went

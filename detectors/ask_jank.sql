@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_jank
 -- @question: jank
 -- @title Janky frames of the app

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_monitor_contention
 -- @question: monitor_contention
 -- @title Threads waiting for a Java lock

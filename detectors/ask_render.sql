@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_render
 -- @question: render
 -- @title Frames that took longer than a refresh to produce

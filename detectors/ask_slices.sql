@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_slices
 -- @question: slices
 -- @title The main thread's slowest slices, by self time

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_startup
 -- @question: startup
 -- @title The app's start-up, phase by phase

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id ask_thread_states
 -- @question: thread_states
 -- @title Where the main thread's time went

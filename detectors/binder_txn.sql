@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id binder_txn
 -- @title Binder calls on the main thread
 -- @why A binder transaction blocks the caller until another process answers. It fires on one long call (long_ms) or on many short ones that add up (min_count and total_ms both). The slice names are name_glob's masks (GLOB, separated by '|').

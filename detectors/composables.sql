@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id composables
 -- @title Compose recompositions that took long or came often
 -- @why Jetpack Compose marks its work on the main thread with slices named "Recompose:..." and "Compose:..." (the runtime's and the composition tracing's names; name_glob's masks, GLOB, separated by '|'). One that takes long_ms or more (half a 60 Hz frame) is a recomposition the user may see as a dropped frame; one name recomposed min_count times or more in the window is state that changes too often or is read too high in the tree. A row is one slice name; count is how often it ran, self_ms its own time (children subtracted), total_ms with its children.

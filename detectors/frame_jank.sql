@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id frame_jank
 -- @title Janky frames (frame timeline)
 -- @why SurfaceFlinger's frame timeline judged these frames of the process late; self_ms is the time past the deadline (actual end minus expected end), grouped by the field's jank type. A frame drawn on several layers is one frame (its token), counted once. The time a row stands for is the time past the deadline; it covers the window only where the main thread was busy then (running, runnable or in D).

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id gc_pressure
 -- @title Garbage collection pressure
 -- @why Time the process spent in GC slices (ART's "... GC" slices and waits for them). On the main thread it is a pause; elsewhere it takes CPU from the app. The slice names are name_glob's masks (GLOB, separated by '|').

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id io_wait
 -- @title Main thread waiting for I/O
 -- @why Uninterruptible sleep (D) on the main thread is usually disk or a lock in the kernel; blocked_function names where, when the trace recorded sched_blocked_reason.

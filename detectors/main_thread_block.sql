@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id main_thread_block
 -- @title Main thread blocked by long work
 -- @why The main thread spent this long in one slice's own code (self time: its children are subtracted, so the row names the slice that did the work, not the one that waited for it). One frame is 16.7 ms at 60 Hz. Top-level (depth 0) slices are left out: a scenario anchor (AppStart around a whole start-up) spans idle time that is no one's work.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id main_thread_outlier
 -- @title One occurrence far slower than usual
 -- @why The same main-thread slice usually takes its median time; this occurrence took factor times longer (and at least floor_ms), which points at something that happened that once.

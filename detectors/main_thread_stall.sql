@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id main_thread_stall
 -- @title Main thread busy without a break
 -- @why The main thread ran, or waited for a CPU, this long without once going back to sleep, so nothing else it owes the app (input, the next frame) could run. This is the scheduler's own record: it finds a stall whether or not the app labelled the work. The location is the top-level slice the stretch spent most of its time in (or none: 'main thread, no slice'); the detail gives the time in each, so a stall that began in one slice and ran on through others is named after where it went.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id main_thread_waits
 -- @title Main thread waiting inside its work, and who woke it
 -- @why The main thread went to sleep (S) or blocked (D) for min_ms or more while inside a slice, so the work that slice stands for waited, not ran. Who woke it says what it waited for: the waker is the thread whose sched_waking ended the sleep (the next thread_state row's waker_utid), with its process; "the kernel (an interrupt)" is a waking from the idle task or interrupt context (I/O done, a timer), and "waker not seen" means the trace holds no waking for it. A sleep in no slice is the message loop waiting for work and is left out, as is a top-level slice that spans the whole window (a scenario anchor). A row is one slice name and one waker; self_ms, total_ms and covered_ms are the time asleep.

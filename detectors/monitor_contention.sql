@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id monitor_contention
 -- @title Lock (monitor) contention
 -- @why ART marks a thread that waits for a Java monitor held by another thread with a "monitor contention with owner ..." slice. Fires on one long wait (long_ms) or many short ones (min_count and total_ms). The slice names are name_glob's masks (GLOB, separated by '|').

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id repeated_work
 -- @title The same work done over and over
 -- @why One slice name on the main thread ran many times and added up: inflation, layout or a query repeated per item or per frame is often cacheable. Names another detector reports (its name_glob masks, overrides applied: monitor contention, GC, binder, start-up) are left to it.

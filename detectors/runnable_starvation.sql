@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id runnable_starvation
 -- @title Main thread runnable but not scheduled
 -- @why The main thread was ready to run (R, or R+ when preempted) but no CPU ran it: CPU contention, a low frequency or a priority problem, not the app's own code.

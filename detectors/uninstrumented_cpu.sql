@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- @id uninstrumented_cpu
 -- @title Main thread CPU time no slice explains
 -- @why The main thread was Running outside every top-level slice: work the trace cannot name (no atrace section around it). Add a section, or sample it. When the trace has CPU samples (perf_sample) of the main thread in that time, the detail quotes them merged by their leaf-most frame of the app's own code (else their leaf frame), the five most frequent with their share: "28 stacks: GzipSink.write 54%, ..."; without samples it says the trace has none to name it.

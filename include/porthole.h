@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole.h: the whole public API of libporthole, the in-process agent.
  *

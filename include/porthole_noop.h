@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole_noop.h: the bodies porthole.h uses for release builds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_server.c: the sample's own HTTP API, served on 127.0.0.1 only, on a
  * port the kernel picks.  A deliberately small HTTP/1.1 server (one thread,

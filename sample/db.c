@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * db.c: the cart database, a real SQLite file in the data dir, with
  * Porthole's helper attached to the connection.  The planted bug:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ends.c: two planted ways for the sample to die that leave no crash
  * behind, for its next start to explain (the agent's exits collector):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jobs.c: a background job that fails on its first attempt and succeeds
  * on the retry, as a job scheduler would run it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * net.c: the network thread.  Every call goes through libcurl with
  * Porthole's helper attached to the handle, against the app's own API on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sample.h: porthole-sample, a small native app with a planted bug on
  * every lane Porthole watches (DESIGN.md section 6).  It is the demo, the

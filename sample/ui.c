@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ui.c: the sample's screen.  A cart: a header, a list of item rows, a
  * total, a "Check out" button, a share icon button with no label (planted:

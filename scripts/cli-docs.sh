@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # cli-docs.sh PORTHOLE [DOC]: DOC (default docs/cli.md) with its generated
 # part, between the two marker lines, replaced by `PORTHOLE help
 # --markdown`: every command's flag table, drawn from the option tables

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Writes the table of unit tests: every `void test_<module>__<case>(void)`
 # defined at the start of a line in the given files, in file order.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make demo: porthole capture around porthole-sample's checkout scenario,
 # then the report, in text and as an HTML page next to the capture.
 # Ends by itself (the scenario runs 10 s).

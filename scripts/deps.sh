@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make deps: installs every Debian package the project needs that is
 # missing (one `apt-get update` first, only when something is missing), and
 # the npm test tools pinned in package.json into ./node_modules.  Every make

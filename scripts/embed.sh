@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # embed.sh KIND OUT.c FILE...: files compiled into the binary as C arrays,
 # so it needs no files at run time.  Plain POSIX sh + od (no xxd, no
 # network).  KIND says which table the arrays go into:

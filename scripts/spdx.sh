@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # spdx.sh: every source file of the project carries one license line, an
 # SPDX identifier ($LINE below) in its language's comment, as its first
 # line or right after its shebang (and a Python coding line).  The files: git's tracked C sources and

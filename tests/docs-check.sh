@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # docs-check.sh [RESULTS]: the README and docs/ are a manual, in the
 # present tense; how they came to be lives in git log.  Fails on a phrase
 # that narrates the project's history (numbered sessions or rounds of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs each fuzz target for SECONDS on its seed corpus (read-only: new
 # inputs go to a scratch directory).  Usage: SECONDS RESULTS_FILE TARGET...
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 pass: what `make cross ARCH=aarch64` built (BUILD_DIR), run on
 # this x86-64 machine under qemu-user.  Usage: BUILD_DIR RESULTS_FILE
 #

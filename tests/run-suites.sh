@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every suite against one build: unit tests, end-to-end scripts and
 # golden cases.  Usage: tests/run-suites.sh BUILD_DIR LABEL RESULTS_FILE
 # Each suite's "[name] N passed, N failed" line is appended to RESULTS_FILE.

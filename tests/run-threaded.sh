@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The TSan pass, against a build made with -fsanitize=thread (all and
 # tests): the unit tests that run threads (their case names start with
 # mt_), then the end-to-end checks that send concurrent requests through

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Adds up every "[suite] N passed, N failed" line of a make test run and
 # prints the one closing line.  Exits 1 when anything failed or nothing ran.
 set -u

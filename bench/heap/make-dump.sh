@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/heap/make-dump.sh OUT.hprof: compiles LeakBench, runs it, dumps
 # its heap with jcmd (openjdk-17-jdk-headless) and stops it.  The dump is
 # a build artefact (build/), never committed.

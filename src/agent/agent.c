@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.c: porthole_start() and porthole_stop(), and the agent's globals.
  */

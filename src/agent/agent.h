@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.h: libporthole's internals, shared by its files (never installed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bodies.c: see bodies.h.  A ring of PH_BODIES_KEPT calls, the oldest
  * overwritten; each way's text cut at a character boundary so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bodies.h: the first 4 KiB of each way's body of the newest finished
  * HTTP calls, for `inflight` (docs/protocol.md section 2, BodyPreview;

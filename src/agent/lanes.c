@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lanes.c: each emitting thread's own queue, taken at its first event and
  * given back when the thread ends, and the writer's merge of the lanes

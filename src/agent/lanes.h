@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lanes.h: a queue of its own for each emitting thread, and the writer's
  * merge of them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * methods.c: one request line in, one response line out (writer thread).
  *

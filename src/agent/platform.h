@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * platform.h: the little the agent needs from the OS, behind one header
  * (platform_linux.c now; Android's NDK has the same calls, and a

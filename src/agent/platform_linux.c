@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * platform_linux.c: the Linux side of platform.h.
  */

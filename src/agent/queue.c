@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * queue.c: the lock-free emit queue, many producers and one consumer: a
  * producer claims cells with one compare-and-swap and publishes with one

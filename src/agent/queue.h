@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * queue.h: the emit queue, many producers and one consumer, lock-free.
  *

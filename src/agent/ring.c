@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ring.c: the writer's ring of recent encoded events, evicted oldest
  * first by count and bytes, read by `timeline` by seq or time (ring.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ring.h: the most recent events, encoded, for clients that arrive late.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.c: the writer thread.  It drains the emit queue, numbers, completes
  * and encodes every event once, keeps it in the ring, and fans the line out

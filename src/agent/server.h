@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.h: the writer thread's world (server.c, state.c, methods.c).
  *

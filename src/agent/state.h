@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * state.h: what the writer remembers beyond the ring, to answer methods
  * (recompositions, nav_state, state, inflight, frames, blocking) and to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * symbolize.c: see symbolize.h.  The dwfl handle is cached here and is not
  * thread-safe: `mu` serializes its users, the writer thread (stalls) and,

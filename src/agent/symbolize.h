@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * symbolize.h: return addresses into function(file:line), off the thread
  * that captured them (a signal handler only records addresses).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tclock.c: keeping the event clock's counter scale true (tclock.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tclock.h: the clock an event call stamps its event with.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole capture --scenario NAME [--out FILE] [--driver NAME]
  *                  [--application-id ID] [--systrace [--systrace-seconds N]]

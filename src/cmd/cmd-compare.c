@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole compare BASE NEW [--fail-on regression] [--json]: per-metric
  * diff of two captures with noise floors (src/host/compare.h).  Exit 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole heap: hprof heap dumps into leak traces and retained sizes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole help [CMD [SUBCOMMAND]] [--markdown] [--list]: the list of
  * commands, one command's help, or, drawn from the same option tables,

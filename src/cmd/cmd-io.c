@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole io DIR [--session ID | --events FILE] [--from T --to T]
  *              [--pid N] [--offset-ms MS] [--json | --ndjson [--all]]

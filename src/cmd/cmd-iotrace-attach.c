@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole iotrace attach SESSION DIR [--app-only] [--max N]
  *                        [--offset-ms MS] [--pid PID]

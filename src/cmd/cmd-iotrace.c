@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole iotrace: block I/O from tracefs, paired issue -> complete, to
  * io-tracer schema-v3 CSV (src/iotrace/iotrace.h; docs/iotrace.md).

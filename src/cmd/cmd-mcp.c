@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole mcp [--application-id ID]: the MCP server on stdio
  * (docs/mcp.md).  stdout carries nothing but protocol; diagnostics go to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole report FILE [--json] [--html OUT]: the human report of a
  * capture file.  FILE may also be a recorded session (events.ndjson, or any

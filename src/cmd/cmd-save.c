@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole save [--session ID] [--scenario NAME]
  *               [--since 10m|90s|2h|MS | --from T --to T] [--out FILE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* porthole sessions [--json]: what is recorded, newest first. */
 #include "ph_common.h"
 #include "cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole status [--application-id ID]: connected or not, and why not,
  * each reason with its fix.  Exit 0 when connected, 1 when not.  When

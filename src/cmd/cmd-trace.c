@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole trace: system traces into SQLite, and the detectors over them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole ui [--port 8678] [--no-open] [--application-id ID] [-- CMD...]
  *

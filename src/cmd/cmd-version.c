@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* porthole version: the build's version and protocol. */
 #include "ph_common.h"
 #include "cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole watch [--until-first] [--json] [--timeout SECONDS]
  *                [--severity error|warning|note] [--application-id ID]

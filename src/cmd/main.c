@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c: the porthole binary.  One table of subcommands; shared set-up.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * banned.h: functions that have no safe use in this code base.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_arena.c: the bump allocator for one parse, request or report: blocks
  * chained newest first, handed out in order, freed all at once, under a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_arena.h: a bump allocator for things that live exactly as long as one
  * parse, one request or one report (git's mem-pool).

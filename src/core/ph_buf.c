@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_buf.c: the one growable byte buffer; every append adds all or
  * nothing, within the buffer's cap (the invariants are in ph_buf.h).

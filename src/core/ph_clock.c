@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_clock.c: the monotonic app clock, the wall clock, and the offset
  * between them, measured so two timestamps never disagree about order

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_clock.h: the clocks every event, finding and report speak.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_error.c: names for the PH_E* codes and the one-line error report
  * (ph_error.h).

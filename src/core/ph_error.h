@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_error.h: internal status codes and error reporting.
  *

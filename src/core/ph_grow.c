@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_grow.c: the one grow-by-doubling step (ph_common.h), so no caller
  * multiplies a count or a byte size without checking it.

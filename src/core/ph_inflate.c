@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ph_inflate.c: inflating under caps (see ph_inflate.h). */
 #include "ph_common.h"
 #include "ph_inflate.h"

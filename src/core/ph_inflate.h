@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_inflate.h: zlib, gzip and raw deflate streams, inflated under caps.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_json.c: the strict reader (RFC 8259), and value helpers.
  *

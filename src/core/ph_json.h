@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_json.h: a strict JSON reader (RFC 8259) and a streaming writer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_json_write.c: the streaming writer.  See ph_json.h for its promises.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_log.c: the diagnostics logger: one write(2) a line to stderr or the
  * fd it was given, never stdout; PORTHOLE_LOG sets the level (ph_log.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * graph.c: the object graph of a dump, and what is computed over it:
  * shortest paths from GC roots, ahat's reachability classes, dominators

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap.h: the heap engine.  HPROF dumps in, leak traces and retained sizes
  * out.  docs/heap.md is the user's side of this file.

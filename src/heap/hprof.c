@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof.c: reads an HPROF heap dump in place and indexes its objects.
  *

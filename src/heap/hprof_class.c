@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof_class.c: an HPROF dump's strings and classes by name (Java names
  * from JVM signatures), the classes' fields and reference offsets, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof_index.c: the object index of an HPROF dump: the pass's ids sorted
  * (radix or rank sort, whichever the ids' spread allows) into the compact

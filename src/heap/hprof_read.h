@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof_read.h: what the three hprof files share (hprof.c reads the dump
  * and opens it, hprof_index.c sorts and indexes its objects, hprof_class.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * leaks.c: which objects are leaking, the path that keeps each one, what
  * every object on that path is known to be, and the LeakCanary rendering

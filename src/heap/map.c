@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map.c: R8 / ProGuard mapping files, for de-obfuscating class and field
  * names (`--map FILE`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c: what `porthole heap leaks|top|path|stats` print, as text for a
  * person and as JSON (--json) for the host, the MCP server and scripts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sha1.c: SHA-1 (FIPS 180-4, section 6.1), only for leak signatures: a
  * stable name for the shape of a leak, as LeakCanary prints it.  Not for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture.c: the capture file (see capture.h). */
 #include "ph_common.h"
 #include "capture.h"

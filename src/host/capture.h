@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * capture.h: the capture file, what `capture` and `save` write and
  * `report` and `compare` read (docs/cli.md, "The capture file").

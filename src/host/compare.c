@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare.c: per-metric diff with noise floors (see compare.h). */
 #include "ph_common.h"
 #include "compare.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare.h: two captures, metric by metric (docs/cli.md, `compare`).
  *

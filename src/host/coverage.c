@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * coverage.c: seq runs, and what an answer covers (coverage.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * coverage.h: what an answer covers, so that silence is never taken for an
  * all-clear (DESIGN.md §4, docs/findings.md "Coverage").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* env.c: the host's environment (see env.h). */
 #include "ph_common.h"
 #include "env.h"

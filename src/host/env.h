@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * env.h: the host's environment variables, read in one place
  * (docs/cli.md, "Environment").

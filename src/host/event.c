@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event.c: lenient accessors over an event's data (see event.h). */
 #include "ph_common.h"
 #include "event.h"

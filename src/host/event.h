@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * event.h: one event as the host holds it, and the wire's identity.
  *

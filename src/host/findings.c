@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings.c: the engine core: the family table, the summary every report
  * footer and compare reads, the engine that feeds families and windows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings.h: the findings engine, the host's judgement over a window.
  *

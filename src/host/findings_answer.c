@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings_answer.c: a findings answer as JSON, its findings classified
  * against the previous call's (new, ongoing, resolved), and the banner

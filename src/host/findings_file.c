@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings_file.c: the findings engine over a session file, read and
  * parsed on one thread while the engine is fed on another, and the window

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ingest.c: wire lines to events (see ingest.h). */
 #include "ph_common.h"
 #include "ingest.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* link.c: the device link (see link.h). */
 #include "ph_common.h"
 #include "link.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * link.h: the device link, one connection to one runtime, kept up.
  *

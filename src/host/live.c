@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live.c: link -> store + session (see live.h). */
 #include "ph_common.h"
 #include "live.h"

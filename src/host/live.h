@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * live.h: a live host: the link feeding the store and the session on disk.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* opt.c: one option table drives parsing, --help and the docs (opt.h). */
 #include "ph_common.h"
 #include "host/opt.h"

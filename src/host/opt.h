@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * opt.h: a command's options as one table, read by the parser, by
  * `--help` and by docs/cli.md's flag tables (`porthole help --markdown`),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfetto.c: system traces recorded on a device over adb (perfetto.h). */
 #include "ph_common.h"
 #include "perfetto.h"

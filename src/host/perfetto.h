@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * perfetto.h: system traces recorded on an Android device by its own
  * `perfetto` command, over adb (`adb shell perfetto ...`, `adb pull`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c: text, JSON and HTML renderings of a capture (see report.h). */
 #include "ph_common.h"
 #include "report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.h: the human report of a capture (docs/cli.md, `report`).
  *

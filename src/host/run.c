@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.c: a helper program run to its end (see run.h). */
 #include "ph_common.h"
 #include "run.h"

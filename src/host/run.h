@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.h: running a helper program (adb, the tracefs recorder) to its end
  * and keeping what it printed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* session.c: sessions on disk (see session.h). */
 #include "ph_common.h"
 #include "session.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sessions.c: listing, retention and the watermark (see session.h). */
 #include "ph_common.h"
 #include "session.h"

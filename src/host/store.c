@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store.c: the live event store (see store.h). */
 #include "ph_common.h"
 #include "store.h"

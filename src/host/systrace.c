@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* systrace.c: a system trace's answers merged into the findings. */
 #include "ph_common.h"
 #include "systrace.h"

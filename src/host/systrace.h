@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systrace.h: a system trace recorded over the same window as the app's
  * events, its answers merged into the findings (`capture --systrace`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* where.c: evidence to source locations (see where.h). */
 #include "ph_common.h"
 #include "where.h"

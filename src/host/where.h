@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * where.h: resolving a finding's evidence to a place in the project.
  *

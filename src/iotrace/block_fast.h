@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * block_fast.h: what both readers of block lines inline -- block_parse.c,
  * a line at a time, and block_lines.c, many lines over 128-byte masks:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * block_lines.c: ph_iot_parse_lines(), the ftrace block event parser many
  * lines at a time over 128-byte masks and line shapes, and the choice of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * block_parse.c: the ftrace block event line parser, a line at a time
  * (ph_iot_parse_line()): the general reader, which reads every layout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * block_parse.h: one line of ftrace text -> one block request event.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * convert.c: `porthole iotrace parse`, saved ftrace text to a recording.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * csv_out.c: row formatting and the compressed, rotating CSV files.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * csv_out.h: schema-v3 CSV rows, and the rotating compressed files they
  * go to.

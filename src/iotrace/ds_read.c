@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ds_read.c: a recording's ds rows, read back by column name.
  */

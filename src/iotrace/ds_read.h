@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ds_read.h: reading a recording's ds rows back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * iotrace.h: the block I/O engine as the command line uses it.
  *

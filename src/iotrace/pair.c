@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pair.c: the in-flight tables and the pairing rules of pair.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pair.h: block_rq_issue -> block_rq_complete, one row per request.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rawpipe.c: trace_pipe_raw pages -> block event records; the layouts
  * are drawn in rawpipe.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rawpipe.h: block events from per_cpu/cpuN/trace_pipe_raw, the binary
  * form of trace_pipe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * schema.c: the stream tables of schema v3 and the manifest writer.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * schema.h: io-tracer schema v3 as porthole writes it: the column lists of
  * the streams, and the manifest that describes a recording.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sha256.c: FIPS 180-4 SHA-256, one call over one buffer.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sha256.h: SHA-256 (FIPS 180-4), for anonymizing identifiers the way
  * io-tracer does (a hash prefix instead of the value).  Not for secrets.

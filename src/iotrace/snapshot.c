@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snapshot.c: process snapshots with CPU over intervals, the system spec,
  * and the ppid cache; see snapshot.h.

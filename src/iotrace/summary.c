@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * summary.c: `porthole iotrace summary DIR`, a recording as a person
  * reads it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tracefs.c: finding, mounting, borrowing and giving back tracefs; see
  * tracefs.h for the rule.

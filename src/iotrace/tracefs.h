@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tracefs.h: the kernel's tracing switches, borrowed and given back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * a11y.c: the accessibility rules over a semantics tree (docs/mcp.md,
  * "accessibility").  Bounds are read as dp: the runtime reports them in

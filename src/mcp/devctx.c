@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * devctx.c: the device's context, read from what `adb shell` printed
  * (system_context on a device; mcp.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io_view.c: the io view of a call's window, shared by io_summary and
  * io_requests (see mcp.h): the session's identity and profile from an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp.h: `porthole mcp`, the MCP server a coding assistant talks to.
  *

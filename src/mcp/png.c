@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * png.c: is a PNG all black?  Enough of PNG (ISO/IEC 15948) to answer:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.c: the JSON-RPC side of `porthole mcp` (see mcp.h, docs/mcp.md).
  *

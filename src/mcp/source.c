@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * source.c: what tools read through: the app (device link), the live
  * store, sessions on disk; and the small helpers every tool uses.

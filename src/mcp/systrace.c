@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systrace.c: system traces for the MCP tools.  On this machine the trace
  * engine's tracefs recorder (`porthole trace record`, run as a child so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* systrace.h: system traces for the MCP tools (see systrace.c). */
 #ifndef PH_MCP_SYSTRACE_H
 #define PH_MCP_SYSTRACE_H

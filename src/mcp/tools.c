@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tools.c: the one list of MCP tools, in the order tools/list gives. */
 #include "ph_common.h"
 #include "mcp.h"

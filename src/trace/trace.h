@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace.h: the trace engine's model.  A system trace (Perfetto protobuf or
  * ftrace text) is decoded into columnar in-memory tables named and shaped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_analyze.c: `porthole trace analyze`: runs the detector set over
  * one or more traces of one scenario and writes report.md and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_ask.c: ph_trace_ask() and `porthole trace ask` (see trace_ask.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_ask.h: the fixed questions of the MCP tool ask_system_trace, as a
  * C API the MCP server calls and `porthole trace ask` prints.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_cli.c: `porthole trace stats` and `porthole trace query`.
  *

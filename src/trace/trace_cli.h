@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_cli.h: the `porthole trace` subcommands, called from
  * src/cmd/cmd-trace.c.  Each takes argv with argv[0] = the subcommand and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_detect.c: detector files (parse, parameters, config) for the
  * runner in trace_analyze.c.  The format is described in trace_detect.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_detect.h: detectors, one .sql file each, and the runner.
  *

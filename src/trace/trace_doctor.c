@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_doctor.c: `porthole trace doctor`: the whole detector set (the
  * analyzer's detectors and the eight questions) on a built-in fixture with

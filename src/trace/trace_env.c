@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_env.c: the environment phase: what the durations of a report or
  * an answer were measured under (CPU frequency, thermal, memory), built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_finish.c: sorts the decoded events by time and runs them through
  * the state machines that build sched, thread_state, slice and counter.

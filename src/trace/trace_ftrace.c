@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_ftrace.c: ftrace text (tracefs `trace` / `trace_pipe`, the Linux
  * kernel's Documentation/trace/ftrace.rst "Output format"), Android systrace

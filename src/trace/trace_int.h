@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_int.h: state shared by the trace engine's own files, not by its
  * users.  The hash map, the per-track slice stacks and the per-CPU and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_merge.c: rows paired on identity: the fold of N repeats of one
  * scenario (analyze A B C) and `porthole trace compare BASE.json

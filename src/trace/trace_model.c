@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_model.c: the columnar tables, the string table, process and thread
  * tracking, and ph_trace_finish(): the time sort and the state machines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_proto.c: a streaming decoder for Perfetto's protobuf trace format,
  * written from the field numbers of the .proto files in google/perfetto

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_record.c: `porthole trace record --seconds N --out FILE
  * [--application-id ID] [--pid PID]...` on Linux.

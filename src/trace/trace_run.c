@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_run.c: the phases shared by analyze, ask and doctor (see
  * trace_run.h): the scenario, the context tables and one detector's run.

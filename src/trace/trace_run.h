@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_run.h: the phases every detector run shares (analyze, ask,
  * doctor): the scenario (process and window), the context tables built on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_spanjoin.c: the SPAN_JOIN virtual table module.
  *

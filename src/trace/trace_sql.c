@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_sql.c: the columnar tables as SQLite eponymous virtual tables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_sql.h: a loaded trace as an SQLite database.
  *

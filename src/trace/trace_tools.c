@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_tools.c: `porthole trace mark`, `names` and `calibrate`, the
  * verbs that help set up an analysis rather than run one:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * assets.h: the page's files, embedded in the binary at build time
  * (scripts/embed.sh writes build/gen/ui_assets.c from src/ui/assets/), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.c: the UI server's request checks, as pure functions (see ui.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.c: the civetweb glue of `porthole ui` (see ui.h for the routes).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * traces.c: the system traces under <root>/.porthole/traces/, listed for
  * the page and asked through the trace engine (trace_ask.h).

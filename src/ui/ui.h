@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ui.h: `porthole ui`, the live timeline in the browser.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_wire.c: protocol v1's kind and key names as tables, and the lookups
  * between names and their small integers (ph_wire.h).

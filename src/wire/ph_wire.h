@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_wire.h: the names of Porthole protocol v1, shared by agent and host.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * app_0_1.c: an app built against 0.1's header (tests/abi/porthole-0.1.h)
  * and run with a newer libporthole.so.  Its config sits against a page it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole-0.1.h: include/porthole.h as 0.1 shipped it (before the version
  * macros and porthole_start_sized), frozen.  Never edit it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_calls.c: calls every function of porthole.h once.  Compiled twice by
  * tests/e2e/agent_api.sh, against the real declarations and against

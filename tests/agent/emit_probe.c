@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emit_probe: proves what an event call does NOT do on the calling thread:
  * no malloc (an interposed allocator counts calls made while the probe's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * explicit_calls: an HTTP call and a query made with the explicit calls
  * (porthole_http_start / _end, porthole_db_start / _end), as an app whose

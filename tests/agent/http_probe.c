@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http_probe: an app that makes real libcurl calls against its own small
  * HTTP/1.1 server, so tests/e2e/agent_http.sh can hold each http_start /

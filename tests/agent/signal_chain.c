@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * signal_chain: an app with signal handlers of its own, installed before
  * porthole_start, which the agent must leave working.  For

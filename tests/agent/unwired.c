@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * unwired: an app that has SQLite loaded but never calls
  * porthole_sqlite_attach.  The agent's integrations check, a few seconds

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The public API: porthole.h and porthole_noop.h declare the same surface
 # (names and signatures), one file calling every function compiles against
 # both, and the release build (PORTHOLE_DISABLED) references no agent

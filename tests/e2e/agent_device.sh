@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The device and memory-pressure collectors (src/agent/collectors/
 # sampler.c) seeing real changes while porthole-sample runs:
 #   - network: the sample in a network namespace of its own, where a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # An event call makes no malloc, no system call and takes no page fault on
 # the calling thread (tests/agent/emit_probe.c counts all three, under a
 # seccomp filter), and the probe is shown to see one of each when one is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Deaths explained by the next start (src/agent/collectors/exit_report.c),
 # with the real sample:
 #   - a native crash (--crash-at, a write through a NULL struct pointer):

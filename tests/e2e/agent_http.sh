@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libcurl through libporthole, held against what went over the wire: the
 # probe (tests/agent/http_probe.c) serves HTTP/1.1 on 127.0.0.1 and logs
 # each request it answered (connection, bytes each way, body, whether the

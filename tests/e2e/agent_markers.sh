@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # While a system trace records, the agent writes its own labels into it
 # from the thread doing the work: the main-thread query on the main
 # thread, the HTTP call on the network thread (docs/agent.md).  Needs root

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Who may use an app's socket: its own uid and root (and on Android the
 # shell); any other local user is refused on accept with a one-line reason
 # and takes no slot, and the host prints that reason.  A host that finds

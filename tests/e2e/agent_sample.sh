@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libporthole inside porthole-sample, over the real abstract socket: every
 # event kind the C agent produces (docs/protocol.md section 5) arrives from
 # the `all` scenario; secrets never leave the process; a crash, a clean

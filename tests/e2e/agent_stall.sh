@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Main-thread stalls with the real sample and the real host binaries:
 #   1. a hang in progress is visible while it lasts: `watch --until-first`
 #      exits 1 with it while the app is still stuck, `status` (a host that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The bench's checker and table: bench/check.sh marks figures against a
 # targets table and exits 1 on a miss, bench/run.sh fails a run with a
 # miss, and bench/table.sh rewrites only the README's marked block from a

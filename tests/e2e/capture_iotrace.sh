@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole capture --iotrace` with the real sample on this machine: the
 # iotrace collector records block I/O over the capture's run, the io view
 # joins it with the captured events, its findings are merged into the

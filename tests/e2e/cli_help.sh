@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The command line's help, drawn from the commands' option tables: every
 # command and subcommand `porthole help --list` names (the table itself,
 # not a list kept here) answers --help, -h and `porthole help CMD` on

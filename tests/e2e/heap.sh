@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `porthole heap`: the planted-leak dumps against their
 # golden renderings, the fixtures' figures through stats/top/path, hostile
 # dumps, `heap dump` against a fake adb and a fake jcmd, and leaks landing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole heap dump` runs adb and jcmd through the host's one run helper:
 # a helper that never returns is stopped at its timeout, and one that
 # prints far more than the reply buffer holds is drained, not waited on

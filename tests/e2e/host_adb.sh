@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole capture --systrace` with the app on a device: perfetto over
 # adb (src/host/perfetto.c), started before the command and stopped after
 # it, pulled, its clock converted through the trace's clock snapshots onto

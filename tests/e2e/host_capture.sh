@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of the host: `porthole capture` around the real
 # porthole-sample (each planted bug asserted as a finding: id, severity,
 # window, evidence), the clean scenario's silence, the published runtime's

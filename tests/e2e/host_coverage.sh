@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # host_coverage.sh: answers say what they cover (docs/findings.md,
 # "Coverage").  No app at all, an app attached from its start, and an app
 # attached after its queue overflowed, through watch, report, capture and

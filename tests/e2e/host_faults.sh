@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of the host under faults, with the real porthole-sample:
 # the app restarting under one `watch`, two hosts on one app (the reader
 # takes over the session when the writer goes away), `kill -9` of a host,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole capture --systrace` with the real sample on this machine: a
 # tracefs recording (trace_clock=mono, root) over the capture's window,
 # the trace engine's answers about the sample's process merged into the

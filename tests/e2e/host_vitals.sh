@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # host_vitals.sh: what the vitals say matches the app (docs/findings.md):
 # every main-thread query is reported, the launch's own apart, with the
 # precision the agent timed it at; every startup type the sample makes on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make install and what it installs, used the way the README's quick
 # start uses it: into a temporary PREFIX (and once through DESTDIR), a
 # program built with `pkg-config --cflags --libs porthole` against the

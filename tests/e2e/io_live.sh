@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end test of the host's `io` view on this machine, for real:
 # `porthole iotrace record` runs while `porthole capture` runs
 # porthole-sample (its SQLite file on a real disk), then `porthole io`

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `porthole iotrace parse` and `summary`, offline: the
 # acceptance figures on the 6.18 fixture, the CSV read back by Python's
 # csv module with the exact schema-v3 header, the manifest, zstd output,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Golden cases of `porthole iotrace parse` and `summary`, kept as data in
 # tests/golden/iotrace/CASE/ (curl's tests/data habit):
 #   input.txt            ftrace text, or

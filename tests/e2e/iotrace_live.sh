@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `porthole iotrace record` on this machine, for real:
 # dd with O_DIRECT on a file on a real block device, every request dd
 # caused found in the CSV with a positive latency (binary and text

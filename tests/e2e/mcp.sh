@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # mcp.sh: `porthole mcp` driven by the official MCP SDK (tests/node/
 # mcp.test.mjs) against a running porthole-sample, one check per node
 # test; by the MCP Inspector's CLI (@modelcontextprotocol/inspector,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mcp_adb.py PORTHOLE APP_ID PROJECT_ROOT: the device paths of
 system_context, porthole_connect and the system-trace tools (perfetto over
 adb), for tests/e2e/mcp.sh.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole mcp` under concurrent calls (tests/node/mcp_concurrent.test.mjs):
 # calls that reach the trace engine and the store, sent at once while a
 # system trace records on the server's background thread.  The TSan pass

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks a recording of our agent against docs/protocol-kinds.tsv.
 
 For every event of a kind the table lists: each field the table knows has

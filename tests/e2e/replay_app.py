@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """replay_app.py: an app process that speaks the Porthole wire
 (docs/protocol.md) on the abstract socket @porthole.APP_ID, replaying the
 events of a recorded session as its own: its hello is the recording's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # porthole-sample's interactive mode on a real terminal (script(1) gives
 # it a pty), recorded by a client: it lists its keys, each key does its
 # thing (b blocks the main thread, l toggles the expensive layout, h makes

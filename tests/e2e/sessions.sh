@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sessions.sh: sessions on disk through hosts that come and go: a host
 # that attaches late, one that restarts, and what they leave in meta.json
 # (tests/node/sessions.test.mjs, the official MCP SDK as the client, one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # porthole trace: stats, query and analyze on the real fixtures.
 . tests/lib/e2e.sh
 A12=$(fixture perfetto/perfetto_android12_cpuschedstack.pftrace)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # porthole trace record on this machine (needs root and tracefs): markers
 # written to trace_marker come back as slices on the writing thread, and
 # every tracefs setting record touches is the same afterwards, also when a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The trace engine's acceptance on this machine: `porthole trace record`
 # while porthole-sample runs its checkout scenario, then `porthole trace
 # analyze` on the recording finds the scenario's planted stall (600 ms of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `porthole ui` (issue 6) in a real browser: the
 # sample, the server and Debian's Chromium driven by playwright-core
 # (tests/node/ui.test.mjs, node's own test runner).  One check per node

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `porthole ui` under concurrent requests, without a browser
 # (tests/node/ui_concurrent.test.mjs): 8 clients ask for trace-merged
 # findings at once while a page's WebSocket is open, then the server stops

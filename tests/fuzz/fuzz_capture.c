@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_capture: a capture file (what `report` and `compare` read) on
  * arbitrary bytes.  Checks, beyond "no crash, no leak, no undefined

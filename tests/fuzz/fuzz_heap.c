@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_heap: the hprof reader and every analysis step on arbitrary bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_iotrace: the ftrace block line parser and the session on arbitrary
  * bytes.

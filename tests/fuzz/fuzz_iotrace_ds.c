@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_iotrace_ds: the ds CSV reader (src/iotrace/ds_read.c) on arbitrary
  * bytes, through the same buffer reader ph_iot_ds_read() uses per file.

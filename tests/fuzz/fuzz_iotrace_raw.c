@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_iotrace_raw: the trace_pipe_raw page decoder on arbitrary bytes,
  * with this kernel's formats (tests/golden/iotrace/raw-6.18/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_session: a recorded session (events.ndjson, what `report`, the
  * disk fallbacks and `--no-link` read) on arbitrary bytes, through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_trace: the trace loader (Perfetto protobuf, gzip, zip, ftrace text,
  * systrace HTML: it sniffs the format) on arbitrary bytes, then SQL over

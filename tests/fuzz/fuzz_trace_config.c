@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_trace_config: porthole-trace.yml (libyaml, then our walk over the
  * document) on arbitrary bytes, against a small detector set.  Checks,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Golden cases as data: tests/golden/<suite>/<case>/cmd is a shell line run
 # from the project root with $P (the porthole binary), $FIX (the fixtures)
 # and $G (the case's directory) set; its stdout and exit status, as

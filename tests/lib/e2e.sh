@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # e2e.sh: sourced by tests/e2e/*.sh.  `check NAME CMD...` runs CMD and
 # counts it; `finish` prints the suite line run-suites.sh reads.
 # $PH_BUILD is the build directory under test (build, build/san); with

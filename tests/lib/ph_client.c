@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "ph_common.h"
 #include "ph_client.h"
 #include "ph_clock.h"

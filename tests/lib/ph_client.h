@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_client.h: a small blocking client of the agent's socket, for tests
  * and benchmarks (the host has its own device link).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ph_threads.h: this process's threads as /proc shows them, for tests and
  * benchmarks that look at the agent's own threads (porthole-writer...).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tracefs_ns.sh: for live tests that record with tracefs.  tracefs, its
 # instances and switches are the kernel's and machine-wide, so such a test
 # runs once at a time (holding /tmp/porthole-tracefs.lock) and in a private

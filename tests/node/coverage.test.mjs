@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coverage over MCP (docs/findings.md, "Coverage"): a host that attaches
 // after the app's queue overflowed answers `findings` with what it could
 // not see as notSeen, never as quiet.  Run by tests/e2e/host_coverage.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MCP server (issue 5) driven by the official MCP TypeScript SDK as a
 // real client, against a running porthole-sample.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `porthole mcp` under concurrent load, driven by the official MCP SDK: a
 // system trace recorded on the server's background thread while a burst
 // of calls that reach the trace engine and the store is answered on its

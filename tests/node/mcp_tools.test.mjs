@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MCP tools' windows and parameters (issue 18, "no false all-clear:
 // every answer states what it saw and is right about it"), driven by the
 // official MCP TypeScript SDK against a running porthole-sample.

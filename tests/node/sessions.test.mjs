@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sessions on disk through hosts that come and go, driven by the official
 // MCP SDK client against a running porthole-sample (tests/e2e/sessions.sh).
 //

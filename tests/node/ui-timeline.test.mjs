@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Browser tests of what the timeline tells a person (issue ui-2): finding
 // labels, the legend, the axis from the app's start, fitting the view, the
 // header at 1280 px, the detail panel, keyboard navigation and the system

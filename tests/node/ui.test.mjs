@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Browser tests of `porthole ui` (issue 6): the real porthole-sample, the
 // real server, Debian's Chromium driven by playwright-core.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `porthole ui` under concurrent load, with no browser: the requests that
 // reach the engines from many workers at once, while a WebSocket client
 // keeps the broadcaster writing, then a stop in the middle of that.  It

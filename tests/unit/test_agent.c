@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tests of libporthole in this process: the queue on its own, then the
  * whole agent over its real abstract socket, spoken to by a real client.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_agent_config.c: struct porthole_config across versions of the
  * header.  An app built against an older header passes a shorter struct

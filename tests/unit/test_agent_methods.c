@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_agent_methods.c: the agent's windowed and filtered methods answer
  * for what they were asked and say what they no longer hold (issue 18):

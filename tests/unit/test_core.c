@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for ph_buf, ph_arena, ph_error, ph_clock, ph_log and
  * ph_inflate.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tests of what an answer covers (host/coverage.h): seq runs, holes, a
  * late attach, a restarted process, the link, and the quiet / not seen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_findings_io.c: the findings family `io` (src/host/findings/io.c)
  * over fixed events: a session's stalls, frames and queries, and the

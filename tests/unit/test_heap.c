@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the heap engine: the fixtures' published oracles
  * (perflib, ahat, hprof-slurp), planted leaks rendered in full, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_heap_planted.h: the planted-leak dumps, built with the test writer.
  * Shared by the unit tests (which also keep tests/golden/heap/ in step

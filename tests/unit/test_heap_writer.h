@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_heap_writer.h: a small HPROF writer for tests and the fuzzer's
  * seeds, so planted leaks are built from scratch, byte by byte, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tests of the host engine: ingest and store over the published runtime's
  * recorded stream, the findings over it, and the status classification.

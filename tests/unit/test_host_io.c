@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_host_io.c: the host's `io` view (src/host/io/io.c) from fixed input:
  * session events as wire lines, ds rows as the reader hands them over.

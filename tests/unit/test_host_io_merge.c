@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_host_io_merge.c: `capture --iotrace`'s join (src/host/io/merge.c)
  * from fixed input: the golden io session (tests/golden/io/data) loaded

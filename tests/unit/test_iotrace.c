@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the iotrace engine: the line parser on both kernels'
  * formats, rwbs, pairing (FIFO re-issue, flushes, unmatched completions,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for reading ds files back (src/iotrace/ds_read.c): rows by
  * column name, what is not a row (and where it is), quoting, and the

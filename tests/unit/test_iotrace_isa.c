@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the iotrace line reader's instruction sets and its memory
  * of line shapes: ph_iot_parse_lines() with AVX2 (chosen at run time when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the binary trace_pipe_raw decoder: real pages from this
  * kernel checked event by event against the kernel's own text for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the JSON reader and writer, including differential tests
  * against jansson (the reference: it must agree on every accept/reject and

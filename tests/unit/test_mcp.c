@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mcp.c: the MCP server's pieces without a device: protocol
  * handling, argument checks, size notes, the banner and watermark over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_opt.c: the option tables' parser and its help (src/host/opt.c):
  * values into the args struct, positionals in order wherever they stand,

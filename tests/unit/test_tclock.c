@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tests of the event clock (src/agent/tclock.h): its steering driven with
  * made-up readings, then the real counter against clock_gettime.

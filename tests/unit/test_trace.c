@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the trace engine: counts on the real fixtures (README
  * "counted" facts, and where we disagree, which side is right), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The doctor's fixture, the context built on it (_cpu_in_slice through
  * SPAN_JOIN), the eight questions (ph_trace_ask), the scenario anchors and

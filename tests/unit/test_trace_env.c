@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the trace engine's project config (porthole-trace.yml),
  * its environment phase (thermal), the main_thread_stall detector, the

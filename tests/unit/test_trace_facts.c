@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for what ask and stats state about a trace: CPU frequency
  * facts per cluster, the clock only as the trace names it, packets the

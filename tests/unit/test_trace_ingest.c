@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for Perfetto protobuf ingestion's fast paths: each is checked
  * against what it must equal.

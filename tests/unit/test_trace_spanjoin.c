@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SPAN_JOIN: intersections per partition, one side unpartitioned, the
  * partition pushed down from a join, and the overlap check that refuses

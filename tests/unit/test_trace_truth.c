@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the trace detectors count: a frame once, a scenario anchor not as a
  * stall, a dropped-in detector's missing columns, the names other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ui.c: the UI server's request checks (src/ui/http.c), driven
  * without a socket: routing and methods, Host/Origin (DNS rebinding),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * collectors.c: starts and stops the collectors, and the writer-thread
  * hooks they need.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * collectors.h: the agent's built-in collectors, and the hooks the core
  * calls them through.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * curl.c: porthole_curl_attach() instruments a libcurl easy handle.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exit_report.c: at start, the deaths of earlier processes of this app,
  * from the records exits.c left in the data dir; and the `exits` and

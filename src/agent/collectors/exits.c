@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exits.c: leaving word of how this process ends, for the next start to
  * report (exit_report.c).

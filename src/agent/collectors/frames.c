@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * frames.c: porthole_frame_begin/phase/end, and taps closed by frames.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hello.c: the session's identity (docs/protocol.md section 2, Hello).
  */

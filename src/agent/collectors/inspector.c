@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inspector.c: db_tables, db_rows and db_query, over a connection of our
  * own that can only read.

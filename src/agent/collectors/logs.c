@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * logs.c: log events from porthole_log() and, with PORTHOLE_CAPTURE_STDIO,
  * from the process's own stdout and stderr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * providers.c: what the app hands over on request: its semantics tree
  * (`semantics_tree`) and its screen (`screenshot`).  Both providers are

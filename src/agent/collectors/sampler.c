@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sampler.c: one thread that looks at the process and the machine once a
  * second: memory (a `memory` event each second, and a `memory` event at

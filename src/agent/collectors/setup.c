@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * setup.c: the integrations check (the `setup` method, and one stderr line
  * per integration that is present but not wired).

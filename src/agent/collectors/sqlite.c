@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sqlite.c: porthole_sqlite_attach() instruments a real connection through
  * SQLite's own trace hooks (sqlite3_trace_v2): every statement on it,

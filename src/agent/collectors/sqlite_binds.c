@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sqlite_binds.c: the values bound to SQLite statements, kept as they are
  * bound, so that a statement's db_start carries them without

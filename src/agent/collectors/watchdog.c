@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * watchdog.c: main-thread stalls, with the stack that caused them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * db_error.c: db-error.  A statement the database refused (a constraint,
  * a syntax error, a locked database) is a warning: the app went on, but

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * db_main.c: db-on-main-thread.  A query that ran on the main thread is an
  * error: the frame that had to wait for it is late whatever the query

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exit.c: exit.  How the previous process died, as the next one reported
  * it: a crash, native crash or ANR is an error with its top frame; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * family.c: the helpers every finding family uses (family.h): strings kept
  * for the engine's lifetime, a new finding with its title, detail, key and

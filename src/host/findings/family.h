@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * family.h: what a finding family implements, and the helpers it uses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * frames.c: frames-dropped.  Runtimes send only late frames.  Each late
  * frame's missed refreshes are counted in refreshes of the session's own

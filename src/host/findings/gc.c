@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gc.c: gc-blocking.  A garbage collection that paused the app (ART's
  * blocking collections, sent by the Kotlin runtime's 1 s samples) for at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http_failed.c: http-failed.  A call answered 4xx/5xx, or that failed
  * with no answer (phase "failed"), is an error: grouped by method, URL path

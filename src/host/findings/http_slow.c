@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http_slow.c: http-call-slow.  A call that took 3000 ms or more is a
  * warning, grouped by method and URL path.  The worst call's phases say

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io.c: io-on-main-thread, io-slow-request, io-during-jank and
  * io-lost-events, from the block I/O a recording left in the session

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * leak.c: leak, from `leak` events (the heap engine's, or LeakCanary's in
  * the Kotlin runtime).  An application leak (app code holds it) is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * memory.c: memory-pressure.  The system asked the app for memory back
  * (device:trimMemory while running, or device:lowMemory).  A warning when

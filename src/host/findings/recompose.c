@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * recompose.c: recompose-hotspot.  A component that recomposes at least
  * PEAK_PER_S times within one second, and MIN_TOTAL times in the window,

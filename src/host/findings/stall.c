@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stall.c: main-thread-stall.  The watchdog saw the main thread not answer
  * for durationMs: an error, grouped by the top app frame (the code to look

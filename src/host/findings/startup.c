@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * startup.c: startup-slow and startup-not-fully-drawn (docs/protocol.md
  * §6).  A cold launch (cold, or our lukewarm) from fork (originKind absent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strict.c: strict-violation, from runtimes that report StrictMode (the
  * published Kotlin runtime, opt-in).  Disk and network on the main thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tap.c: tap-slow.  From a tap (down and up) to the first frame presented
  * after it: over 100 ms a person notices (a note), over 500 ms they tap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * thermal.c: thermal-throttling.  A device at `severe` or worse for at
  * least 10 s while frames were dropped is a warning, correlated: the heat

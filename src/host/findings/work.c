@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * work.c: work-retried.  A background job that failed and was retried is
  * a note: it may have succeeded in the end, but the user waited for the

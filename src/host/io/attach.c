@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/attach.c: an iotrace recording's requests added to a session
  * (io/attach.h says which and why; docs/iotrace.md, "In a session").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/attach.h: `porthole iotrace attach SESSION DIR`, an iotrace
  * recording's block requests added to a recorded session as events

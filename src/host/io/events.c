@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/events.c: a session's `io` and `io_recording` events read back into
  * the io view (io/events.h says why; docs/iotrace.md, "In a session").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/events.h: the `io` view (io.h) rebuilt from a session's own events.
  *

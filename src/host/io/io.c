@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io.c: the `io` view, an iotrace recording joined with an app's session:
  * fed the session's events and the recording's requests, aligned on one

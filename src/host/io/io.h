@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io.h: the host's `io` view, an iotrace recording joined with an app's
  * session (docs/iotrace.md, "The host's io view").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io_int.h: what io.c (feeding the view) and judge.c (its verdicts)
  * share, and no one else uses.

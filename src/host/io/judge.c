@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge.c: the io view's verdicts once it is fed: per-device medians and
  * per-process totals, each moment joined with the requests in flight

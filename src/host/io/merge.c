@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* io/merge.c: an iotrace recording's io view merged into a capture. */
 #include "ph_common.h"
 #include "merge.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/merge.h: an iotrace recording made over the same run as a capture,
  * its `io` view's findings merged into the capture's (`capture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io/write.c: the `io` view's answers, for a person (text), a program
  * (one JSON object) and the timeline (wire `io` events, NDJSON).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * accessibility: the rule set of docs/mcp.md on a fresh semantics
  * capture, with the font scale the app last reported.

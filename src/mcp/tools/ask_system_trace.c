@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ask_system_trace: the trace engine's fixed questions (trace_ask.h) about
  * one process over one window of a recorded trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* blocking: main-thread stalls, queries and HTTP on the main thread. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * capture_system_trace: a one-shot system trace of N seconds, recorded in
  * the background (PH_TOOL_BACKGROUND): other calls are answered while it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings: the start.  The host's findings engine over a window (since
  * the last call by default, the session watermark shared with `watch`),

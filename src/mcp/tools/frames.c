@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * frames: late frames over a window, asked of the app; from the recorded
  * `frame` events (each one a late frame) when it cannot be asked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inflight: what is running now (open HTTP with its phase, queries, work)
  * and the recent finished calls, windowed, asked of the app.

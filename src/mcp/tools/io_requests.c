@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io_requests: the block requests themselves, from the `io` events an
  * attached recording put in the session (io_summary gives the totals and

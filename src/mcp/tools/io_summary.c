@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io_summary: the block I/O of a window, from the `io` events `porthole
  * iotrace attach` (or `capture --iotrace`'s session) put beside the app's

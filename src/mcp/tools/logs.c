@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * logs: the app's log lines over a window, by minimum level.
  *

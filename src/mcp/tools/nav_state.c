@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nav_state: the app's screen and back stack, asked of the app. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * open_timeline: the window drawn as lanes on a time axis, one
  * self-contained HTML page (the report's), written under

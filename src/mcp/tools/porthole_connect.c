@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole_connect: connect (or reconnect) to an app; on a device, check
  * that it is installed, launch or restart it when asked.  On this machine

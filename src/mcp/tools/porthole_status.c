@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * porthole_status: connected or not and why not, with the fix; the last
  * exits the app reported (with exitTrace when the app still has it) and

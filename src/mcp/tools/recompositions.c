@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* recompositions: which components re-render, how often, and why. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

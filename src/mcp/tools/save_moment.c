@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * save_moment: a window of the session as a capture file (the format
  * `porthole report` and `compare` read), under .porthole/moments/.

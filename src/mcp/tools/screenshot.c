@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * screenshot: the app's frame as PNG image content.  Asked of the app
  * (its screenshot provider), or `adb exec-out screencap -p` on a device.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * semantics_tree: what is on screen as the accessibility tree sees it,
  * capped at maxNodes (300 below full, 1500 at full).  stableId is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * setup: which integrations are wired, which are present but unwired
  * (ranked by what they leave dark), each with the exact line to add.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* state: the app's registered state owners and their fields. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * system_context: the machine the app runs on, now: thermal zones, CPU
  * governor and frequencies, the busiest processes, memory and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system_trace_snapshot: what the ring session holds, as a trace file. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

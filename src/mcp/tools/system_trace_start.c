@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system_trace_start: a detached ring-buffer trace session. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system_trace_stop: stops the ring session and cleans up after it. */
 #include "ph_common.h"
 #include "mcp/mcp.h"

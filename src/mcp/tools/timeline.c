@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeline: the events themselves, as the wire sent them, over a window,
  * from the live buffer or a session on disk; filtered by kind.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * what_was_happening: the narrative for one instant, from the events
  * around it: the screen, the work in flight, what the main thread was

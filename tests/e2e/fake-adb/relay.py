@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """relay.py NAME PID PORTFILE: what `adb forward` does for a device.
 
 Listens on 127.0.0.1:<free port> in this network namespace (the port goes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ask.py PORTHOLE TOOL DETAIL ARGS [--session FILE] [--app RECORDING]
 
 One MCP answer for a golden case, from a fixed input, never a live app:

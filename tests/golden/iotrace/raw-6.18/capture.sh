@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # How the files beside this script were made (once, as root, on kernel
 # 6.18 with a virtio disk): block events into a private tracefs instance,
 # then the same events twice, as the kernel prints them (`trace`, which
