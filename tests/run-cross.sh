@@ -95,6 +95,16 @@ echo "== capture of the arm64 sample (aarch64, under qemu)"
 	check "db-error: the UNIQUE constraint" \
 		has db-error warning 'UNIQUE constraint failed'
 	check "work-retried: SyncCartJob" has work-retried note 'SyncCartJob'
+	# What the capture held when the stall is missing: its stalls, its
+	# notes and the end of capture's stderr, to tell a missed stall from
+	# a run that never reached it.
+	if ! has main-thread-stall error 'apply_coupon_synchronously'; then
+		echo "# stalls in the capture:"
+		grep '"id":"main-thread-stall"' "$T/f.txt" |
+			grep -o '"title":"[^"]*"' | sed 's/^/#   /'
+		grep -o '"notes":\[[^]]*\]' "$T/c.json" | sed 's/^/# /'
+		tail -5 "$T/cap.err" | sed 's/^/# /'
+	fi
 	check "the arm64 porthole reports the capture" sh -c \
 		"'$QEMU' '$P' report '$T/c.json' > '$T/r.txt' &&
 		grep -q apply_coupon_synchronously '$T/r.txt' &&

@@ -110,6 +110,28 @@ static bool is_agent_code(const char *fn, const char *file)
 	return !strncmp(fn, "ph_", 3) || !strncmp(fn, "porthole_", 9);
 }
 
+/*
+ * The nearest symbol at or before addr names the function holding it only
+ * when it is a function and addr lies inside it.  Past its end is a linker
+ * stub (the PLT entries a call to another library goes through) or
+ * padding; on arm64 the nearest can be an ELF mapping symbol ("$x" code,
+ * "$d" data, AAELF64), which marks where code starts and names nothing.
+ */
+const char *ph_symbolize_fn_name(Dwfl_Module *mod, uintptr_t addr)
+{
+	GElf_Sym sym;
+	GElf_Off off = 0;
+	const char *fn =
+		dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+
+	if (!fn || fn[0] == '$' ||
+	    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+	     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+	    (sym.st_size && off >= sym.st_size))
+		return NULL;
+	return fn;
+}
+
 bool ph_symbolize_is_app_path(const char *path)
 {
 	return path && !is_system_module(path);
@@ -133,7 +155,7 @@ static void symbolize_locked(uintptr_t pc, bool exact,
 		Dwarf_Addr start = 0;
 		const char *mname = dwfl_module_info(mod, NULL, &start, NULL,
 						     NULL, NULL, NULL, NULL);
-		const char *fn = dwfl_module_addrname(mod, addr);
+		const char *fn = ph_symbolize_fn_name(mod, addr);
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 		const char *file = NULL;
 
@@ -152,10 +174,10 @@ static void symbolize_locked(uintptr_t pc, bool exact,
 				out->line = lineno > 0 ? lineno : -1;
 			}
 		}
+		/* A frame of no function (a PLT stub) is never the app's. */
 		out->app = mname && !is_system_module(mname) &&
-			   !is_agent_code(out->fn, file);
-		if (out->fn[0])
-			return;
+			   !is_agent_code(out->fn, file) && out->fn[0];
+		return;
 	}
 	if (dladdr((void *)addr, &info)) {
 		if (!out->module[0]) {

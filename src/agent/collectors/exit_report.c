@@ -194,7 +194,7 @@ static bool crash_frame(const struct crash_module *m, size_t nm, uintptr_t pc,
 	f->offset = pc - in->bias;
 	f->app = ph_symbolize_is_app_path(in->path);
 	if (in->mod && !in->stale) {
-		const char *fn = dwfl_module_addrname(in->mod, addr);
+		const char *fn = ph_symbolize_fn_name(in->mod, addr);
 		Dwfl_Line *line = dwfl_module_getsrc(in->mod, addr);
 		const char *file;
 		int lineno = 0;

@@ -42,6 +42,9 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__aarch64__)
+#include <ucontext.h>
+#endif
 
 #define POLL_MS	  20
 #define UPDATE_MS 1000
@@ -150,6 +153,20 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	 */
 	for (int i = 2; i < n; i++)
 		sample_pcs[i - 2] = (uintptr_t)pcs[i];
+#if defined(__aarch64__)
+	/*
+	 * Code without unwind information (a PLT stub: arm64 gives them no
+	 * CFI, and a busy loop calling a library spends time in them) ends
+	 * the unwind at the interrupted pc.  Such code is a leaf that has not
+	 * saved the link register, so its caller is in x30.
+	 */
+	if (n == 3 && uctx) {
+		uintptr_t lr = ((ucontext_t *)uctx)->uc_mcontext.regs[30];
+
+		if (lr && lr != sample_pcs[0])
+			sample_pcs[n++ - 2] = lr;
+	}
+#endif
 	atomic_store_explicit(&sample_n, n > 2 ? n - 2 : 0,
 			      memory_order_relaxed);
 	atomic_store_explicit(&sample_ready, true, memory_order_release);
