@@ -463,7 +463,14 @@ static int text_file_read(struct ph_trace *t, const char *p, size_t n,
 	const char *last_nl = n ? memrchr(p, '\n', n) : NULL;
 	bool header = n && (p[0] == '#' || memmem(p, n, "\n#", 2));
 
-	if (n && p[n - 1] != '\n') {
+	size_t tail = last_nl ? (size_t)(last_nl - p) + 1 : 0;
+
+	/* Blanks after the last newline (the indent before a systrace
+	 * HTML's </script>) are no line at all. */
+	while (tail < n &&
+	       (p[tail] == ' ' || p[tail] == '\t' || p[tail] == '\r'))
+		tail++;
+	if (tail < n) {
 		size_t at = last_nl ? (size_t)(last_nl - p) + 1 : 0;
 
 		ph_trace_stat(t, "ftrace_text_torn_lines", 1);

@@ -43,6 +43,10 @@ check "stats: text with no ftrace line counts the lines not parsed" \
 	partial "$E2E_TMP/words.txt" '^lines +2, 2 not parsed \(the first at byte 0\)$'
 check "stats: the whole ftrace file is complete" sh -c \
 	"'$BIN/porthole' trace stats '$BLK' | grep -q '^complete  yes$'"
+# The indent a systrace HTML leaves before </script> is no torn line.
+{ cat "$BLK"; printf '  '; } > "$E2E_TMP/indented.systrace"
+check "stats: blanks after the last newline are no torn line" sh -c \
+	"'$BIN/porthole' trace stats '$E2E_TMP/indented.systrace' | grep -q '^complete  yes$'"
 check analyze-frame-jank sh -c "$BIN/porthole trace analyze '$A12' --process com.android.systemui --out '$E2E_TMP/rep' >/dev/null && grep -q '\"id\":\"frame_jank\",[^]]*\"row_count\":[1-9]' '$E2E_TMP/rep/report.json' && grep -q 'Janky frames' '$E2E_TMP/rep/report.md'"
 check analyze-twice sh -c "$BIN/porthole trace analyze '$A12' --process com.android.systemui --out '$E2E_TMP/rep2' >/dev/null"
 check analyze-bad-set sh -c "$BIN/porthole trace analyze '$A12' --set nope=1 2>/dev/null; [ \$? -eq 2 ]"
