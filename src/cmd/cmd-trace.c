@@ -42,18 +42,22 @@ static const struct ph_opt query_opts[] = {
 	DOC_END,
 };
 
-/* analyze's and ask's window and detector options */
-#define SCOPE_OPTS                                                       \
-	DOC_STR("process", "NAME|PID",                                   \
-		"the app's process: a pid, else a name or part of one"), \
-		DOC_STR("from", "NS", "the window's start, trace ns"),   \
+/* The options several verbs share: the process, the detectors' SQL, the
+ * window (analyze, ask) and the detectors' parameters. */
+#define PROCESS_OPT                    \
+	DOC_STR("process", "NAME|PID", \
+		"the app's process: a pid, else a name or part of one")
+#define DETECTORS_OPT               \
+	DOC_STR("detectors", "DIR", \
+		"the detectors' SQL (default the built-in set)")
+#define SCOPE_OPTS                                                          \
+	PROCESS_OPT, DOC_STR("from", "NS", "the window's start, trace ns"), \
 		DOC_STR("to", "NS", "the window's end, trace ns")
 #define DETECTOR_OPTS                                                         \
 	DOC_MANY("set", "k=v", "a detector parameter"),                       \
 		DOC_STR("config", "FILE",                                     \
 			"parameters from FILE (default porthole-trace.yml)"), \
-		DOC_STR("detectors", "DIR",                                   \
-			"the detectors' SQL (default the built-in set)")
+		DETECTORS_OPT
 
 static const struct ph_opt analyze_opts[] = {
 	SCOPE_OPTS,
@@ -138,23 +142,19 @@ VERB(trace_doctor, "doctor", NULL, doctor_opts,
      ph_trace_cli_doctor);
 
 static const struct ph_opt mark_opts[] = {
-	DOC_STR("process", "NAME|PID",
-		"the app's process: a pid, else a name or part of one"),
+	PROCESS_OPT,
 	DOC_STR("min-ms", "MS",
 		"the shortest slice or busy stretch proposed (default 100)"),
 	DOC_STR("gap-ms", "MS",
 		"a pause longer than this ends a busy stretch (default 100)"),
-	DOC_STR("detectors", "DIR",
-		"the detectors' SQL (default the built-in set)"),
+	DETECTORS_OPT,
 	DOC_FLAG("json", "one JSON object"),
 	DOC_END,
 };
 
 static const struct ph_opt names_opts[] = {
-	DOC_STR("process", "NAME|PID",
-		"the app's process: a pid, else a name or part of one"),
-	DOC_STR("detectors", "DIR",
-		"the detectors' SQL (default the built-in set)"),
+	PROCESS_OPT,
+	DETECTORS_OPT,
 	DOC_FLAG("json", "one JSON object"),
 	DOC_END,
 };
@@ -167,10 +167,8 @@ static const struct ph_opt calibrate_opts[] = {
 	  .flags = PH_OPT_REQUIRED },
 	DOC_STR("param", "NAME",
 		"only this parameter (default every numeric one)"),
-	DOC_STR("process", "NAME|PID",
-		"the app's process: a pid, else a name or part of one"),
-	DOC_STR("detectors", "DIR",
-		"the detectors' SQL (default the built-in set)"),
+	PROCESS_OPT,
+	DETECTORS_OPT,
 	DOC_FLAG("json", "one JSON object"),
 	DOC_END,
 };

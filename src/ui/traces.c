@@ -217,31 +217,51 @@ static int64_t to_trace_ns(const struct ph_trace *t, int64_t ms)
 	return ms * 1000000 - (off - t->first_ts);
 }
 
+/*
+ * The listed trace `id` loaded (a partial load is kept: its answers say
+ * so), or NULL with *rc and why saying what went wrong.
+ */
+static struct ph_trace *load_listed(const char *dir, const char *id, int *rc,
+				    char *why, size_t size)
+{
+	struct ph_trace *t;
+	char path[4400];
+
+	if (!ph_ui_trace_listed(dir, id)) {
+		snprintf(why, size, "no trace '%s' in .porthole/traces", id);
+		*rc = PH_ENOENT;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		*rc = PH_ENOMEM;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, id);
+	*rc = ph_trace_init(t);
+	if (!*rc)
+		*rc = ph_trace_load_file(t, path);
+	if (*rc && *rc != PH_ECORRUPT) {
+		snprintf(why, size, "trace '%s' could not be read (%s)", id,
+			 ph_strerror(*rc));
+		ph_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
 int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 		    int64_t pid, struct ph_buf *out, char *why, size_t size)
 {
 	struct ph_trace *t;
 	struct ph_jw jw;
-	char path[4400], process[32] = "";
+	char process[32] = "";
 	int64_t from, to;
 	int rc;
 
-	if (!ph_ui_trace_listed(dir, id)) {
-		snprintf(why, size, "no trace '%s' in .porthole/traces", id);
-		return PH_ENOENT;
-	}
-	t = calloc(1, sizeof(*t));
+	t = load_listed(dir, id, &rc, why, size);
 	if (!t)
-		return PH_ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", dir, id);
-	rc = ph_trace_init(t);
-	if (!rc)
-		rc = ph_trace_load_file(t, path);
-	if (rc && rc != PH_ECORRUPT) {
-		snprintf(why, size, "trace '%s' could not be read (%s)", id,
-			 ph_strerror(rc));
-		goto out;
-	}
+		return rc;
 	from = to_trace_ns(t, w.from);
 	to = to_trace_ns(t, w.to);
 	/* A window that misses the trace asks about its whole life instead;
@@ -275,7 +295,6 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 		snprintf(why, size, "the trace's answer did not fit");
 		rc = PH_ETOOBIG;
 	}
-out:
 	ph_trace_free(t);
 	return rc;
 }
@@ -496,28 +515,14 @@ int ph_ui_trace_system(const char *dir, const char *id, struct ph_window w,
 {
 	struct ph_trace *t;
 	struct ph_jw jw;
-	char path[4400];
 	int64_t from, to, utid, mono;
 	double off;
 	bool truncated = false;
 	int rc;
 
-	if (!ph_ui_trace_listed(dir, id)) {
-		snprintf(why, size, "no trace '%s' in .porthole/traces", id);
-		return PH_ENOENT;
-	}
-	t = calloc(1, sizeof(*t));
+	t = load_listed(dir, id, &rc, why, size);
 	if (!t)
-		return PH_ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", dir, id);
-	rc = ph_trace_init(t);
-	if (!rc)
-		rc = ph_trace_load_file(t, path);
-	if (rc && rc != PH_ECORRUPT) {
-		snprintf(why, size, "trace '%s' could not be read (%s)", id,
-			 ph_strerror(rc));
-		goto out;
-	}
+		return rc;
 	rc = 0;
 	/* ns on the trace clock + off = ns on MONOTONIC, the app's clock. */
 	mono = t->trace_clock == PH_CLK_MONOTONIC ?
