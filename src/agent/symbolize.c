@@ -113,7 +113,7 @@ static bool is_agent_code(const char *fn, const char *file)
 /*
  * The nearest symbol at or before addr names the function holding it only
  * when it is a function and addr lies inside it.  Past its end is a linker
- * stub (the PLT entries a call to another library goes through) or
+ * trampoline (the PLT entries a call to another library goes through) or
  * padding; on arm64 the nearest can be an ELF mapping symbol ("$x" code,
  * "$d" data, AAELF64), which marks where code starts and names nothing.
  */
@@ -174,7 +174,7 @@ static void symbolize_locked(uintptr_t pc, bool exact,
 				out->line = lineno > 0 ? lineno : -1;
 			}
 		}
-		/* A frame of no function (a PLT stub) is never the app's. */
+		/* A frame of no function (a PLT entry) is never the app's. */
 		out->app = mname && !is_system_module(mname) &&
 			   !is_agent_code(out->fn, file) && out->fn[0];
 		return;

@@ -67,7 +67,7 @@ void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
  */
 bool ph_symbolize_is_app_path(const char *path);
 /* The name of the function holding addr in mod, or NULL: never an ELF
- * mapping symbol ("$x") nor a PLT stub's neighbour. */
+ * mapping symbol ("$x") nor the function before a PLT entry. */
 struct Dwfl_Module;
 const char *ph_symbolize_fn_name(struct Dwfl_Module *mod, uintptr_t addr);
 /* Frees the debug-info cache (at stop). */

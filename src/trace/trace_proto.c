@@ -1985,7 +1985,7 @@ static struct pframe frame_of(struct pstate *ps, uint32_t name, uint32_t path)
 			(void)ph_intmap_put(ps->shorts, name, fr.sh);
 	}
 	fr.kernel = frame_is_kernel(pa);
-	/* an unsymbolized frame or an ART stub names nothing */
+	/* an unsymbolized frame or an ART trampoline names nothing */
 	fr.app = n && *n && strncmp(n, "art_", 4) && frame_is_app(n, pa);
 	return fr;
 }

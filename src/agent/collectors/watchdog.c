@@ -155,7 +155,7 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 		sample_pcs[i - 2] = (uintptr_t)pcs[i];
 #if defined(__aarch64__)
 	/*
-	 * Code without unwind information (a PLT stub: arm64 gives them no
+	 * Code without unwind information (a PLT entry: arm64 gives them no
 	 * CFI, and a busy loop calling a library spends time in them) ends
 	 * the unwind at the interrupted pc.  Such code is a leaf that has not
 	 * saved the link register, so its caller is in x30.

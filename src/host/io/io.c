@@ -56,20 +56,6 @@ void ph_io_note(struct ph_io_view *v, const char *fmt, ...)
 		v->nnotes++;
 }
 
-void *ph_io_grow(void *p, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *q;
-
-	if (n < *cap)
-		return p;
-	c = *cap ? *cap * 2 : 256;
-	q = realloc(p, c * size);
-	if (q)
-		*cap = c;
-	return q;
-}
-
 /* --- the session ---------------------------------------------------------- */
 
 /* A string field, cut to max bytes, in the arena; "" when absent. */
@@ -120,8 +106,7 @@ int ph_io_feed_event(void *view, const struct ph_event *ev)
 		m->what = keep_field(v, ev, "top", 120);
 		return 0;
 	}
-	v->mom = ph_io_grow(v->mom, &v->amom, v->nmom, sizeof(*v->mom));
-	if (!v->mom)
+	if (PH_GROW(v->mom, v->amom, v->nmom + 1, 256))
 		return PH_ENOMEM;
 	m = &v->mom[v->nmom];
 	memset(m, 0, sizeof(*m));
@@ -384,8 +369,7 @@ int ph_io_feed_row(void *view, const struct ph_iot_ds_rec *r)
 		v->rows_outside++;
 		return 0;
 	}
-	v->req = ph_io_grow(v->req, &v->areq, v->nreq, sizeof(*v->req));
-	if (!v->req)
+	if (PH_GROW(v->req, v->areq, v->nreq + 1, 256))
 		return PH_ENOMEM;
 	q = &v->req[v->nreq++];
 	memset(q, 0, sizeof(*q));
@@ -416,8 +400,7 @@ int ph_io_feed_req(struct ph_io_view *v, const struct ph_io_req *r)
 		v->rec_first_ns = r->done_ns;
 	if (r->done_ns > v->rec_last_ns)
 		v->rec_last_ns = r->done_ns;
-	v->req = ph_io_grow(v->req, &v->areq, v->nreq, sizeof(*v->req));
-	if (!v->req)
+	if (PH_GROW(v->req, v->areq, v->nreq + 1, 256))
 		return PH_ENOMEM;
 	v->req[v->nreq] = *r;
 	v->req[v->nreq].app = v->req[v->nreq].main = false;

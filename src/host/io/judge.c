@@ -97,8 +97,7 @@ static int device_stats(struct ph_io_view *v, struct dev_median **med,
 		}
 		if (n > 1)
 			qsort(lat, n, sizeof(*lat), cmp_i64);
-		v->ops = ph_io_grow(v->ops, &cap, v->nops, sizeof(*v->ops));
-		if (!v->ops) {
+		if (PH_GROW(v->ops, cap, v->nops + 1, 256)) {
 			free(lat);
 			return PH_ENOMEM;
 		}
@@ -146,9 +145,7 @@ static int proc_stats(struct ph_io_view *v)
 			    !strcmp(v->procs[k].comm, q->comm))
 				p = &v->procs[k];
 		if (!p) {
-			v->procs = ph_io_grow(v->procs, &cap, v->nprocs,
-					      sizeof(*v->procs));
-			if (!v->procs)
+			if (PH_GROW(v->procs, cap, v->nprocs + 1, 256))
 				return PH_ENOMEM;
 			p = &v->procs[v->nprocs++];
 			memset(p, 0, sizeof(*p));
