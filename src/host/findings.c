@@ -273,10 +273,10 @@ static void summarize(struct ph_engine *e, const struct ph_event *ev)
 
 			if (budget <= 0 && ph_ev_num(ev, "budgetMs", &fb))
 				budget = fb;
+			/* A hostile budget (1e-300) must not overflow the
+			 * cast: a frame misses at most PH_EV_T_MAX frames. */
 			if (budget > 0)
-				missed = (int64_t)ceil((double)v / budget -
-						       1e-9) -
-					 1;
+				missed = ph_missed_frames(v, budget);
 			add(s, PH_M_FRAMES_MISSED,
 			    (double)(missed > 0 ? missed : 1));
 			set_max(s, PH_M_FRAMES_WORST_MS, (double)v);

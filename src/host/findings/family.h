@@ -26,6 +26,8 @@
 #include "ph_json.h"
 #include "../findings.h"
 
+#include <math.h>
+
 struct ph_fctx {
 	struct ph_arena *keep;		  /* engine-lifetime strings */
 	const struct ph_profile *profile; /* the session's, possibly empty */
@@ -36,6 +38,15 @@ struct ph_fctx {
 	struct ph_buf scratch; /* for evidence and text */
 	struct ph_jw jw;
 };
+
+/* Frames a frame of total_ms missed at budget_ms a frame (budget > 0),
+ * at most PH_EV_T_MAX: a hostile budget (1e-300) must not overflow. */
+static inline int64_t ph_missed_frames(int64_t total_ms, double budget_ms)
+{
+	double m = ceil((double)total_ms / budget_ms - 1e-9) - 1;
+
+	return m < (double)PH_EV_T_MAX ? (int64_t)m : PH_EV_T_MAX;
+}
 
 /* The bit of kind K (RECOMPOSE, DB_END...) in a family's `kinds`. */
 #define PH_KIND_BIT(K) ((uint64_t)1 << PH_KIND_##K)

@@ -48,8 +48,7 @@ static void on_event(struct ph_fctx *c, void *p, const struct ph_event *ev)
 		budget = fb;
 		s->budget_from_frame = true;
 	}
-	missed = budget > 0 ? (int64_t)ceil((double)total / budget - 1e-9) - 1 :
-			      reported;
+	missed = budget > 0 ? ph_missed_frames(total, budget) : reported;
 	if (missed < 1)
 		missed = 1; /* a frame sent as late missed at least one */
 	s->budget = budget;
