@@ -696,6 +696,27 @@ static int add_fd(struct ph_server *s, int fd, void *tag)
 	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/*
+ * Two copies of one app under two captures at once (parallel CI jobs)
+ * would both want @porthole.APP: the one that finds it taken, and whose
+ * capture learns the name from PORTHOLE_ANNOUNCE, serves @NAME.PID.
+ */
+static bool take_own_name(struct ph_agent *a)
+{
+	const char *announce = getenv("PORTHOLE_ANNOUNCE");
+	char own[sizeof(a->socket_name)];
+
+	if (!announce || !*announce)
+		return false;
+	snprintf(own, sizeof(own), "%.90s.%d", a->socket_name, a->pid);
+	ph_log(PH_LOG_INFO,
+	       "socket @%s is held by another process of this app; "
+	       "serving @%s, which the capture that started this one reads",
+	       a->socket_name, own);
+	memcpy(a->socket_name, own, sizeof(own));
+	return true;
+}
+
 int ph_server_start(struct ph_agent *a)
 {
 	struct ph_server *s = calloc(1, sizeof(*s));
@@ -728,11 +749,15 @@ int ph_server_start(struct ph_agent *a)
 	/*
 	 * Another process of this app may hold the name: retry a few times,
 	 * as the published runtime does, then say who and how to fix it.
+	 * Started by `porthole capture`, which reads the name from the
+	 * announcement, the app takes a name of its own at once instead.
 	 */
 	for (int i = 0; i < 5; i++) {
 		s->listen_fd = ph_platform_listen_abstract(a->socket_name);
 		if (s->listen_fd != PH_EAGAIN)
 			break;
+		if (i == 0 && take_own_name(a))
+			continue;
 		usleep(100 * 1000);
 	}
 	if (s->listen_fd < 0) {

@@ -28,6 +28,19 @@ check "another uid is refused, and porthole status says why" sh -c '
 	echo "$out" | grep -q "fix: run porthole as the app.s user or as root"' \
 	"$BIN" "$APP"
 
+# A second copy of the app, started by a capture while the first holds
+# @porthole.APP (two CI jobs at once): it serves a name with its pid, and
+# the capture, told the name, reaches it.
+PORTHOLE_SESSIONS=0 "$BIN/porthole" capture --scenario clean --out "$T/second.json" -- \
+	"$BIN/porthole-sample" --scenario clean --seconds 2 --app-id "$APP" \
+	--data-dir "$T/data2" > /dev/null 2> "$T/second.err"
+echo $? > "$T/second.rc"
+check "a second copy under capture serves @porthole.APP.PID and is reached" \
+	sh -c 'cat "$0.err"; [ "$(cat "$0.rc")" = 0 ] &&
+	grep -q "socket @$1 is held by another process of this app; serving @$1\.[0-9]*," "$0.err" &&
+	grep -q "^porthole capture: connected to $2 (pid [0-9]*) on @$1\.[0-9]*\$" "$0.err"' \
+	"$T/second" "$SOCK" "$APP"
+
 # The raw frame, and no slot taken: 40 strangers, each told and closed,
 # while the app's own user still gets in.
 cat > "$T/strangers.py" <<'PY'

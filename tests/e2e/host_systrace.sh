@@ -22,6 +22,7 @@ before=$(cat $TR/trace_clock $TR/tracing_on 2> /dev/null)
 	--data-dir "$T/d" > /dev/null 2> "$T/cap.err"; echo $? > "$T/cap.rc")
 tr -d '\n' < "$T/c.json" | sed 's/},{"id":/}\n{"id":/g' > "$T/f.txt"
 check "capture --systrace exits with the app's status" sh -c "[ \$(cat $T/cap.rc) -eq 0 ]"
+[ "$(cat "$T/cap.rc")" = 0 ] || sed 's/^/  capture: /' "$T/cap.err"
 check "the trace's findings are merged, source trace" \
 	grep -q '"source":"trace"' "$T/f.txt"
 check "they are about the sample's process" \
