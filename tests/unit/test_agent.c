@@ -2056,7 +2056,8 @@ void test_agent__mt_memory_sample_and_a_sharp_rise(void)
 	struct ph_buf line = PH_BUF_INIT(1 << 16), got = PH_BUF_INIT(1 << 16);
 	const struct ph_json *v, *d = NULL;
 	int64_t rss0 = -1, pss = -1, anon = -1;
-	char *big[6];
+	void *big[6];
+	size_t big_size[6];
 	int n_big = 0;
 	bool rise = false;
 
@@ -2081,20 +2082,26 @@ void test_agent__mt_memory_sample_and_a_sharp_rise(void)
 	CHECK(ph_json_as_int(ph_json_get(d, "nativeRamMb"), &anon));
 	CHECK(pss > 0 && anon > 0 && anon <= pss && pss <= rss0);
 	/*
-	 * Memory written: RSS up by half and 96 MB at least, far past a
-	 * quarter and 8 MB (a sanitizer's RSS is large).  The rise is
-	 * judged against the last memory event sent before it, as the
-	 * sampler judges it: on a loaded machine the 200 ms look may catch
-	 * the memset half done, or the once-a-second sample may take part
-	 * of the rise first (then the test writes more and looks again).
+	 * RSS up by half and 96 MB at least, far past a quarter and 8 MB (a
+	 * sanitizer's RSS is large), in one step: the pages are made in a
+	 * memfd first, where they are not this process's RSS, then mapped
+	 * in by one mmap.  Written through malloc, a loaded machine spreads
+	 * the rise over several once-a-second samples, each less than a
+	 * quarter: a climb, not a sharp rise.  The rise is judged against
+	 * the last memory event sent before it, as the sampler judges it;
+	 * if an interval sample takes it first, the test maps more.
 	 */
 	for (int tries = 0; tries < 6 && !rise; tries++) {
 		size_t size = (size_t)(rss0 / 2 + 96) << 20;
+		int fd = memfd_create("rise", MFD_CLOEXEC);
 
-		CHECK(n_big < 6);
-		big[n_big] = malloc(size);
-		CHECK(big[n_big] != NULL);
-		memset(big[n_big++], 1, size);
+		CHECK(n_big < 6 && fd >= 0);
+		CHECK_INT(fallocate(fd, 0, 0, (off_t)size), 0);
+		big[n_big] = mmap(NULL, size, PROT_READ,
+				  MAP_SHARED | MAP_POPULATE, fd, 0);
+		close(fd);
+		CHECK(big[n_big] != MAP_FAILED);
+		big_size[n_big++] = size;
 		for (int i = 0; i < 4 && !rise; i++) {
 			int64_t rss = -1;
 
@@ -2112,7 +2119,7 @@ void test_agent__mt_memory_sample_and_a_sharp_rise(void)
 	}
 	CHECK(rise);
 	for (int i = 0; i < n_big; i++)
-		free(big[i]);
+		munmap(big[i], big_size[i]);
 	ph_client_close(&c);
 	porthole_stop();
 	ph_buf_release(&line);
