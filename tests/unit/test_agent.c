@@ -3357,6 +3357,59 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 	ph_buf_release(&line);
 }
 
+/*
+ * A stall whose stack was never sampled (here the main thread blocks the
+ * real-time signals the watchdog samples with) still sends every field
+ * the protocol requires: top "?" and an empty stack, ongoing and closed.
+ */
+void test_agent__mt_an_unsampled_stall_keeps_the_required_fields(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	sigset_t rt, old;
+	char *p;
+
+	sigemptyset(&rt);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(&rt, sig);
+	CHECK_INT(start_agent(PORTHOLE_NO_DEVICE | PORTHOLE_NO_MEMORY |
+				      PORTHOLE_NO_STARTUP,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	CHECK_INT(pthread_sigmask(SIG_BLOCK, &rt, &old), 0);
+	porthole_main_loop_register();
+	porthole_main_loop_ping();
+	CHECK_INT(collect(&c, "blocked", 1, &ev), 1);
+	porthole_main_loop_ping();
+	CHECK_INT(collect(&c, "blocked", 1, &ev), 1);
+	/* the sample asked for lands now, while the handler is installed */
+	CHECK_INT(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+	p = ev.buf;
+	for (int i = 0; i < 2; i++) {
+		char *nl = strchr(p, '\n');
+		struct ph_buf one = PH_BUF_INIT(1 << 16);
+		const struct ph_json *d;
+
+		CHECK(nl != NULL);
+		if (!nl)
+			break;
+		CHECK_INT(ph_buf_add(&one, p, (size_t)(nl - p)), 0);
+		d = ph_json_get(parse(&one), "data");
+		CHECK(ph_json_streq(ph_json_get(d, "top"), "?"));
+		CHECK(ph_json_streq(ph_json_get(d, "stack"), ""));
+		CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE) ==
+		      (i == 0));
+		ph_buf_release(&one);
+		p = nl + 1;
+	}
+	ph_client_close(&c);
+	porthole_stop();
+	atomic_store(&ph_agent.main_tid, 0);
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+}
+
 /* What an agent thread's alternate signal stack is, seen from inside it. */
 struct altstack_seen {
 	char *own; /* an alternate stack the thread had before, or NULL */

@@ -220,10 +220,14 @@ static void emit_blocked(int64_t from_ns, int64_t to_ns, int tid, bool ongoing)
 	r->tid = tid;
 	r->flags |= PH_REC_MAIN;
 	ph_rec_int(r, PH_KEY_DURATION_MS, (to_ns - from_ns) / 1000000);
-	if (stack_n > 0)
+	if (stack_n > 0) {
 		ph_rec_pcs(r, PH_KEY_STACK, stack_pcs, stack_n);
-	else
+	} else {
+		/* Not sampled (over before the watchdog looked, or the
+		 * signal not taken): the protocol requires both fields. */
 		ph_rec_str(r, PH_KEY_TOP, "?", 4);
+		ph_rec_strn(r, PH_KEY_STACK, PH_F_STR, "", 0, 0);
+	}
 	ph_rec_int(r, PH_KEY_TID, tid);
 	if (ongoing)
 		ph_rec_bool(r, PH_KEY_ONGOING, true);
