@@ -12,7 +12,8 @@
 extern const struct ph_cmd ph_cmd_trace_mark, ph_cmd_trace_names,
 	ph_cmd_trace_calibrate;
 
-/* The three verbs' options; each verb's table names those it takes. */
+/* The three verbs' options; each verb's table names those it takes.  The
+ * numbers stay strings: mark checks its own (parse_ms). */
 struct tools_args {
 	bool json;
 	const char *process, *detectors;

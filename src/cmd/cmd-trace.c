@@ -16,7 +16,11 @@ extern const struct ph_cmd ph_cmd_trace;
 extern const struct ph_cmd ph_cmd_trace_mark, ph_cmd_trace_names,
 	ph_cmd_trace_calibrate;
 
-/* Every trace verb's options; each verb's table names those it takes. */
+/*
+ * Every trace verb's options; each verb's table names those it takes.
+ * Numbers stay strings here: each verb checks its own and refuses a bad
+ * one with its own message ("--from wants nanoseconds, not 'x'").
+ */
 struct trace_args {
 	bool json;
 	int rows; /* query: PH_TRACE_ROWS_*, the last of --csv/--json */
