@@ -22,13 +22,6 @@
 enum {
 	PH_CMD_QUIET_SIGPIPE = 1 << 0, /* exit quietly when stdout goes away */
 	PH_CMD_TAKES_COMMAND = 1 << 1, /* `-- CMD...` follows its options */
-	/*
-	 * A verb whose engine parses its own argv (the trace verbs): the
-	 * dispatcher checks argv against its table first, answering --help
-	 * and refusing an option the table does not name; the table's
-	 * offsets are unused.
-	 */
-	PH_CMD_ENGINE_PARSES = 1 << 2,
 };
 
 /*

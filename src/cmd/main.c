@@ -154,27 +154,6 @@ const struct ph_cmd *ph_cmd_verb(const struct ph_cmd *cmd, const char *word)
 	return NULL;
 }
 
-/*
- * A verb whose engine parses its argv: its arguments checked against its
- * table first, on a copy (the parser reorders argv), so --help is
- * answered and an option the table does not name is refused, naming it,
- * before the engine runs.  PH_CMD_GO_ON, or the exit status.
- */
-static int check_engine_argv(const struct ph_cmd *verb, int argc, char **argv)
-{
-	char **copy = malloc(((size_t)argc + 1) * sizeof(*copy));
-	struct ph_opt_args a;
-	int rc;
-
-	if (!copy)
-		return 2;
-	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
-	copy[argc] = NULL;
-	rc = ph_cmd_parse(verb, NULL, argc, copy, &a);
-	free(copy);
-	return rc;
-}
-
 int ph_cmd_run_verb(const struct ph_cmd *cmd, int argc, char **argv)
 {
 	const struct ph_cmd *verb;
@@ -189,12 +168,6 @@ int ph_cmd_run_verb(const struct ph_cmd *cmd, int argc, char **argv)
 	verb = ph_cmd_verb(cmd, argv[1]);
 	if (!verb)
 		return ph_cmd_usage_error(cmd, "no subcommand '%s'", argv[1]);
-	if (verb->flags & PH_CMD_ENGINE_PARSES) {
-		int rc = check_engine_argv(verb, argc - 1, argv + 1);
-
-		if (rc != PH_CMD_GO_ON)
-			return rc;
-	}
 	return verb->exec(argc - 1, argv + 1);
 }
 

@@ -61,6 +61,15 @@ static bool is_flag(const struct ph_opt *o)
 	return o->kind == PH_OPT_BOOL || o->kind == PH_OPT_CONST;
 }
 
+static void add_repeat(struct ph_opt_strs *l, const char *val)
+{
+	if (l->n < PH_OPT_STRS_MAX)
+		l->v[l->n] = val;
+	else if (!l->past)
+		l->past = val;
+	l->n++;
+}
+
 /* Stores one option's value at base; false (and why) when it is bad. */
 static bool store(const struct ph_opt *o, void *base, const char *given,
 		  const char *val, char *why, size_t why_size)
@@ -77,7 +86,12 @@ static bool store(const struct ph_opt *o, void *base, const char *given,
 	switch (o->kind) {
 	case PH_OPT_BOOL: *(bool *)p = true; return true;
 	case PH_OPT_CONST: *(int *)p = o->value; return true;
-	case PH_OPT_STR: *(const char **)p = val; return true;
+	case PH_OPT_STR:
+		if (!(o->flags & PH_OPT_REPEATS))
+			*(const char **)p = val;
+		else if (base)
+			add_repeat((struct ph_opt_strs *)p, val);
+		return true;
 	case PH_OPT_INT:
 		if (parse_int(val, (int64_t *)p))
 			return true;

@@ -21,7 +21,8 @@
  *   - any other argument that starts with '-', is longer than "-" and
  *     has no space in it is an unknown option; the rest are positional,
  *     in order, anywhere.
- * The same option given twice keeps the last value.
+ * The same option given twice keeps the last value, but for a
+ * PH_OPT_REPEATS one, which keeps them all.
  */
 #ifndef PH_HOST_OPT_H
 #define PH_HOST_OPT_H
@@ -42,11 +43,22 @@ enum ph_opt_kind {
 enum {
 	PH_OPT_REQUIRED = 1 << 0, /* the command refuses to run without it */
 	/*
-	 * Given any number of times, each value kept: for the tables of
-	 * verbs whose engine parses its own argv (ph_opt_parse keeps the
-	 * last value only).
+	 * A PH_OPT_STR given any number of times, each value kept: its
+	 * value at offset is a struct ph_opt_strs.
 	 */
 	PH_OPT_REPEATS = 1 << 1,
+};
+
+/*
+ * A PH_OPT_REPEATS option's values, in the order given.  n counts every
+ * one given, also those past PH_OPT_STRS_MAX, which are not kept but the
+ * first of them (past): the command says what too many means.
+ */
+#define PH_OPT_STRS_MAX 64
+struct ph_opt_strs {
+	const char *v[PH_OPT_STRS_MAX];
+	size_t n;
+	const char *past; /* the first value past PH_OPT_STRS_MAX, or NULL */
 };
 
 struct ph_opt {

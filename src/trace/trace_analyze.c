@@ -156,7 +156,7 @@ double ph_trace_median(double *v, size_t n)
 
 static int write_report(const char *out, const struct ph_detset *ds,
 			struct one *reps, size_t n, const char *env_js,
-			const char *env_md)
+			const char *env_md, FILE *f)
 {
 	struct ph_buf js = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_buf md = PH_BUF_INIT(PH_BUF_NO_CAP);
@@ -321,9 +321,10 @@ static int write_report(const char *out, const struct ph_detset *ds,
 	if (ph_trace_write_file(p, js.buf, js.len))
 		status = 2;
 	if (!status)
-		printf("%s/report.md: %s (pid %" PRId64 "), %zu of %zu "
-		       "detectors fired\n",
-		       out, c->pname, c->pid, fired, total);
+		fprintf(f,
+			"%s/report.md: %s (pid %" PRId64 "), %zu of %zu "
+			"detectors fired\n",
+			out, c->pname, c->pid, fired, total);
 out:
 	free(nrows);
 	free(cov);
@@ -332,22 +333,10 @@ out:
 	return status ? status : partial ? 1 : 0;
 }
 
-static void usage(void)
+int ph_trace_cmd_analyze(const struct ph_trace_analyze_opts *opt, FILE *f)
 {
-	fprintf(stderr,
-		"usage: porthole trace analyze TRACE [TRACE...] "
-		"[--process NAME] [--from NS --to NS] [--start NAME --end "
-		"NAME] [--set k=v]... [--config FILE] [--out DIR] "
-		"[--detectors DIR]\n");
-}
-
-int ph_trace_cli_analyze(int argc, char **argv)
-{
-	const char *paths[64], *out = "trace-report", *ddir = NULL;
-	const char *config = NULL;
-	const char *sets[64];
-	int npaths = 0, nsets = 0, status = 0;
-	struct ph_tscope scope = PH_TSCOPE_INIT;
+	const char *const *paths = opt->paths;
+	int npaths = (int)opt->npaths, status = 0;
 	struct ph_detset ds;
 	char err[512];
 	struct one *reps = NULL;
@@ -356,53 +345,10 @@ int ph_trace_cli_analyze(int argc, char **argv)
 	struct ph_buf env_md = PH_BUF_INIT(PH_BUF_NO_CAP);
 	size_t ndet = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		char *end;
-
-		if (!strcmp(a, "--process") && more) {
-			scope.process = argv[++i];
-		} else if ((!strcmp(a, "--from") || !strcmp(a, "--to")) &&
-			   more) {
-			int64_t v = strtoll(argv[++i], &end, 10);
-
-			if (*end || !*argv[i]) {
-				fprintf(stderr,
-					"porthole trace analyze: %s wants "
-					"nanoseconds, not '%s'\n",
-					a, argv[i]);
-				return 2;
-			}
-			*(a[2] == 'f' ? &scope.from : &scope.to) = v;
-		} else if (!strcmp(a, "--start") && more) {
-			scope.start = argv[++i];
-		} else if (!strcmp(a, "--end") && more) {
-			scope.end = argv[++i];
-		} else if (!strcmp(a, "--set") && more && nsets < 64) {
-			sets[nsets++] = argv[++i];
-		} else if (!strcmp(a, "--out") && more) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--detectors") && more) {
-			ddir = argv[++i];
-		} else if (!strcmp(a, "--config") && more) {
-			config = argv[++i];
-		} else if (a[0] != '-' && npaths < 64) {
-			paths[npaths++] = a;
-		} else {
-			fprintf(stderr,
-				"porthole trace analyze: unexpected '%s'\n", a);
-			usage();
-			return 2;
-		}
-	}
-	if (!npaths) {
-		usage();
-		return 2;
-	}
 	/* parameters are checked before any trace is opened */
-	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
-			      (size_t)nsets, err, sizeof(err))) {
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(opt->det.dir),
+			      opt->det.config, opt->det.sets, opt->det.nsets,
+			      err, sizeof(err))) {
 		fprintf(stderr, "porthole trace analyze: %s\n", err);
 		return 2;
 	}
@@ -430,7 +376,8 @@ int ph_trace_cli_analyze(int argc, char **argv)
 			snprintf(o->err, sizeof(o->err),
 				 "stopped at byte %" PRIu64 ": %s",
 				 t.err.offset, t.err.msg);
-		if (ph_tctx_open(db, &t, &scope, &o->c, err, sizeof(err)) ||
+		if (ph_tctx_open(db, &t, &opt->scope, &o->c, err,
+				 sizeof(err)) ||
 		    ph_tctx_claim_names(db, &ds, err, sizeof(err))) {
 			fprintf(stderr, "porthole trace analyze: %s: %s\n",
 				o->path, err);
@@ -470,8 +417,8 @@ int ph_trace_cli_analyze(int argc, char **argv)
 		sqlite3_close(db);
 		ph_trace_release(&t);
 	}
-	status = write_report(out, &ds, reps, (size_t)npaths, env_js.buf,
-			      env_md.len ? env_md.buf : "");
+	status = write_report(opt->out, &ds, reps, (size_t)npaths, env_js.buf,
+			      env_md.len ? env_md.buf : "", f);
 done:
 	for (int k = 0; k < npaths; k++) {
 		for (size_t i = 0; reps[k].runs && i < ndet; i++)

@@ -379,18 +379,8 @@ out:
 	return rc;
 }
 
-static void ask_usage(void)
-{
-	fprintf(stderr,
-		"usage: porthole trace ask TRACE [--process NAME] [--from NS "
-		"--to NS] [--question Q]... [--set k=v]... [--config FILE] "
-		"[--json] [--detectors DIR]\n"
-		"  questions: jank thread_states binder render slices startup "
-		"monitor_contention cpu\n");
-}
-
 /* The answer as text, for people. */
-static void print_text(const char *js)
+static void print_text(const char *js, FILE *txt)
 {
 	struct ph_arena a;
 	struct ph_json *root;
@@ -403,34 +393,36 @@ static void print_text(const char *js)
 	}
 	x = ph_json_get(root, "process");
 	if (ph_json_get(root, "clock"))
-		printf("process %s, windows in ms on %s\n",
-		       ph_json_strdup(&a, ph_json_get(x, "name")),
-		       ph_json_strdup(&a, ph_json_get(root, "clock")));
+		fprintf(txt, "process %s, windows in ms on %s\n",
+			ph_json_strdup(&a, ph_json_get(x, "name")),
+			ph_json_strdup(&a, ph_json_get(root, "clock")));
 	else
-		printf("process %s, windows in ms of the trace's timestamps\n",
-		       ph_json_strdup(&a, ph_json_get(x, "name")));
+		fprintf(txt,
+			"process %s, windows in ms of the trace's timestamps\n",
+			ph_json_strdup(&a, ph_json_get(x, "name")));
 	x = ph_json_get(root, "not_decoded");
 	for (uint32_t i = 0; x && i < x->n; i++) {
 		double k = 0;
 
 		ph_json_as_double(ph_json_get(&x->u.items[i], "packets"), &k);
-		printf("not decoded: %s (%.0f packets): not in any table\n",
-		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
-		       k);
+		fprintf(txt,
+			"not decoded: %s (%.0f packets): not in any table\n",
+			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
+			k);
 	}
 	x = ph_json_get(root, "set_aside");
 	for (uint32_t i = 0; x && i < x->n; i++) {
 		double k = 0;
 
 		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
-		printf("set aside: %.0f %s: %s\n", k,
-		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
-		       ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
+		fprintf(txt, "set aside: %.0f %s: %s\n", k,
+			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
+			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
 	}
 	x = ph_json_get(ph_json_get(root, "environment"), "lines");
-	printf("environment (every duration below ran under it):\n");
+	fprintf(txt, "environment (every duration below ran under it):\n");
 	for (uint32_t i = 0; x && i < x->n; i++)
-		printf("  - %s\n", ph_json_strdup(&a, &x->u.items[i]));
+		fprintf(txt, "  - %s\n", ph_json_strdup(&a, &x->u.items[i]));
 	f = ph_json_get(root, "findings");
 	for (uint32_t i = 0; f && i < f->n; i++) {
 		const struct ph_json *it = &f->u.items[i];
@@ -439,125 +431,80 @@ static void print_text(const char *js)
 
 		ph_json_as_double(ph_json_get(win, "from"), &from);
 		ph_json_as_double(ph_json_get(win, "to"), &to);
-		printf("%-7s %-10s %-18s %s: %s",
-		       ph_json_strdup(&a, ph_json_get(it, "severity")),
-		       ph_json_strdup(&a, ph_json_get(it, "confidence")),
-		       ph_json_strdup(&a, ph_json_get(it, "question")),
-		       ph_json_strdup(&a, ph_json_get(it, "title")),
-		       ph_json_strdup(&a, ph_json_get(it, "detail")));
+		fprintf(txt, "%-7s %-10s %-18s %s: %s",
+			ph_json_strdup(&a, ph_json_get(it, "severity")),
+			ph_json_strdup(&a, ph_json_get(it, "confidence")),
+			ph_json_strdup(&a, ph_json_get(it, "question")),
+			ph_json_strdup(&a, ph_json_get(it, "title")),
+			ph_json_strdup(&a, ph_json_get(it, "detail")));
 		if (win)
-			printf(" [%.3f .. %.3f]\n", from, to);
+			fprintf(txt, " [%.3f .. %.3f]\n", from, to);
 		else
-			printf(" [spanning]\n");
+			fprintf(txt, " [spanning]\n");
 		x = ph_json_get(ph_json_get(it, "evidence"), "environment");
 		if (win && x)
-			printf("        under: %s\n", ph_json_strdup(&a, x));
+			fprintf(txt, "        under: %s\n",
+				ph_json_strdup(&a, x));
 	}
 	x = ph_json_get(root, "unanswered");
 	for (uint32_t i = 0; x && i < x->n; i++)
-		printf("unanswered %s: %s\n",
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "question")),
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "reason")));
+		fprintf(txt, "unanswered %s: %s\n",
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "question")),
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "reason")));
 	x = ph_json_get(root, "skipped");
 	for (uint32_t i = 0; x && i < x->n; i++)
-		printf("skipped %s: %s\n",
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "question")),
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "reason")));
+		fprintf(txt, "skipped %s: %s\n",
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "question")),
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "reason")));
 	x = ph_json_get(root, "ruled_out");
 	for (uint32_t i = 0; x && i < x->n; i++)
-		printf("ruled out (%s): %s\n",
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "question")),
-		       ph_json_strdup(&a,
-				      ph_json_get(&x->u.items[i], "cause")));
+		fprintf(txt, "ruled out (%s): %s\n",
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "question")),
+			ph_json_strdup(&a,
+				       ph_json_get(&x->u.items[i], "cause")));
 	ph_arena_release(&a);
 }
 
-int ph_trace_cli_ask(int argc, char **argv)
+int ph_trace_cmd_ask(const struct ph_trace_ask_opts *o, FILE *txt)
 {
-	const char *path = NULL, *process = NULL, *ddir = NULL;
-	const char *config = NULL;
-	const char *qs[16], *sets[64];
-	size_t nq = 0, nsets = 0;
 	struct ph_detset ds;
-	int64_t from = PH_NULL_I64, to = PH_NULL_I64;
-	bool json = false;
 	struct ph_trace t;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
 	char err[512];
 	int load, rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		char *end;
-
-		if (!strcmp(a, "--process") && more) {
-			process = argv[++i];
-		} else if ((!strcmp(a, "--from") || !strcmp(a, "--to")) &&
-			   more) {
-			int64_t v = strtoll(argv[++i], &end, 10);
-
-			if (*end || !*argv[i]) {
-				fprintf(stderr,
-					"porthole trace ask: %s wants "
-					"nanoseconds, not '%s'\n",
-					a, argv[i]);
-				return 2;
-			}
-			*(a[2] == 'f' ? &from : &to) = v;
-		} else if (!strcmp(a, "--question") && more && nq < 16) {
-			qs[nq++] = argv[++i];
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--detectors") && more) {
-			ddir = argv[++i];
-		} else if (!strcmp(a, "--set") && more && nsets < 64) {
-			sets[nsets++] = argv[++i];
-		} else if (!strcmp(a, "--config") && more) {
-			config = argv[++i];
-		} else if (a[0] != '-' && !path) {
-			path = a;
-		} else {
-			fprintf(stderr, "porthole trace ask: unexpected '%s'\n",
-				a);
-			ask_usage();
-			return 2;
-		}
-	}
-	if (!path) {
-		ask_usage();
-		return 2;
-	}
 	/* parameters are checked before the trace is opened */
-	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
-			      nsets, err, sizeof(err))) {
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(o->det.dir),
+			      o->det.config, o->det.sets, o->det.nsets, err,
+			      sizeof(err))) {
 		fprintf(stderr, "porthole trace ask: %s\n", err);
 		return 2;
 	}
-	load = ph_trace_cli_load(&t, path);
+	load = ph_trace_cli_load(&t, o->path);
 	if (load == 2) {
 		ph_trace_release(&t);
 		ph_detset_release(&ds);
 		return 2;
 	}
 	ph_jw_init(&w, &out);
-	rc = ph_trace_ask_with(&t, &ds, process, from, to, qs, nq, &w, err,
+	rc = ph_trace_ask_with(&t, &ds, o->process, o->from, o->to,
+			       o->questions, o->nquestions, &w, err,
 			       sizeof(err));
 	ph_detset_release(&ds);
 	if (rc) {
 		fprintf(stderr, "porthole trace ask: %s\n", err);
 	} else if (ph_jw_finish(&w)) {
 		rc = PH_ENOMEM;
-	} else if (json) {
-		printf("%s\n", out.buf);
+	} else if (o->json) {
+		fprintf(txt, "%s\n", out.buf);
 	} else {
-		print_text(out.buf);
+		print_text(out.buf, txt);
 	}
 	ph_buf_release(&out);
 	ph_trace_release(&t);

@@ -35,7 +35,8 @@ int ph_trace_cli_load(struct ph_trace *t, const char *path)
 	return 0;
 }
 
-static void print_stats_json(struct ph_trace *t, const char *path, int status)
+static void print_stats_json(struct ph_trace *t, const char *path, int status,
+			     FILE *f)
 {
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
@@ -81,106 +82,90 @@ static void print_stats_json(struct ph_trace *t, const char *path, int status)
 	ph_jw_obj_end(&w);
 	ph_jw_obj_end(&w);
 	if (!ph_jw_finish(&w))
-		printf("%s\n", out.buf);
+		fprintf(f, "%s\n", out.buf);
 	ph_buf_release(&out);
 }
 
-int ph_trace_cli_stats(int argc, char **argv)
+int ph_trace_cmd_stats(const struct ph_trace_stats_opts *o, FILE *out)
 {
 	struct ph_trace t;
-	const char *path = NULL;
-	bool json = false;
+	const char *path = o->path;
 	int status;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-' || path) {
-			fprintf(stderr,
-				"porthole trace stats: unexpected '%s'\n"
-				"usage: porthole trace stats TRACE "
-				"[--json]\n",
-				argv[i]);
-			return 2;
-		} else
-			path = argv[i];
-	}
-	if (!path) {
-		fprintf(stderr, "usage: porthole trace stats TRACE [--json]\n");
-		return 2;
-	}
 	status = ph_trace_cli_load(&t, path);
 	if (status == 2) {
 		ph_trace_release(&t);
 		return 2;
 	}
-	if (json) {
-		print_stats_json(&t, path, status);
+	if (o->json) {
+		print_stats_json(&t, path, status, out);
 	} else {
 		struct ph_table *st = &t.tables[PH_T_STATS];
 
-		printf("trace     %s\n", path);
-		printf("format    %s\n", t.format);
-		printf("clock     %s\n", t.clock_name);
-		printf("duration  %.3f s (%" PRId64 " .. %" PRId64 " ns)\n",
-		       (double)(t.last_ts - t.first_ts) / 1e9, t.first_ts,
-		       t.last_ts);
-		printf("read      %zu bytes\n", t.input_bytes);
+		fprintf(out, "trace     %s\n", path);
+		fprintf(out, "format    %s\n", t.format);
+		fprintf(out, "clock     %s\n", t.clock_name);
+		fprintf(out,
+			"duration  %.3f s (%" PRId64 " .. %" PRId64 " ns)\n",
+			(double)(t.last_ts - t.first_ts) / 1e9, t.first_ts,
+			t.last_ts);
+		fprintf(out, "read      %zu bytes\n", t.input_bytes);
 		if (!strcmp(t.format, "ftrace")) {
-			printf("lines     %" PRIu64 ", %" PRIu64 " not parsed",
-			       t.text_lines, t.text_rejected);
+			fprintf(out,
+				"lines     %" PRIu64 ", %" PRIu64 " not parsed",
+				t.text_lines, t.text_rejected);
 			if (t.text_rejected_at >= 0)
-				printf(" (the first at byte %" PRId64 ")",
-				       t.text_rejected_at);
-			printf("\n");
+				fprintf(out, " (the first at byte %" PRId64 ")",
+					t.text_rejected_at);
+			fprintf(out, "\n");
 		}
 		if (status)
-			printf("complete  no: stopped at byte %" PRIu64
-			       ": %s\n",
-			       t.err.offset, t.err.msg);
+			fprintf(out,
+				"complete  no: stopped at byte %" PRIu64
+				": %s\n",
+				t.err.offset, t.err.msg);
 		else
-			printf("complete  yes\n");
-		printf("\ntable                          rows\n");
+			fprintf(out, "complete  yes\n");
+		fprintf(out, "\ntable                          rows\n");
 		for (int i = 0; i < PH_T_COUNT; i++)
 			if (i != PH_T_STATS && i != PH_T_INSTANT)
-				printf("%-30s %zu\n", t.tables[i].name,
-				       t.tables[i].rows);
-		printf("\nstat                           value\n");
+				fprintf(out, "%-30s %zu\n", t.tables[i].name,
+					t.tables[i].rows);
+		fprintf(out, "\nstat                           value\n");
 		for (size_t r = 0; r < st->rows; r++)
-			printf("%-30s %" PRId64 "\n",
-			       ph_trace_str(&t, ph_col_str(st, ST_NAME)[r]),
-			       ph_col_i64(st, ST_VALUE)[r]);
+			fprintf(out, "%-30s %" PRId64 "\n",
+				ph_trace_str(&t, ph_col_str(st, ST_NAME)[r]),
+				ph_col_i64(st, ST_VALUE)[r]);
 	}
 	ph_trace_release(&t);
 	return status;
 }
 
-static void csv_field(const char *s)
+static void csv_field(const char *s, FILE *out)
 {
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
+		fputs(s, out);
 		return;
 	}
-	putchar('"');
+	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"')
-			putchar('"');
-		putchar(*s);
+			fputc('"', out);
+		fputc(*s, out);
 	}
-	putchar('"');
+	fputc('"', out);
 }
 
-/* Runs sql on db and prints its rows; 0 or 2 (the error on stderr). */
-int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode)
+int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode, FILE *out)
 {
 	const char *tail = sql;
 	int status = 0;
 
 	while (tail && *tail) {
 		sqlite3_stmt *st = NULL;
-		struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+		struct ph_buf js = PH_BUF_INIT(PH_BUF_NO_CAP);
 		struct ph_jw w;
 		int rc, ncol;
 		bool header = true;
@@ -193,12 +178,12 @@ int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode)
 		if (!st)
 			continue;
 		ncol = sqlite3_column_count(st);
-		if (mode == 2) {
-			ph_jw_init(&w, &out);
+		if (mode == PH_TRACE_ROWS_JSON) {
+			ph_jw_init(&w, &js);
 			ph_jw_arr_begin(&w);
 		}
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (mode == 2) {
+			if (mode == PH_TRACE_ROWS_JSON) {
 				ph_jw_obj_begin(&w);
 				for (int c = 0; c < ncol; c++) {
 					ph_jw_key(&w,
@@ -230,16 +215,17 @@ int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode)
 			if (header) {
 				for (int c = 0; c < ncol; c++) {
 					if (c)
-						putchar(mode ? ',' : '|');
+						fputc(mode ? ',' : '|', out);
 					if (mode)
 						csv_field(sqlite3_column_name(
-							st, c));
+								  st, c),
+							  out);
 					else
 						fputs(sqlite3_column_name(st,
 									  c),
-						      stdout);
+						      out);
 				}
-				putchar('\n');
+				fputc('\n', out);
 				header = false;
 			}
 			for (int c = 0; c < ncol; c++) {
@@ -248,25 +234,25 @@ int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode)
 									  c);
 
 				if (c)
-					putchar(mode ? ',' : '|');
+					fputc(mode ? ',' : '|', out);
 				if (mode)
-					csv_field(v);
+					csv_field(v, out);
 				else
-					fputs(v ? v : "", stdout);
+					fputs(v ? v : "", out);
 			}
-			putchar('\n');
+			fputc('\n', out);
 		}
 		if (rc != SQLITE_DONE) {
 			fprintf(stderr, "porthole trace query: %s\n",
 				sqlite3_errmsg(db));
 			status = 2;
 		}
-		if (mode == 2) {
+		if (mode == PH_TRACE_ROWS_JSON) {
 			ph_jw_arr_end(&w);
 			if (!ph_jw_finish(&w))
-				printf("%s\n", out.buf);
+				fprintf(out, "%s\n", js.buf);
 		}
-		ph_buf_release(&out);
+		ph_buf_release(&js);
 		sqlite3_finalize(st);
 		if (status)
 			break;
@@ -274,35 +260,13 @@ int ph_trace_cli_run_sql(sqlite3 *db, const char *sql, int mode)
 	return status;
 }
 
-int ph_trace_cli_query(int argc, char **argv)
+int ph_trace_cmd_query(const struct ph_trace_query_opts *o, FILE *out)
 {
 	struct ph_trace t;
-	const char *path = NULL, *sql = NULL;
-	int mode = 0, status, rc;
+	int status, rc;
 	sqlite3 *db;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--csv"))
-			mode = 1;
-		else if (!strcmp(argv[i], "--json"))
-			mode = 2;
-		else if (!path)
-			path = argv[i];
-		else if (!sql)
-			sql = argv[i];
-		else {
-			fprintf(stderr,
-				"porthole trace query: unexpected '%s'\n",
-				argv[i]);
-			return 2;
-		}
-	}
-	if (!path || !sql) {
-		fprintf(stderr, "usage: porthole trace query TRACE SQL "
-				"[--csv|--json]\n");
-		return 2;
-	}
-	status = ph_trace_cli_load(&t, path);
+	status = ph_trace_cli_load(&t, o->path);
 	if (status == 2) {
 		ph_trace_release(&t);
 		return 2;
@@ -311,7 +275,7 @@ int ph_trace_cli_query(int argc, char **argv)
 		ph_trace_release(&t);
 		return 2;
 	}
-	rc = ph_trace_cli_run_sql(db, sql, mode);
+	rc = ph_trace_cli_run_sql(db, o->sql, o->mode, out);
 	sqlite3_close(db);
 	ph_trace_release(&t);
 	return rc ? rc : status;

@@ -525,11 +525,8 @@ static const char *expectation(const char *id)
 	return NULL;
 }
 
-int ph_trace_cli_doctor(int argc, char **argv)
+int ph_trace_cmd_doctor(const struct ph_trace_doctor_opts *o, FILE *f)
 {
-	const char *ddir = NULL, *write = NULL, *config = NULL;
-	const char *sets[64];
-	size_t nsets = 0;
 	struct ph_buf fx = PH_BUF_INIT(1 << 24);
 	struct ph_buf js = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_trace t;
@@ -539,37 +536,18 @@ int ph_trace_cli_doctor(int argc, char **argv)
 	struct ph_jw w;
 	sqlite3 *db = NULL;
 	char err[512];
-	bool json = false;
+	bool json = o->json;
 	size_t fired = 0, excused = 0, bad = 0;
 	int status = 2;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--detectors") && i + 1 < argc)
-			ddir = argv[++i];
-		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
-			write = argv[++i];
-		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
-			config = argv[++i];
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc &&
-			 nsets < 64)
-			sets[nsets++] = argv[++i];
-		else {
-			fprintf(stderr,
-				"usage: porthole trace doctor [--json] "
-				"[--set k=v]... [--config FILE] "
-				"[--detectors DIR] [--write FIXTURE]\n");
-			return 2;
-		}
-	}
 	/*
 	 * The project's parameters (porthole-trace.yml, --set) apply here
 	 * too: the doctor then says whether the thresholds the project runs
 	 * with still catch the planted problems.  A bad config exits 2.
 	 */
-	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(ddir), config, sets,
-			      nsets, err, sizeof(err))) {
+	if (ph_detset_prepare(&ds, ph_trace_detectors_dir(o->det.dir),
+			      o->det.config, o->det.sets, o->det.nsets, err,
+			      sizeof(err))) {
 		fprintf(stderr, "porthole trace doctor: %s\n", err);
 		ph_buf_release(&fx);
 		return 2;
@@ -582,7 +560,7 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		ph_warn("doctor: cannot build the fixture");
 		goto out;
 	}
-	if (write && ph_trace_write_file(write, fx.buf, fx.len))
+	if (o->write && ph_trace_write_file(o->write, fx.buf, fx.len))
 		goto out;
 	if (ph_trace_load_mem(&t, fx.buf, fx.len) ||
 	    ph_trace_sql_open(&t, &db)) {
@@ -604,9 +582,10 @@ int ph_trace_cli_doctor(int argc, char **argv)
 	ph_jw_key(&w, "detectors");
 	ph_jw_arr_begin(&w);
 	if (!json)
-		printf("porthole trace doctor: %zu detectors on a built-in "
-		       "%zu-byte fixture (%s, pid %" PRId64 ")\n",
-		       ds.n, fx.len, c.pname, c.pid);
+		fprintf(f,
+			"porthole trace doctor: %zu detectors on a built-in "
+			"%zu-byte fixture (%s, pid %" PRId64 ")\n",
+			ds.n, fx.len, c.pname, c.pid);
 	for (size_t i = 0; i < ds.n; i++) {
 		struct ph_detrun r;
 		const struct ph_detector *d = &ds.d[i];
@@ -663,7 +642,8 @@ int ph_trace_cli_doctor(int argc, char **argv)
 		overrides(d, &w, json ? NULL : ovr, sizeof(ovr));
 		ph_jw_obj_end(&w);
 		if (!json)
-			printf("%-10s %-24s %s%s\n", verdict, d->id, why, ovr);
+			fprintf(f, "%-10s %-24s %s%s\n", verdict, d->id, why,
+				ovr);
 		ph_detrun_release(&r);
 	}
 	ph_jw_arr_end(&w);
@@ -675,10 +655,11 @@ int ph_trace_cli_doctor(int argc, char **argv)
 	if (ph_jw_finish(&w))
 		goto out;
 	if (json)
-		printf("%s\n", js.buf);
+		fprintf(f, "%s\n", js.buf);
 	else
-		printf("%zu fired, %zu silent with a reason, %zu failed: %s\n",
-		       fired, excused, bad, bad ? "UNHEALTHY" : "healthy");
+		fprintf(f,
+			"%zu fired, %zu silent with a reason, %zu failed: %s\n",
+			fired, excused, bad, bad ? "UNHEALTHY" : "healthy");
 	status = bad ? 1 : 0;
 out:
 	sqlite3_close(db);

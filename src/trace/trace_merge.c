@@ -103,15 +103,8 @@ size_t ph_trace_rows_fold(struct ph_jw *w, const char **arrays, size_t n,
 				if (!strcmp(g[i].key, key.buf))
 					break;
 			if (i == ng) {
-				if (ng == cap) {
-					struct group *ngp;
-
-					cap = cap ? cap * 2 : 16;
-					ngp = realloc(g, cap * sizeof(*g));
-					if (!ngp)
-						break;
-					g = ngp;
-				}
+				if (ng == cap && PH_GROW(g, cap, ng + 1, 16))
+					break;
 				memset(&g[ng], 0, sizeof(*g));
 				g[ng].key = strdup(key.buf);
 				ng++;
@@ -230,18 +223,14 @@ static void kv_null(struct ph_jw *w, const char *k)
 	ph_jw_null(w);
 }
 
-struct cmp_opts {
-	double floor_ms, floor_pct;
-	bool json;
-};
-
 struct tally {
 	size_t worse, better, same, added, resolved;
 };
 
 static void pair_rows(struct ph_jw *w, const char *id, const char *identity,
 		      const struct ph_json *br, const struct ph_json *nr,
-		      const struct cmp_opts *o, struct tally *t, FILE *txt)
+		      const struct ph_trace_compare_opts *o, struct tally *t,
+		      FILE *txt)
 {
 	struct ph_buf kb = PH_BUF_INIT(1 << 20), kn = PH_BUF_INIT(1 << 20);
 	uint32_t nb = ph_json_is(br, PH_JSON_ARRAY) ? br->n : 0;
@@ -336,48 +325,16 @@ static void pair_rows(struct ph_jw *w, const char *id, const char *identity,
 	ph_buf_release(&kn);
 }
 
-int ph_trace_cli_compare(int argc, char **argv)
+int ph_trace_cmd_compare(const struct ph_trace_compare_opts *o, FILE *f)
 {
-	const char *paths[2] = { NULL, NULL };
-	struct cmp_opts o = { 2.0, 10.0, false };
+	const char *paths[2] = { o->base, o->new_path };
 	struct report r[2];
 	struct ph_arena a;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
 	struct tally t = { 0 };
-	int np = 0, status = 2;
+	int status = 2;
 
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		char *end;
-
-		if ((!strcmp(s, "--floor-ms") || !strcmp(s, "--floor-pct")) &&
-		    i + 1 < argc) {
-			double v = strtod(argv[++i], &end);
-
-			if (*end || v < 0) {
-				fprintf(stderr,
-					"porthole trace compare: %s wants a "
-					"number >= 0, not '%s'\n",
-					s, argv[i]);
-				return 2;
-			}
-			*(s[8] == 'm' ? &o.floor_ms : &o.floor_pct) = v;
-		} else if (!strcmp(s, "--json")) {
-			o.json = true;
-		} else if (s[0] != '-' && np < 2) {
-			paths[np++] = s;
-		} else {
-			np = 0;
-			break;
-		}
-	}
-	if (np != 2) {
-		fprintf(stderr,
-			"usage: porthole trace compare BASE.json NEW.json "
-			"[--floor-ms MS] [--floor-pct P] [--json]\n");
-		return 2;
-	}
 	memset(r, 0, sizeof(r));
 	ph_arena_init(&a, 1 << 20, SIZE_MAX);
 	if (read_report(paths[0], &r[0], &a) ||
@@ -387,8 +344,8 @@ int ph_trace_cli_compare(int argc, char **argv)
 	ph_jw_obj_begin(&w);
 	ph_jw_kv_str(&w, "base", paths[0]);
 	ph_jw_kv_str(&w, "new", paths[1]);
-	ph_jw_kv_double(&w, "floor_ms", o.floor_ms);
-	ph_jw_kv_double(&w, "floor_pct", o.floor_pct);
+	ph_jw_kv_double(&w, "floor_ms", o->floor_ms);
+	ph_jw_kv_double(&w, "floor_pct", o->floor_pct);
 	ph_jw_key(&w, "rows");
 	ph_jw_arr_begin(&w);
 	/* every detector of NEW, then those only BASE has */
@@ -415,8 +372,8 @@ int ph_trace_cli_compare(int argc, char **argv)
 					 "location");
 			pair_rows(&w, id, idn,
 				  ph_json_get(side ? other : d, "rows"),
-				  ph_json_get(side ? d : other, "rows"), &o, &t,
-				  o.json ? NULL : stdout);
+				  ph_json_get(side ? d : other, "rows"), o, &t,
+				  o->json ? NULL : f);
 		}
 	}
 	ph_jw_arr_end(&w);
@@ -429,13 +386,14 @@ int ph_trace_cli_compare(int argc, char **argv)
 	ph_jw_obj_end(&w);
 	if (ph_jw_finish(&w))
 		goto out;
-	if (o.json)
-		printf("%s\n", out.buf);
+	if (o->json)
+		fprintf(f, "%s\n", out.buf);
 	else
-		printf("%zu worse, %zu new, %zu better, %zu resolved, %zu the "
-		       "same (noise floor %.3g ms or %.3g%%)\n",
-		       t.worse, t.added, t.better, t.resolved, t.same,
-		       o.floor_ms, o.floor_pct);
+		fprintf(f,
+			"%zu worse, %zu new, %zu better, %zu resolved, %zu the "
+			"same (noise floor %.3g ms or %.3g%%)\n",
+			t.worse, t.added, t.better, t.resolved, t.same,
+			o->floor_ms, o->floor_pct);
 	status = t.worse || t.added ? 1 : 0;
 out:
 	ph_buf_release(&r[0].text);

@@ -201,7 +201,8 @@ static int apply(struct rec *r)
 	return 0;
 }
 
-/* The pids whose comm or argv[0]'s base name is id. */
+/* The pids whose comm or command's base name (cmdline's first word) is
+ * id. */
 static size_t app_pids(const char *id, int *pids, size_t max)
 {
 	DIR *d = opendir("/proc");
@@ -293,7 +294,7 @@ static int stream(struct rec *r, int fd, FILE *out, int64_t deadline)
 }
 
 static void report(const char *path, double secs, bool cut, const char *appid,
-		   const int *pids, size_t npids, int64_t lost)
+		   const int *pids, size_t npids, int64_t lost, FILE *txt)
 {
 	struct ph_trace t;
 	sqlite3 *db;
@@ -302,7 +303,8 @@ static void report(const char *path, double secs, bool cut, const char *appid,
 	if (ph_trace_init(&t) || ph_trace_load_file(&t, path) ||
 	    ph_trace_sql_open(&t, &db)) {
 		ph_trace_release(&t);
-		printf("recorded into %s, but it does not load back\n", path);
+		fprintf(txt, "recorded into %s, but it does not load back\n",
+			path);
 		return;
 	}
 	{
@@ -334,75 +336,41 @@ static void report(const char *path, double secs, bool cut, const char *appid,
 			sqlite3_finalize(st);
 		}
 	}
-	printf("recorded %.1f s%s into %s (clock mono): %zu sched_switch, "
-	       "%" PRId64 " trace_marker slices on %" PRId64 " thread(s)",
-	       secs, cut ? " (stopped early by a signal)" : "", path,
-	       t.tables[PH_T_SCHED].rows, slices, threads);
+	fprintf(txt,
+		"recorded %.1f s%s into %s (clock mono): %zu sched_switch, "
+		"%" PRId64 " trace_marker slices on %" PRId64 " thread(s)",
+		secs, cut ? " (stopped early by a signal)" : "", path,
+		t.tables[PH_T_SCHED].rows, slices, threads);
 	if (appid || npids)
-		printf(", %" PRId64 " of them in %s (%zu process(es))", app,
-		       appid ? appid : "the given pids", npids);
-	printf("\n");
+		fprintf(txt, ", %" PRId64 " of them in %s (%zu process(es))",
+			app, appid ? appid : "the given pids", npids);
+	fprintf(txt, "\n");
 	if (lost)
-		printf("warning: the ring buffer overran %" PRId64
-		       " event(s): the trace has holes\n",
-		       lost);
+		fprintf(txt,
+			"warning: the ring buffer overran %" PRId64
+			" event(s): the trace has holes\n",
+			lost);
 	sqlite3_close(db);
 	ph_trace_release(&t);
 }
 
-int ph_trace_cli_record(int argc, char **argv)
+int ph_trace_cmd_record(const struct ph_trace_record_opts *o, FILE *txt)
 {
-	const char *out = NULL, *appid = NULL;
-	double secs = -1;
+	const char *out = o->out, *appid = o->appid;
+	double secs = o->seconds;
 	struct rec r;
 	struct sigaction sa, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	FILE *f = NULL;
 	int fd = -1, rc = 0, pids[64];
-	size_t npids = 0, ngiven = 0;
+	size_t npids = 0, ngiven = o->npids;
 	char p[160];
 	int64_t t0, lost = 0;
 
-	for (int i = 1; i < argc; i++) {
-		char *end;
-
-		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-			secs = strtod(argv[++i], &end);
-			if (*end || !(secs >= 0 && secs <= 86400)) {
-				fprintf(stderr,
-					"porthole trace record: --seconds "
-					"wants 0..86400, not '%s'\n",
-					argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--application-id") &&
-			   i + 1 < argc) {
-			appid = argv[++i];
-		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
-			long pid = strtol(argv[++i], &end, 10);
-
-			if (*end || pid <= 0 || pid > INT32_MAX ||
-			    ngiven == PH_ARRAY_SIZE(pids)) {
-				fprintf(stderr,
-					"porthole trace record: --pid wants a "
-					"process id (at most %zu), not '%s'\n",
-					PH_ARRAY_SIZE(pids), argv[i]);
-				return 2;
-			}
-			pids[ngiven++] = (int)pid;
-		} else {
-			secs = -1;
-			break;
-		}
-	}
-	if (secs < 0 || !out) {
-		fprintf(stderr,
-			"usage: porthole trace record --seconds N --out "
-			"FILE [--application-id ID] [--pid PID]...\n");
-		return 2;
-	}
+	if (ngiven > PH_ARRAY_SIZE(pids))
+		return 2; /* the command refuses more */
+	if (ngiven)
+		memcpy(pids, o->pids, ngiven * sizeof(*pids));
 	memset(&r, 0, sizeof(r));
 	/* the output first: fail before touching the kernel */
 	f = fopen(out, "w");
@@ -477,6 +445,6 @@ out:
 		rc = ph_error(PH_EIO, "%s: %s", out, strerror(errno));
 	if (rc)
 		return 2;
-	report(out, secs, stop_signal != 0, appid, pids, npids, lost);
+	report(out, secs, stop_signal != 0, appid, pids, npids, lost, txt);
 	return stop_signal ? 1 : 0;
 }

@@ -170,14 +170,14 @@ static int sj_disconnect(sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
-static int sj_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-		      sqlite3_vtab **out, char **err)
+static int sj_connect(sqlite3 *db, void *aux, int nargs,
+		      const char *const *args, sqlite3_vtab **out, char **err)
 {
 	struct sj_vtab *v;
 	struct ph_buf b = PH_BUF_INIT(1 << 16);
 	int rc;
 
-	if (argc != 5) {
+	if (nargs != 5) {
 		*err = sqlite3_mprintf("SPAN_JOIN wants two tables");
 		return SQLITE_ERROR;
 	}
@@ -188,7 +188,7 @@ static int sj_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	v->db = db;
 	v->open_end = *(const int64_t *)aux;
 	for (int i = 0; i < 2; i++) {
-		rc = parse_arg(argv[3 + i], &v->side[i], err);
+		rc = parse_arg(args[3 + i], &v->side[i], err);
 		if (rc == SQLITE_OK)
 			rc = read_columns(db, &v->side[i], err);
 		if (rc != SQLITE_OK)
@@ -471,12 +471,12 @@ static size_t part_end(const struct sj_rows *r, size_t i)
 }
 
 static int sj_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
-		     int argc, sqlite3_value **argv)
+		     int nargs, sqlite3_value **args)
 {
 	struct sj_cur *c = (struct sj_cur *)cur;
 	struct sj_vtab *v = (struct sj_vtab *)cur->pVtab;
 	struct sj_rows *a = &c->r[0], *b = &c->r[1];
-	sqlite3_value *eq = idx == 1 && argc > 0 ? argv[0] : NULL;
+	sqlite3_value *eq = idx == 1 && nargs > 0 ? args[0] : NULL;
 	int rc;
 
 	(void)idxstr;

@@ -144,16 +144,16 @@ static const uint32_t *perm_of(struct vt_aux *aux, int c)
 	return p;
 }
 
-static int vt_connect(sqlite3 *db, void *paux, int argc,
-		      const char *const *argv, sqlite3_vtab **out, char **err)
+static int vt_connect(sqlite3 *db, void *paux, int nargs,
+		      const char *const *args, sqlite3_vtab **out, char **err)
 {
 	struct vt_aux *aux = paux;
 	struct ph_buf b = PH_BUF_INIT(1 << 16);
 	struct vt *v;
 	int rc;
 
-	(void)argc;
-	(void)argv;
+	(void)nargs;
+	(void)args;
 	(void)err;
 	if (ph_buf_addstr(&b, "CREATE TABLE x("))
 		return SQLITE_NOMEM;
@@ -338,7 +338,7 @@ static bool arg_key(struct vt_aux *aux, int col, sqlite3_value *v, int64_t *key)
 }
 
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
-		     int argc, sqlite3_value **argv)
+		     int nargs, sqlite3_value **args)
 {
 	struct vt_cur *c = (struct vt_cur *)cur;
 	struct vt_aux *aux = c->aux;
@@ -347,12 +347,12 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 	int64_t key;
 
 	(void)idxstr;
-	(void)argc;
+	(void)nargs;
 	c->perm = NULL;
 	c->pos = 0;
 	c->end = tb->rows;
 	if (plan == PLAN_ROWID) {
-		if (!arg_key(aux, 0, argv[0], &key) || key < 0 ||
+		if (!arg_key(aux, 0, args[0], &key) || key < 0 ||
 		    (uint64_t)key >= tb->rows) {
 			c->end = 0;
 			return SQLITE_OK;
@@ -363,7 +363,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 		const uint32_t *p;
 		size_t lo = 0, hi = tb->rows;
 
-		if (!arg_key(aux, col, argv[0], &key)) {
+		if (!arg_key(aux, col, args[0], &key)) {
 			c->end = 0;
 			return SQLITE_OK;
 		}
@@ -395,7 +395,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 		int a = 0;
 
 		if (col & 1) {
-			double d = sqlite3_value_double(argv[a++]);
+			double d = sqlite3_value_double(args[a++]);
 			size_t lo = 0, hi = tb->rows;
 
 			while (lo < hi) {
@@ -409,7 +409,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 			c->pos = lo;
 		}
 		if (col & 2) {
-			double d = sqlite3_value_double(argv[a]);
+			double d = sqlite3_value_double(args[a]);
 			size_t lo = 0, hi = tb->rows;
 
 			while (lo < hi) {
@@ -521,35 +521,35 @@ static void aux_free(void *p)
 	free(aux);
 }
 
-static void fn_bound(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_bound(sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct ph_trace *t = sqlite3_user_data(ctx);
 
-	(void)argc;
-	(void)argv;
+	(void)nargs;
+	(void)args;
 	sqlite3_result_int64(ctx, t->first_ts);
 }
 
-static void fn_end(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_end(sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct ph_trace *t = sqlite3_user_data(ctx);
 
-	(void)argc;
-	(void)argv;
+	(void)nargs;
+	(void)args;
 	sqlite3_result_int64(ctx, t->last_ts);
 }
 
-static void fn_to_mono(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_to_mono(sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct ph_trace *t = sqlite3_user_data(ctx);
 	int64_t v;
 
-	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+	(void)nargs;
+	if (sqlite3_value_type(args[0]) == SQLITE_NULL) {
 		sqlite3_result_null(ctx);
 		return;
 	}
-	v = ph_trace_to_clock(t, sqlite3_value_int64(argv[0]),
+	v = ph_trace_to_clock(t, sqlite3_value_int64(args[0]),
 			      PH_CLK_MONOTONIC);
 	if (v == PH_NULL_I64)
 		sqlite3_result_null(ctx);

@@ -27,6 +27,7 @@
 /* What every verb here opens; released by tool_close. */
 struct tool {
 	const char *verb;
+	FILE *txt; /* where the verb prints */
 	struct ph_trace t;
 	struct ph_detset ds;
 	sqlite3 *db;
@@ -74,11 +75,11 @@ static int tool_open(struct tool *x, const char *path, const char *process,
 }
 
 /* Prints the JSON a verb built, or fails on memory. */
-static int put_json(struct ph_jw *w, struct ph_buf *out)
+static int put_json(struct ph_jw *w, struct ph_buf *out, FILE *txt)
 {
 	if (ph_jw_finish(w))
 		return 2;
-	printf("%s\n", out->buf);
+	fprintf(txt, "%s\n", out->buf);
 	return 0;
 }
 
@@ -135,59 +136,16 @@ static const char mark_sql[] =
 	"MAX(r.ts, c.f)), 0) FROM r WHERE r.ts < c.t AND r.e > c.f) AS cpu, "
 	"a, b FROM c ORDER BY f, kind";
 
-int ph_trace_cli_mark(int argc, char **argv)
+int ph_trace_cmd_mark(const struct ph_trace_mark_opts *o, FILE *txt)
 {
-	struct tool x = { .verb = "mark" };
-	const char *path = NULL, *process = NULL, *ddir = NULL;
-	double min_ms = 100, gap_ms = 100;
-	bool json = false;
+	struct tool x = { .verb = "mark", .txt = txt };
+	bool json = o->json;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
 	sqlite3_stmt *st = NULL;
 	int rc, n = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		char *end = NULL;
-
-		if (!strcmp(a, "--process") && more) {
-			process = argv[++i];
-		} else if (!strcmp(a, "--detectors") && more) {
-			ddir = argv[++i];
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if ((!strcmp(a, "--min-ms") || !strcmp(a, "--gap-ms")) &&
-			   more) {
-			double v = strtod(argv[++i], &end);
-
-			if (*end || !*argv[i] || !(v >= 0)) {
-				fprintf(stderr,
-					"porthole trace mark: %s wants "
-					"milliseconds, not '%s'\n",
-					a, argv[i]);
-				return 2;
-			}
-			*(a[2] == 'm' ? &min_ms : &gap_ms) = v;
-		} else if (a[0] != '-' && !path) {
-			path = a;
-		} else {
-			fprintf(stderr,
-				"porthole trace mark: unexpected '%s'\n"
-				"usage: porthole trace mark TRACE [--process "
-				"NAME|PID] [--min-ms 100] [--gap-ms 100] "
-				"[--json]\n",
-				a);
-			return 2;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "usage: porthole trace mark TRACE [--process "
-				"NAME|PID] [--min-ms 100] [--gap-ms 100] "
-				"[--json]\n");
-		return 2;
-	}
-	if ((rc = tool_open(&x, path, process, ddir)))
+	if ((rc = tool_open(&x, o->path, o->process, o->detectors)))
 		goto out;
 	rc = 2;
 	if (sqlite3_prepare_v2(x.db, mark_sql, -1, &st, NULL) != SQLITE_OK) {
@@ -195,8 +153,8 @@ int ph_trace_cli_mark(int argc, char **argv)
 			sqlite3_errmsg(x.db));
 		goto out;
 	}
-	sqlite3_bind_double(st, 1, min_ms);
-	sqlite3_bind_double(st, 2, gap_ms);
+	sqlite3_bind_double(st, 1, o->min_ms);
+	sqlite3_bind_double(st, 2, o->gap_ms);
 	ph_jw_init(&w, &out);
 	ph_jw_obj_begin(&w);
 	ph_jw_key(&w, "process");
@@ -207,9 +165,10 @@ int ph_trace_cli_mark(int argc, char **argv)
 	ph_jw_key(&w, "candidates");
 	ph_jw_arr_begin(&w);
 	if (!json)
-		printf("scenario candidates in %s (pid %" PRId64
-		       "), ts in trace ns:\n",
-		       x.c.pname, x.c.pid);
+		fprintf(txt,
+			"scenario candidates in %s (pid %" PRId64
+			"), ts in trace ns:\n",
+			x.c.pname, x.c.pid);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t f = sqlite3_column_int64(st, 2);
 		int64_t t = sqlite3_column_int64(st, 3);
@@ -236,19 +195,21 @@ int ph_trace_cli_mark(int argc, char **argv)
 		ph_jw_kv_str(&w, "args", args);
 		ph_jw_obj_end(&w);
 		if (!json)
-			printf("  %-8s %.1f ms from %" PRId64
-			       " (main thread on a CPU %.1f ms): %s\n"
-			       "           %s\n",
-			       col_text(st, 0), (double)(t - f) / 1e6, f, cpu,
-			       col_text(st, 1), args);
+			fprintf(txt,
+				"  %-8s %.1f ms from %" PRId64
+				" (main thread on a CPU %.1f ms): %s\n"
+				"           %s\n",
+				col_text(st, 0), (double)(t - f) / 1e6, f, cpu,
+				col_text(st, 1), args);
 	}
 	ph_jw_arr_end(&w);
 	ph_jw_obj_end(&w);
 	if (!json && !n)
-		printf("  none: no top-level slice of %.0f ms or more, and the "
-		       "main thread was never busy that long\n",
-		       min_ms);
-	rc = json ? put_json(&w, &out) : 0;
+		fprintf(txt,
+			"  none: no top-level slice of %.0f ms or more, and the "
+			"main thread was never busy that long\n",
+			o->min_ms);
+	rc = json ? put_json(&w, &out, txt) : 0;
 out:
 	sqlite3_finalize(st);
 	ph_buf_release(&out);
@@ -278,41 +239,17 @@ static void name_obj(struct ph_jw *w, sqlite3_stmt *st, int c)
 	ph_jw_obj_end(w);
 }
 
-int ph_trace_cli_names(int argc, char **argv)
+int ph_trace_cmd_names(const struct ph_trace_names_opts *o, FILE *txt)
 {
-	struct tool x = { .verb = "names" };
-	const char *path = NULL, *process = NULL, *ddir = NULL;
-	bool json = false, open_mask = false;
+	struct tool x = { .verb = "names", .txt = txt };
+	bool json = o->json, open_mask = false;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_buf last = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
 	sqlite3_stmt *st = NULL;
 	int rc, n = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--process") && i + 1 < argc) {
-			process = argv[++i];
-		} else if (!strcmp(argv[i], "--detectors") && i + 1 < argc) {
-			ddir = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (argv[i][0] != '-' && !path) {
-			path = argv[i];
-		} else {
-			fprintf(stderr,
-				"porthole trace names: unexpected '%s'\n"
-				"usage: porthole trace names TRACE [--process "
-				"NAME|PID] [--detectors DIR] [--json]\n",
-				argv[i]);
-			return 2;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "usage: porthole trace names TRACE [--process "
-				"NAME|PID] [--detectors DIR] [--json]\n");
-		return 2;
-	}
-	if ((rc = tool_open(&x, path, process, ddir)))
+	if ((rc = tool_open(&x, o->path, o->process, o->detectors)))
 		goto out;
 	rc = 2;
 	ph_jw_init(&w, &out);
@@ -323,9 +260,10 @@ int ph_trace_cli_names(int argc, char **argv)
 	ph_jw_kv_int(&w, "pid", x.c.pid);
 	ph_jw_obj_end(&w);
 	if (!json)
-		printf("slice names of %s (pid %" PRId64
-		       ") each detector's name masks see:\n",
-		       x.c.pname, x.c.pid);
+		fprintf(txt,
+			"slice names of %s (pid %" PRId64
+			") each detector's name masks see:\n",
+			x.c.pname, x.c.pid);
 	ph_jw_key(&w, "masks");
 	ph_jw_arr_begin(&w);
 	if (sqlite3_prepare_v2(x.db, names_masks_sql, -1, &st, NULL) !=
@@ -353,17 +291,17 @@ int ph_trace_cli_names(int argc, char **argv)
 			ph_jw_arr_begin(&w);
 			open_mask = true;
 			if (!json)
-				printf("  %s %s:%s\n", det, glob,
-				       none ? " sees no slice" : "");
+				fprintf(txt, "  %s %s:%s\n", det, glob,
+					none ? " sees no slice" : "");
 		}
 		if (none)
 			continue;
 		name_obj(&w, st, 2);
 		if (!json)
-			printf("    %s (%" PRId64 ", %.1f ms)\n",
-			       col_text(st, 2),
-			       (int64_t)sqlite3_column_int64(st, 3),
-			       sqlite3_column_double(st, 4) / 1e6);
+			fprintf(txt, "    %s (%" PRId64 ", %.1f ms)\n",
+				col_text(st, 2),
+				(int64_t)sqlite3_column_int64(st, 3),
+				sqlite3_column_double(st, 4) / 1e6);
 	}
 	if (open_mask) {
 		ph_jw_arr_end(&w);
@@ -379,19 +317,20 @@ int ph_trace_cli_names(int argc, char **argv)
 		goto sqlerr;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (!json && !n)
-			printf("names no mask sees (by total time):\n");
+			fprintf(txt, "names no mask sees (by total time):\n");
 		n++;
 		name_obj(&w, st, 0);
 		if (!json)
-			printf("  %s (%" PRId64 ", %.1f ms)\n", col_text(st, 0),
-			       (int64_t)sqlite3_column_int64(st, 1),
-			       sqlite3_column_double(st, 2) / 1e6);
+			fprintf(txt, "  %s (%" PRId64 ", %.1f ms)\n",
+				col_text(st, 0),
+				(int64_t)sqlite3_column_int64(st, 1),
+				sqlite3_column_double(st, 2) / 1e6);
 	}
 	ph_jw_arr_end(&w);
 	ph_jw_obj_end(&w);
 	if (!json && !n)
-		printf("every slice name is seen by a mask\n");
-	rc = json ? put_json(&w, &out) : 0;
+		fprintf(txt, "every slice name is seen by a mask\n");
+	rc = json ? put_json(&w, &out, txt) : 0;
 	goto out;
 sqlerr:
 	fprintf(stderr, "porthole trace names: %s\n", sqlite3_errmsg(x.db));
@@ -461,7 +400,7 @@ static int calibrate_param(struct tool *x, struct ph_detector *d,
 	ph_jw_key(w, "values");
 	ph_jw_arr_begin(w);
 	if (!json)
-		printf("  %s (now %s):", p->name, now);
+		fprintf(x->txt, "  %s (now %s):", p->name, now);
 	for (size_t i = 0; i < PH_ARRAY_SIZE(scale) && !rc; i++) {
 		double val = base ? base * scale[i] : from_zero[i];
 		size_t rows = 0;
@@ -475,62 +414,32 @@ static int calibrate_param(struct tool *x, struct ph_detector *d,
 		ph_jw_kv_double(w, "self_ms", self);
 		ph_jw_obj_end(w);
 		if (!json)
-			printf("%s %s: %zu row%s (%.1f ms)", i ? "," : "", v,
-			       rows, rows == 1 ? "" : "s", self);
+			fprintf(x->txt, "%s %s: %zu row%s (%.1f ms)",
+				i ? "," : "", v, rows, rows == 1 ? "" : "s",
+				self);
 	}
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
 	if (!json)
-		printf("\n");
+		fprintf(x->txt, "\n");
 	/* the others vary with this one as it was */
 	if (!rc)
 		rc = run_at(x, d, p->name, now, &(size_t){ 0 }, &(double){ 0 });
 	return rc;
 }
 
-int ph_trace_cli_calibrate(int argc, char **argv)
+int ph_trace_cmd_calibrate(const struct ph_trace_calibrate_opts *o, FILE *txt)
 {
-	struct tool x = { .verb = "calibrate" };
-	const char *path = NULL, *process = NULL, *ddir = NULL, *id = NULL;
-	const char *only = NULL;
-	bool json = false;
+	struct tool x = { .verb = "calibrate", .txt = txt };
+	const char *id = o->detector, *only = o->param;
+	bool json = o->json;
 	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct ph_jw w;
 	struct ph_detector *d = NULL;
 	size_t n = 0;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-
-		if (!strcmp(a, "--detector") && more) {
-			id = argv[++i];
-		} else if (!strcmp(a, "--param") && more) {
-			only = argv[++i];
-		} else if (!strcmp(a, "--process") && more) {
-			process = argv[++i];
-		} else if (!strcmp(a, "--detectors") && more) {
-			ddir = argv[++i];
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (a[0] != '-' && !path) {
-			path = a;
-		} else {
-			fprintf(stderr,
-				"porthole trace calibrate: unexpected '%s'\n",
-				a);
-			path = NULL;
-			break;
-		}
-	}
-	if (!path || !id) {
-		fprintf(stderr, "usage: porthole trace calibrate TRACE "
-				"--detector ID [--param NAME] [--process "
-				"NAME|PID] [--json]\n");
-		return 2;
-	}
-	if ((rc = tool_open(&x, path, process, ddir)))
+	if ((rc = tool_open(&x, o->path, o->process, o->detectors)))
 		goto out;
 	rc = 2;
 	for (size_t i = 0; i < x.ds.n && !d; i++)
@@ -552,10 +461,11 @@ int ph_trace_cli_calibrate(int argc, char **argv)
 	ph_jw_key(&w, "params");
 	ph_jw_arr_begin(&w);
 	if (!json)
-		printf("%s on %s (pid %" PRId64
-		       "): rows (and their self time) at each value of a "
-		       "threshold, the others as they are\n",
-		       d->id, x.c.pname, x.c.pid);
+		fprintf(txt,
+			"%s on %s (pid %" PRId64
+			"): rows (and their self time) at each value of a "
+			"threshold, the others as they are\n",
+			d->id, x.c.pname, x.c.pid);
 	rc = 0;
 	for (size_t i = 0; i < d->nparams && !rc; i++) {
 		if (d->params[i].type != PH_PARAM_NUMBER ||
@@ -576,7 +486,7 @@ int ph_trace_cli_calibrate(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	rc = json ? put_json(&w, &out) : 0;
+	rc = json ? put_json(&w, &out, txt) : 0;
 out:
 	ph_buf_release(&out);
 	tool_close(&x);

@@ -187,3 +187,73 @@ void test_opt__synopsis_help_markdown(void)
 	CHECK(strstr(text, "| `--fast` | fast \\| good |\n"));
 	free(text);
 }
+
+struct t_many {
+	struct ph_opt_strs set;
+	const char *one;
+};
+
+static const struct ph_opt t_many_opts[] = {
+	{ .name = "set",
+	  .kind = PH_OPT_STR,
+	  .offset = offsetof(struct t_many, set),
+	  .metavar = "k=v",
+	  .help = "a parameter",
+	  .flags = PH_OPT_REPEATS },
+	{ .name = "one",
+	  .kind = PH_OPT_STR,
+	  .offset = offsetof(struct t_many, one),
+	  .metavar = "X",
+	  .help = "the last one given" },
+	{ .kind = PH_OPT_END },
+};
+
+/* A repeated option keeps every value in order; past the cap it counts
+ * them and keeps the first it could not hold, for the command to name. */
+void test_opt__repeats_keep_every_value(void)
+{
+	char *argv[2 + 2 * (PH_OPT_STRS_MAX + 2) + 4];
+	char vals[PH_OPT_STRS_MAX + 2][8];
+	struct t_many t = { 0 };
+	struct ph_opt_args a;
+	char why[200];
+	int n = 0;
+
+	argv[n++] = "cmd";
+	argv[n++] = "--one";
+	argv[n++] = "first";
+	argv[n++] = "--set";
+	argv[n++] = "a=1";
+	argv[n++] = "--one";
+	argv[n++] = "second";
+	argv[n++] = "--set";
+	argv[n++] = "b=2";
+	argv[n] = NULL;
+	CHECK_INT(ph_opt_parse(t_many_opts, &t, n, argv, 0, &a, why,
+			       sizeof(why)),
+		  PH_OPT_OK);
+	CHECK_INT(t.set.n, 2);
+	CHECK_STR(t.set.v[0], "a=1");
+	CHECK_STR(t.set.v[1], "b=2");
+	CHECK(!t.set.past);
+	CHECK_STR(t.one, "second");
+
+	memset(&t, 0, sizeof(t));
+	n = 1;
+	for (int i = 0; i < PH_OPT_STRS_MAX + 2; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "k%d", i);
+		argv[n++] = "--set";
+		argv[n++] = vals[i];
+	}
+	argv[n] = NULL;
+	CHECK_INT(ph_opt_parse(t_many_opts, &t, n, argv, 0, &a, why,
+			       sizeof(why)),
+		  PH_OPT_OK);
+	CHECK_INT(t.set.n, PH_OPT_STRS_MAX + 2);
+	CHECK_STR(t.set.v[PH_OPT_STRS_MAX - 1], vals[PH_OPT_STRS_MAX - 1]);
+	CHECK_STR(t.set.past, vals[PH_OPT_STRS_MAX]);
+	/* checking without a struct keeps nothing and still accepts them */
+	CHECK_INT(ph_opt_parse(t_many_opts, NULL, n, argv, 0, &a, why,
+			       sizeof(why)),
+		  PH_OPT_OK);
+}

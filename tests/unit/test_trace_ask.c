@@ -11,6 +11,8 @@
 #include "trace/trace_run.h"
 #include "trace/trace_sql.h"
 
+#include <unistd.h>
+
 static int load_doctor(struct ph_trace *t)
 {
 	struct ph_buf b = PH_BUF_INIT(1 << 24);
@@ -469,4 +471,48 @@ void test_trace__ask_rules_out_throttling_and_low_frequency(void)
 	ph_arena_release(&a);
 	ph_buf_release(&out);
 	ph_trace_release(&t);
+}
+
+/*
+ * The verbs' engines print to the FILE they are given (the bench and the
+ * tests pass their own), from an options struct: the doctor writes its
+ * fixture and reports, query reads the fixture back as CSV.
+ */
+void test_trace__engines_print_to_their_file(void)
+{
+	char dir[] = "/tmp/ph-test-engines-XXXXXX", path[200];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fixture.pftrace", dir);
+	f = open_memstream(&text, &len);
+	CHECK(f != NULL);
+	CHECK_INT(ph_trace_cmd_doctor(
+			  &(struct ph_trace_doctor_opts){ .json = true,
+							  .write = path },
+			  f),
+		  0);
+	fclose(f);
+	CHECK(len > 0 && text[0] == '{');
+	CHECK(strstr(text, "\"healthy\":true") != NULL);
+	free(text);
+
+	text = NULL;
+	f = open_memstream(&text, &len);
+	CHECK(f != NULL);
+	CHECK_INT(ph_trace_cmd_query(
+			  &(struct ph_trace_query_opts){
+				  .path = path,
+				  .sql = "SELECT pid FROM process WHERE "
+					 "name = 'com.example.doctor'",
+				  .mode = PH_TRACE_ROWS_CSV },
+			  f),
+		  0);
+	fclose(f);
+	CHECK_STR(text, "pid\n1000\n");
+	free(text);
+	unlink(path);
+	rmdir(dir);
 }
