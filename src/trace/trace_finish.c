@@ -109,7 +109,8 @@ struct plan {
 static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		       int idx_bits, uint32_t *order, size_t n)
 {
-	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	uint64_t *a = ph_trace_big_realloc(NULL, 0, n * sizeof(*a));
+	uint64_t *b = ph_trace_big_realloc(NULL, 0, n * sizeof(*b));
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1, *sorted;
 	size_t k = 0;
 	int key_bits = 0;
@@ -119,8 +120,6 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		free(b);
 		return PH_ENOMEM;
 	}
-	ph_trace_hugepages(a, n * sizeof(*a));
-	ph_trace_hugepages(b, n * sizeof(*b));
 	for (size_t i = 0; i < t->nev; i++)
 		if (!skipped(&t->ev[i], hw))
 			a[k++] = ((uint64_t)t->ev[i].ts - (uint64_t)min)

@@ -187,11 +187,10 @@ static int table_grow(struct ph_table *tb, size_t cap)
 
 		if (!sz)
 			continue;
-		p = realloc(tb->data[c], cap * sz);
+		p = ph_trace_big_realloc(tb->data[c], tb->cap * sz, cap * sz);
 		if (!p)
 			return PH_ENOMEM;
 		tb->data[c] = p;
-		ph_trace_hugepages(p, cap * sz);
 	}
 	tb->cap = cap;
 	return 0;
@@ -390,6 +389,37 @@ void ph_trace_hugepages(void *p, size_t n)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
+/*
+ * A block reaching BIG_BLOCK for the first time starts on a huge-page
+ * boundary and ends on one: a huge page is used only where a whole
+ * aligned 2 MiB lies inside the mapping, and malloc's blocks start 16
+ * bytes past a page, so each of their ragged ends (up to 4 MiB a column)
+ * faulted 4 KiB at a time, most of the ingest's page faults.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BLOCK (2 * HUGE_PAGE)
+
+void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes)
+{
+	size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *q;
+
+	if (bytes < BIG_BLOCK || old_bytes >= BIG_BLOCK || whole < bytes) {
+		/* growing a big block: realloc moves its pages, no copy */
+		q = realloc(p, bytes);
+		if (q)
+			ph_trace_hugepages(q, bytes);
+		return q;
+	}
+	if (posix_memalign(&q, HUGE_PAGE, whole))
+		return NULL;
+	ph_trace_hugepages(q, whole);
+	if (p)
+		memcpy(q, p, old_bytes < bytes ? old_bytes : bytes);
+	free(p);
+	return q;
+}
+
 uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
 				int idx_bits, int key_bits)
 {
@@ -585,11 +615,11 @@ void ph_trace_free(struct ph_trace *t)
 
 static int ev_grow(struct ph_trace *t, size_t cap)
 {
-	struct ph_tev *e = realloc(t->ev, cap * sizeof(*e));
+	struct ph_tev *e = ph_trace_big_realloc(t->ev, t->evcap * sizeof(*e),
+						cap * sizeof(*e));
 
 	if (!e)
 		return PH_ENOMEM;
-	ph_trace_hugepages(e, cap * sizeof(*e));
 	t->ev = e;
 	t->evcap = cap;
 	return 0;
