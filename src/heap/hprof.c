@@ -316,6 +316,17 @@ static int push_root(struct reader *r, uint64_t id, unsigned kind,
  */
 #define WINDOW ((uint64_t)16 << 20)
 
+/*
+ * Each record's length is read from the record before it, so the walk is
+ * a chain of dependent loads through memory (~50 bytes a record): perf
+ * put half of a parse on loading each record's tag, a cache miss each
+ * time.  Asking for the bytes PREFETCH ahead of the cursor (which
+ * the walk reaches some 20 records later) hides that latency; a prefetch
+ * past the mapping's end is harmless (it never faults; the address is
+ * computed as an integer, never as a pointer past the data).
+ */
+#define PREFETCH 1024
+
 static void advance_slow(struct reader *r, uint64_t p)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -441,6 +452,7 @@ static int read_heap(struct reader *r, uint64_t p, uint64_t end)
 		uint64_t left = end - q;
 
 		advance(r, p);
+		__builtin_prefetch((const void *)((uintptr_t)d + p + PREFETCH));
 		tag = d[p];
 		h->sub_count[tag]++;
 		switch (tag) {
@@ -595,6 +607,7 @@ static int read_records(struct reader *r, uint64_t p)
 			return PH_CORRUPT(&h->err, p,
 					  "truncated record header");
 		advance(r, p);
+		__builtin_prefetch((const void *)((uintptr_t)d + p + PREFETCH));
 		tag = d[p];
 		len = rd4(d + p + 5);
 		body = p + 9;
