@@ -488,22 +488,18 @@ uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
 			return id;
 	}
 	if (st->n >= st->alloc) {
-		uint32_t na = st->alloc ? st->alloc * 2 : 1024;
-		char **ns = realloc(st->strs, na * sizeof(*ns));
-		uint32_t *nl;
+		/* the two arrays in step: each grows from the same count */
+		size_t na = st->alloc, nl = st->alloc;
 
-		if (!ns)
+		if (PH_GROW(st->strs, na, (size_t)st->n + 1, 1024) ||
+		    PH_GROW(st->len, nl, (size_t)st->n + 1, 1024) ||
+		    na > UINT32_MAX)
 			return 0;
-		st->strs = ns;
-		nl = realloc(st->len, na * sizeof(*nl));
-		if (!nl)
-			return 0;
-		st->len = nl;
 		if (!st->alloc) {
 			st->strs[0] = NULL;
 			st->len[0] = 0;
 		}
-		st->alloc = na;
+		st->alloc = (uint32_t)na;
 	}
 	copy = ph_arena_strndup(&st->arena, s, n);
 	if (!copy)
