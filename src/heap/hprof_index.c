@@ -116,8 +116,9 @@ scatter_popcnt(const uint32_t *keys, const uint64_t *metas, uint64_t *m,
 static int rank_sort(uint32_t *keys, uint64_t **metas, size_t n, uint64_t span)
 {
 	size_t words = (size_t)(span >> 6) + 1;
-	uint64_t *bm = calloc(words, 8);
-	uint32_t *before = malloc(words * 4);
+	/* zeroed, and on huge pages as the index arrays are */
+	uint64_t *bm = ph_heap_big_alloc(words * 8);
+	uint32_t *before = ph_heap_big_alloc(words * 4);
 	uint64_t *m = NULL;
 	size_t i, at = 0;
 	int rc = PH_ENOMEM;
@@ -156,8 +157,8 @@ static int rank_sort(uint32_t *keys, uint64_t **metas, size_t n, uint64_t span)
 	*metas = m;
 	rc = 0;
 out:
-	free(bm);
-	free(before);
+	ph_heap_big_free(bm);
+	ph_heap_big_free(before);
 	return rc;
 }
 

@@ -282,6 +282,12 @@ uint64_t ph_trace_strhash(const char *s, size_t n);
  */
 void ph_trace_hugepages(void *p, size_t n);
 /*
+ * realloc(p, bytes) for the big arrays (old_bytes: p's current size):
+ * a block of 4 MiB or more is first made on 2 MiB boundaries, with huge
+ * pages asked for, so that it faults in 2 MiB at a time.  Free with free().
+ */
+void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes);
+/*
  * Sorts n packed words, key << idx_bits | index, by their key_bits key
  * bits, stably (equal keys keep their index order), 11 bits a pass, with b
  * (n words) as scratch.  Returns whichever of a and b holds the result.

@@ -166,13 +166,10 @@ int ph_detector_parse(struct ph_detector *d, const char *text, size_t n,
 					}
 					pa = trim(v, eq, &a);
 					pb = trim(eq + 1, v + vn, &b);
-					np = realloc(d->params,
-						     (d->nparams + 1) *
-							     sizeof(*np));
-					if (!np)
+					if (PH_GROW(d->params, d->capparams,
+						    d->nparams + 1, 4))
 						return PH_ENOMEM;
-					d->params = np;
-					np = &np[d->nparams++];
+					np = &d->params[d->nparams++];
 					np->name = dupn(pa, a);
 					np->value = param_text(pb, b);
 					np->overridden = false;
@@ -289,7 +286,7 @@ int ph_detset_load(struct ph_detset *s, const char *dir)
 	DIR *dp;
 	struct dirent *de;
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -301,14 +298,11 @@ int ph_detset_load(struct ph_detset *s, const char *dir)
 				strerror(errno));
 	while ((de = readdir(dp))) {
 		size_t l = strlen(de->d_name);
-		char **nn;
 
 		if (l < 5 || strcmp(de->d_name + l - 4, ".sql"))
 			continue;
-		nn = realloc(names, (n + 1) * sizeof(*nn));
-		if (!nn)
+		if (PH_GROW(names, cap, n + 1, 32))
 			break;
-		names = nn;
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(dp);

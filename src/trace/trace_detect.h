@@ -52,7 +52,7 @@ struct ph_detector {
 	char *path;
 	char *id, *title, *why, *identity, *module;
 	struct ph_param *params;
-	size_t nparams;
+	size_t nparams, capparams;
 	char *sql, *intervals, *samples; /* NULL when absent */
 	char *ruled_out;  /* @ruled_out query: causes looked at, quiet */
 	char *unanswered; /* @unanswered query: a row = cannot answer */

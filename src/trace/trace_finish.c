@@ -109,7 +109,8 @@ struct plan {
 static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		       int idx_bits, uint32_t *order, size_t n)
 {
-	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	uint64_t *a = ph_trace_big_realloc(NULL, 0, n * sizeof(*a));
+	uint64_t *b = ph_trace_big_realloc(NULL, 0, n * sizeof(*b));
 	uint64_t mask = ((uint64_t)1 << idx_bits) - 1, *sorted;
 	size_t k = 0;
 	int key_bits = 0;
@@ -119,8 +120,6 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 		free(b);
 		return PH_ENOMEM;
 	}
-	ph_trace_hugepages(a, n * sizeof(*a));
-	ph_trace_hugepages(b, n * sizeof(*b));
 	for (size_t i = 0; i < t->nev; i++)
 		if (!skipped(&t->ev[i], hw))
 			a[k++] = ((uint64_t)t->ev[i].ts - (uint64_t)min)
@@ -373,22 +372,17 @@ static uint32_t state_id(struct ph_trace *t, int64_t raw)
 
 /* --- per-entity state ---------------------------------------------------- */
 
+/* Makes (*p)[need] valid; the entries it adds are -1 (none yet). */
 static int grow_i64(int64_t **p, size_t *n, size_t need)
 {
-	size_t nn = *n ? *n : 16;
-	int64_t *q;
+	size_t had = *n;
 
-	if (need < *n)
+	if (need < had)
 		return 0;
-	while (nn <= need)
-		nn *= 2;
-	q = realloc(*p, nn * sizeof(*q));
-	if (!q)
+	if (PH_GROW(*p, *n, need + 1, 16))
 		return PH_ENOMEM;
-	for (size_t i = *n; i < nn; i++)
-		q[i] = -1;
-	*p = q;
-	*n = nn;
+	for (size_t i = had; i < *n; i++)
+		(*p)[i] = -1;
 	return 0;
 }
 
@@ -399,17 +393,12 @@ static struct ph_stack *stack_of(struct ph_trace *t, int64_t track)
 	if (track < 0)
 		return NULL;
 	if ((size_t)track >= pv->nstacks) {
-		size_t nn = pv->nstacks ? pv->nstacks : 64;
-		struct ph_stack *s;
+		size_t had = pv->nstacks;
 
-		while (nn <= (size_t)track)
-			nn *= 2;
-		s = realloc(pv->stacks, nn * sizeof(*s));
-		if (!s)
+		if (PH_GROW(pv->stacks, pv->nstacks, (size_t)track + 1, 64))
 			return NULL;
-		memset(s + pv->nstacks, 0, (nn - pv->nstacks) * sizeof(*s));
-		pv->stacks = s;
-		pv->nstacks = nn;
+		memset(pv->stacks + had, 0,
+		       (pv->nstacks - had) * sizeof(*pv->stacks));
 	}
 	return &pv->stacks[track];
 }
@@ -423,15 +412,8 @@ static int64_t slice_begin(struct ph_trace *t, int64_t ts, int64_t track,
 
 	if (!st)
 		return -1;
-	if (st->n == st->cap) {
-		uint32_t nc = st->cap ? st->cap * 2 : 8;
-		int64_t *rows = realloc(st->rows, nc * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		st->rows = rows;
-		st->cap = nc;
-	}
+	if (st->n == st->cap && PH_GROW(st->rows, st->cap, st->n + 1, 8))
+		return -1;
 	r = ph_table_add(sl);
 	if (r < 0)
 		return -1;

@@ -734,7 +734,15 @@ static int load_any(struct ph_trace *t, const uint8_t *p, size_t n, int depth)
 	return ph_trace_parse_proto(t, p, n);
 }
 
-int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
+/*
+ * Decodes data, then orders the events and builds the tables.  mapped:
+ * data is a private mapping of a file that nothing writes, and its pages
+ * leave the resident set between the two (MADV_DONTNEED on such a mapping
+ * drops them to the page cache, and a later read faults them back in
+ * unchanged): the decoded events and the tables being built are then the
+ * peak, not those plus the whole file.
+ */
+static int load(struct ph_trace *t, const void *data, size_t n, bool mapped)
 {
 	int rc, frc;
 
@@ -742,6 +750,8 @@ int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
 	/* Nothing read is not an empty trace: say so, as a partial read. */
 	rc = n ? load_any(t, data, n, 0) :
 		 PH_CORRUPT(&t->err, 0, "the input is empty (0 bytes)");
+	if (mapped)
+		(void)madvise((void *)data, n, MADV_DONTNEED);
 	frc = ph_trace_finish(t);
 	if (!strcmp(t->format, "perfetto")) {
 		static const char *const names[] = {
@@ -761,6 +771,11 @@ int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
 	if (rc == PH_ECORRUPT || t->err.code)
 		t->truncated = true;
 	return rc ? rc : frc;
+}
+
+int ph_trace_load_mem(struct ph_trace *t, const void *data, size_t n)
+{
+	return load(t, data, n, false);
 }
 
 int ph_trace_load_file(struct ph_trace *t, const char *path)
@@ -786,7 +801,7 @@ int ph_trace_load_file(struct ph_trace *t, const char *path)
 	if (map == MAP_FAILED)
 		return ph_error(PH_EIO, "mmap %s: %s", path, strerror(errno));
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	rc = ph_trace_load_mem(t, map, (size_t)st.st_size);
+	rc = load(t, map, (size_t)st.st_size, true);
 	munmap(map, (size_t)st.st_size);
 	return rc;
 }

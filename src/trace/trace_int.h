@@ -21,7 +21,7 @@ void ph_intmap_del(struct ph_intmap *m, uint64_t key);
 /* Open slices of one track, innermost last. */
 struct ph_stack {
 	int64_t *rows;
-	uint32_t n, cap;
+	size_t n, cap;
 };
 
 /* One clock snapshot: the same instant on every clock it names. */

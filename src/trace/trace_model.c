@@ -187,11 +187,10 @@ static int table_grow(struct ph_table *tb, size_t cap)
 
 		if (!sz)
 			continue;
-		p = realloc(tb->data[c], cap * sz);
+		p = ph_trace_big_realloc(tb->data[c], tb->cap * sz, cap * sz);
 		if (!p)
 			return PH_ENOMEM;
 		tb->data[c] = p;
-		ph_trace_hugepages(p, cap * sz);
 	}
 	tb->cap = cap;
 	return 0;
@@ -390,6 +389,37 @@ void ph_trace_hugepages(void *p, size_t n)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
+/*
+ * A block reaching BIG_BLOCK for the first time starts on a huge-page
+ * boundary and ends on one: a huge page is used only where a whole
+ * aligned 2 MiB lies inside the mapping, and malloc's blocks start 16
+ * bytes past a page, so each of their ragged ends (up to 4 MiB a column)
+ * faulted 4 KiB at a time, most of the ingest's page faults.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BLOCK (2 * HUGE_PAGE)
+
+void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes)
+{
+	size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *q;
+
+	if (bytes < BIG_BLOCK || old_bytes >= BIG_BLOCK || whole < bytes) {
+		/* growing a big block: realloc moves its pages, no copy */
+		q = realloc(p, bytes);
+		if (q)
+			ph_trace_hugepages(q, bytes);
+		return q;
+	}
+	if (posix_memalign(&q, HUGE_PAGE, whole))
+		return NULL;
+	ph_trace_hugepages(q, whole);
+	if (p)
+		memcpy(q, p, old_bytes < bytes ? old_bytes : bytes);
+	free(p);
+	return q;
+}
+
 uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
 				int idx_bits, int key_bits)
 {
@@ -458,22 +488,18 @@ uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
 			return id;
 	}
 	if (st->n >= st->alloc) {
-		uint32_t na = st->alloc ? st->alloc * 2 : 1024;
-		char **ns = realloc(st->strs, na * sizeof(*ns));
-		uint32_t *nl;
+		/* the two arrays in step: each grows from the same count */
+		size_t na = st->alloc, nl = st->alloc;
 
-		if (!ns)
+		if (PH_GROW(st->strs, na, (size_t)st->n + 1, 1024) ||
+		    PH_GROW(st->len, nl, (size_t)st->n + 1, 1024) ||
+		    na > UINT32_MAX)
 			return 0;
-		st->strs = ns;
-		nl = realloc(st->len, na * sizeof(*nl));
-		if (!nl)
-			return 0;
-		st->len = nl;
 		if (!st->alloc) {
 			st->strs[0] = NULL;
 			st->len[0] = 0;
 		}
-		st->alloc = na;
+		st->alloc = (uint32_t)na;
 	}
 	copy = ph_arena_strndup(&st->arena, s, n);
 	if (!copy)
@@ -585,11 +611,11 @@ void ph_trace_free(struct ph_trace *t)
 
 static int ev_grow(struct ph_trace *t, size_t cap)
 {
-	struct ph_tev *e = realloc(t->ev, cap * sizeof(*e));
+	struct ph_tev *e = ph_trace_big_realloc(t->ev, t->evcap * sizeof(*e),
+						cap * sizeof(*e));
 
 	if (!e)
 		return PH_ENOMEM;
-	ph_trace_hugepages(e, cap * sizeof(*e));
 	t->ev = e;
 	t->evcap = cap;
 	return 0;

@@ -375,7 +375,7 @@ struct pstate {
 	struct comm_slot *comms;
 	int64_t idle_track[64]; /* cpuidle track id + 1 per CPU, 0 unknown */
 	struct seq *seqs;
-	size_t nseq;
+	size_t nseq, capseq;
 	struct ph_intmap *seq_ids; /* sequence id -> index in seqs */
 	size_t last_seq;	   /* index of the last one looked up */
 	/* compact_sched: the last task switched in, per CPU */
@@ -430,18 +430,17 @@ static struct seq *seq_get(struct pstate *ps, uint32_t id)
 		return &ps->seqs[i];
 	}
 	{
-		struct seq *s = realloc(ps->seqs, (ps->nseq + 1) * sizeof(*s));
+		struct seq *s;
 
-		if (!s)
+		if (PH_GROW(ps->seqs, ps->capseq, ps->nseq + 1, 8))
 			return NULL;
-		ps->seqs = s;
 		if (!ps->seq_ids)
 			ps->seq_ids = ph_intmap_new();
 		if (ps->seq_ids)
 			(void)ph_intmap_put(ps->seq_ids, id,
 					    (uint32_t)ps->nseq);
 		ps->last_seq = ps->nseq;
-		s = &s[ps->nseq++];
+		s = &ps->seqs[ps->nseq++];
 		memset(s, 0, sizeof(*s));
 		s->id = id;
 		s->thread_track = -1;
@@ -729,14 +728,12 @@ static struct lastsw *last_of(struct pstate *ps, uint32_t cpu)
 	if (cpu >= 4096)
 		return NULL;
 	if (cpu >= ps->nlast) {
-		size_t n = cpu + 16;
-		struct lastsw *l = realloc(ps->last, n * sizeof(*l));
+		size_t had = ps->nlast;
 
-		if (!l)
+		if (PH_GROW(ps->last, ps->nlast, (size_t)cpu + 1, 16))
 			return NULL;
-		memset(l + ps->nlast, 0, (n - ps->nlast) * sizeof(*l));
-		ps->last = l;
-		ps->nlast = n;
+		memset(ps->last + had, 0,
+		       (ps->nlast - had) * sizeof(*ps->last));
 	}
 	return &ps->last[cpu];
 }
@@ -1082,15 +1079,8 @@ static void compact_sched(struct pstate *ps, uint32_t cpu, struct lastsw *l,
 		if (f.wt != 2 || f.id >= 13)
 			continue;
 		if (f.id == 5) {
-			if (nintern == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				uint32_t *ni = realloc(intern, nc * 4);
-
-				if (!ni)
-					break;
-				intern = ni;
-				cap = nc;
-			}
+			if (PH_GROW(intern, cap, nintern + 1, 64))
+				break;
 			intern[nintern++] = comm_of(ps, &f);
 		} else {
 			pk[f.id].p = f.p;
@@ -1734,23 +1724,6 @@ static uint32_t prof_get(struct seq *sq, int k, uint64_t iid)
 	return ph_intmap_get(sq->interned, PROF_KEY(k, iid), &v) ? v : 0;
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
-
 /* Each value of a repeated uint64 field, packed or not, through fn. */
 #define FOR_REPEATED(f, v, body)                                        \
 	do {                                                            \
@@ -1790,9 +1763,8 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 			    (pass == 2 && f.id != 6) ||
 			    (pass == 3 && f.id != 7))
 				continue;
-			if (pass == 3 &&
-			    !grow((void **)&ps->stk, &ps->capstk,
-				  ps->nstk + STK_HEAD, sizeof(*ps->stk)))
+			if (pass == 3 && PH_GROW(ps->stk, ps->capstk,
+						 ps->nstk + STK_HEAD, 64))
 				return;
 			/* its length, then leaf, app, stack: unresolved */
 			for (int k = 0; pass == 3 && k < STK_HEAD; k++)
@@ -1824,10 +1796,8 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 					b = g.v;
 				} else if (pass == 3 && g.id == 2) {
 					FOR_REPEATED(g, v, {
-						if (!grow((void **)&ps->stk,
-							  &ps->capstk,
-							  ps->nstk + 1,
-							  sizeof(*ps->stk)))
+						if (PH_GROW(ps->stk, ps->capstk,
+							    ps->nstk + 1, 64))
 							return;
 						ps->stk[ps->nstk++] = prof_get(
 							sq, K_FRAME, v);
@@ -1847,8 +1817,8 @@ static void interned_profile(struct pstate *ps, struct seq *sq,
 					sq->interned, PROF_KEY(K_MAP, iid),
 					ph_trace_intern(t, path, plen));
 			} else if (pass == 2) {
-				if (!grow((void **)&ps->frames, &ps->capframes,
-					  ps->nframes + 2, sizeof(*ps->frames)))
+				if (PH_GROW(ps->frames, ps->capframes,
+					    ps->nframes + 2, 64))
 					return;
 				uint32_t fn = prof_get(sq, K_FN, a),
 					 mp = prof_get(sq, K_MAP, b), idx;
@@ -2083,8 +2053,8 @@ static void perf_sample(struct pstate *ps, struct seq *sq, int64_t tts,
 		} else {
 			resolve_stack(ps, at, k0, len);
 			if (ps->stack_ids &&
-			    grow((void **)&ps->resolved, &ps->capresolved,
-				 ps->nresolved + 1, sizeof(*ps->resolved))) {
+			    !PH_GROW(ps->resolved, ps->capresolved,
+				     ps->nresolved + 1, 64)) {
 				memcpy(ps->resolved[ps->nresolved],
 				       &ps->stk[at + 1],
 				       sizeof(ps->resolved[0]));

@@ -11,7 +11,8 @@
  *    at or before it (else the first), also when snapshots arrive later
  *    and out of order;
  *  - tids: the direct tid table and the map for other tids both forget a
- *    thread that exited.
+ *    thread that exited;
+ *  - big blocks: the event array and the columns start on huge pages.
  */
 #include "ph_common.h"
 #include "harness.h"
@@ -429,4 +430,33 @@ void test_trace_ingest__tid_forget(void)
 	CHECK_INT(ph_trace_utid(&t, 0), 0);
 	CHECK_INT(t.tables[PH_T_THREAD].rows, 1 + 2 * PH_ARRAY_SIZE(tids));
 	ph_trace_release(&t);
+}
+
+/* --- big blocks ------------------------------------------------------------
+ */
+
+/*
+ * A block growing past 4 MiB moves onto a 2 MiB boundary (so it faults in
+ * huge pages, not 4 KiB ones at its ragged ends) and keeps what it held,
+ * as realloc does; growing it further keeps it too.
+ */
+void test_trace_ingest__big_blocks(void)
+{
+	const size_t small = 1000 * 8, big = (size_t)5 << 20;
+	const size_t bigger = (size_t)9 << 20;
+	uint64_t *p = ph_trace_big_realloc(NULL, 0, small);
+
+	CHECK(p != NULL);
+	for (size_t i = 0; i < 1000; i++)
+		p[i] = i * 7;
+	p = ph_trace_big_realloc(p, small, big);
+	CHECK(p != NULL);
+	CHECK_INT((uintptr_t)p & (((uintptr_t)2 << 20) - 1), 0);
+	p[big / 8 - 1] = 42;
+	p = ph_trace_big_realloc(p, big, bigger);
+	CHECK(p != NULL);
+	for (size_t i = 0; i < 1000; i++)
+		CHECK_INT(p[i], i * 7);
+	CHECK_INT(p[big / 8 - 1], 42);
+	free(p);
 }
