@@ -12,6 +12,8 @@
 
 /* Temporal attribution: state written this long before a recompose. */
 #define ATTRIBUTION_MS 32
+/* The most recomposing components kept (find_node). */
+#define RECOMP_NODES_MAX 4096
 
 static void copy(char *dst, size_t size, const char *src)
 {
@@ -48,19 +50,12 @@ static struct ph_recomp_node *find_node(struct ph_state *st, const char *id)
 	for (size_t i = 0; i < st->n_nodes; i++)
 		if (!strcmp(st->nodes[i].id, id))
 			return &st->nodes[i];
-	if (st->n_nodes == st->cap_nodes) {
-		size_t cap = st->cap_nodes ? st->cap_nodes * 2 : 64;
-
-		/* A bound: an app with 4096 distinct components is an outlier.
-		 */
-		if (cap > 4096)
-			return NULL;
-		n = realloc(st->nodes, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		st->nodes = n;
-		st->cap_nodes = cap;
-	}
+	/* A bound: an app with 4096 distinct components is an outlier. */
+	if (st->n_nodes >= RECOMP_NODES_MAX)
+		return NULL;
+	if (st->n_nodes == st->cap_nodes &&
+	    PH_GROW(st->nodes, st->cap_nodes, st->n_nodes + 1, 64))
+		return NULL;
 	n = &st->nodes[st->n_nodes++];
 	memset(n, 0, sizeof(*n));
 	copy(n->id, sizeof(n->id), id);
@@ -296,8 +291,9 @@ static void apply_http(struct ph_state *st, struct ph_rec *r,
 		done->resp_h_len = copy_headers(r, PH_KEY_RESPONSE_HEADERS,
 						done->resp_h,
 						sizeof(done->resp_h));
-		st->recent_next = (st->recent_next + 1) % 200;
-		if (st->recent_count < 200)
+		st->recent_next =
+			(st->recent_next + 1) % PH_ARRAY_SIZE(st->recent_http);
+		if (st->recent_count < PH_ARRAY_SIZE(st->recent_http))
 			st->recent_count++;
 	}
 	add_thread(r, thread, false);
@@ -343,8 +339,9 @@ static void apply_db(struct ph_state *st, struct ph_rec *r, const char *thread)
 		q->elapsed_ms = ph_rec_get_int(r, PH_KEY_ELAPSED_MS, 0);
 		if (q->main) {
 			st->main_db[st->main_db_next] = *q;
-			st->main_db_next = (st->main_db_next + 1) % 20;
-			if (st->main_db_count < 20)
+			st->main_db_next = (st->main_db_next + 1) %
+					   PH_ARRAY_SIZE(st->main_db);
+			if (st->main_db_count < PH_ARRAY_SIZE(st->main_db))
 				st->main_db_count++;
 		}
 		q->id[0] = '\0';
@@ -403,13 +400,15 @@ static void apply_frame(struct ph_state *st, const struct ph_rec *r)
  */
 static void apply_blocked(struct ph_state *st, const struct ph_rec *r)
 {
-	struct ph_stall *s = &st->stalls[(st->stall_next + 19) % 20];
+	struct ph_stall *s =
+		&st->stalls[PH_RING_BACK(st->stalls, st->stall_next, 0)];
 	size_t n;
 
 	if (!st->stall_count || s->at != ph_rec_t(r) || !s->ongoing) {
 		s = &st->stalls[st->stall_next];
-		st->stall_next = (st->stall_next + 1) % 20;
-		if (st->stall_count < 20)
+		st->stall_next =
+			(st->stall_next + 1) % PH_ARRAY_SIZE(st->stalls);
+		if (st->stall_count < PH_ARRAY_SIZE(st->stalls))
 			st->stall_count++;
 	}
 	s->at = ph_rec_t(r);
@@ -512,7 +511,8 @@ void ph_state_apply(struct ph_state *st, struct ph_rec *r, uint64_t seq,
 
 void ph_state_stall_top(struct ph_state *st, const char *top, size_t n)
 {
-	struct ph_stall *s = &st->stalls[(st->stall_next + 19) % 20];
+	struct ph_stall *s =
+		&st->stalls[PH_RING_BACK(st->stalls, st->stall_next, 0)];
 
 	snprintf(s->top, sizeof(s->top), "%.*s", (int)n, top);
 }

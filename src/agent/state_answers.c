@@ -348,8 +348,8 @@ void ph_state_inflight(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	/* newest first, windowed by overlap, at most limit */
 	for (size_t i = 0; i < st->recent_count && sent < limit; i++) {
-		const struct ph_call *c =
-			&st->recent_http[(st->recent_next + 199 - i) % 200];
+		const struct ph_call *c = &st->recent_http[PH_RING_BACK(
+			st->recent_http, st->recent_next, i)];
 
 		if (c->started_at > to || c->started_at + c->elapsed_ms < from)
 			continue;
@@ -454,7 +454,7 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	for (size_t i = 0; i < st->stall_count && listed < limit; i++) {
 		const struct ph_stall *s =
-			&st->stalls[(st->stall_next + 19 - i) % 20];
+			&st->stalls[PH_RING_BACK(st->stalls, st->stall_next, i)];
 
 		if (!overlaps(s->at, s->duration_ms, from, to))
 			continue;
@@ -472,8 +472,8 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	listed = 0;
 	for (size_t i = 0; i < st->main_db_count && listed < limit; i++) {
-		const struct ph_query *q =
-			&st->main_db[(st->main_db_next + 19 - i) % 20];
+		const struct ph_query *q = &st->main_db[PH_RING_BACK(
+			st->main_db, st->main_db_next, i)];
 
 		if (!overlaps(q->started_at, q->elapsed_ms, from, to))
 			continue;
@@ -485,8 +485,8 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_arr_begin(w);
 	listed = 0;
 	for (size_t i = 0; i < st->recent_count && listed < limit; i++) {
-		const struct ph_call *c =
-			&st->recent_http[(st->recent_next + 199 - i) % 200];
+		const struct ph_call *c = &st->recent_http[PH_RING_BACK(
+			st->recent_http, st->recent_next, i)];
 
 		if (!c->main ||
 		    !overlaps(c->started_at, c->elapsed_ms, from, to))
@@ -499,7 +499,8 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 	ph_jw_key(w, "notes");
 	ph_jw_arr_begin(w);
 	/* Each list is a ring of the newest: say where a full one starts. */
-	if (st->stall_count == 20 && st->stalls[st->stall_next].at > from) {
+	if (st->stall_count == PH_ARRAY_SIZE(st->stalls) &&
+	    st->stalls[st->stall_next].at > from) {
 		snprintf(note, sizeof(note),
 			 "stalls before t=%" PRId64
 			 " are no longer held here (the newest 20 are); the "
@@ -507,7 +508,7 @@ void ph_state_blocking(const struct ph_state *st, struct ph_jw *w,
 			 st->stalls[st->stall_next].at);
 		ph_jw_str(w, note);
 	}
-	if (st->main_db_count == 20 &&
+	if (st->main_db_count == PH_ARRAY_SIZE(st->main_db) &&
 	    st->main_db[st->main_db_next].started_at > from) {
 		snprintf(note, sizeof(note),
 			 "main-thread queries before t=%" PRId64

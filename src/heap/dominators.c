@@ -51,15 +51,9 @@ static int lt_eval(struct lt *t, uint32_t v, uint32_t *out)
 	/* compress: collect the path whose ancestors have ancestors */
 	for (u = v; t->ancestor[t->ancestor[u]] != PH_HEAP_NONE;
 	     u = t->ancestor[u]) {
-		if (PH_UNLIKELY(sp == t->nstk)) {
-			size_t cap = t->nstk ? t->nstk * 2 : 4096;
-			uint32_t *np = realloc(t->stk, cap * 4);
-
-			if (!np)
-				return PH_ENOMEM;
-			t->stk = np;
-			t->nstk = cap;
-		}
+		if (PH_UNLIKELY(sp == t->nstk) &&
+		    PH_GROW(t->stk, t->nstk, sp + 1, 4096))
+			return PH_ENOMEM;
 		t->stk[sp++] = u;
 	}
 	while (sp) {

@@ -225,14 +225,9 @@ static int build_trace(struct ph_leak_ctx *x, const struct ph_heap_paths *p,
 	memset(w, 0, sizeof(*w));
 	t->first_suspect = PH_HEAP_NONE;
 	for (uint32_t y = obj; y != PH_HEAP_NONE; y = p->parent[y]) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			uint32_t *nc = realloc(chain, cap * 4);
-			if (!nc) {
-				free(chain);
-				return PH_ENOMEM;
-			}
-			chain = nc;
+		if (n == cap && PH_GROW(chain, cap, n + 1, 32)) {
+			free(chain);
+			return PH_ENOMEM;
 		}
 		chain[n++] = y;
 		if (n > h->nobj) {
