@@ -10,6 +10,7 @@
 #include "ph_common.h"
 #include "heap.h"
 
+/* One leak search: the heap, and what each of its classes is. */
 struct ph_leak_ctx {
 	struct ph_heap *h;
 	uint32_t *traits; /* per class */
