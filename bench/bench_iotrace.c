@@ -6,7 +6,7 @@
  *	ftrace text -> paired requests on one core (this thread's CPU
  *	time; wall_mbps beside it is the wall clock's): the fixture
  *	ftrace-block/linux-6.18-virtio-dd-fio.txt copied 64 times into
- *	memory (275 MB), each copy read by its own session (one session over
+ *	memory (275 MB), each copy read by its own text reader (one reader over
  *	all copies would carry each copy's last in-flight request into the
  *	next, 64 stale entries of one key, which no real trace has).  Rows
  *	go to a sink that only adds up their latencies.  Best of 3.  "isa"
@@ -57,7 +57,7 @@
 #include "iotrace/ds_read.h"
 #include "iotrace/iotrace.h"
 #include "iotrace/schema.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -134,18 +134,18 @@ static int parse_passes(const struct ph_buf *fx, const struct ph_buf *all,
 
 		*lines = 0;
 		for (int i = 0; i < COPIES; i++) {
-			struct ph_iot_session sess;
+			struct ph_iot_text_reader reader;
 
-			ph_iot_session_init(&sess, sink, s);
-			if (ph_iot_session_feed(&sess, all->buf + fx->len * i,
-						fx->len) ||
-			    ph_iot_session_end_input(&sess)) {
+			ph_iot_text_reader_init(&reader, sink, s);
+			if (ph_iot_text_reader_feed(
+				    &reader, all->buf + fx->len * i, fx->len) ||
+			    ph_iot_text_reader_end_input(&reader)) {
 				fprintf(stderr,
 					"bench_iotrace: parse failed\n");
 				return 1;
 			}
-			*lines += sess.st.lines;
-			ph_iot_session_release(&sess);
+			*lines += reader.st.lines;
+			ph_iot_text_reader_release(&reader);
 			s->keep = NULL; /* keep the first copy's rows only */
 		}
 		t = cpu_s() - t0;

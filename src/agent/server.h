@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * server.h: the writer thread's world (server.c, state.c, methods.c).
+ * server.h: the writer thread's world (server.c, state.c, state_answers.c,
+ * methods.c).
  *
  * One thread owns all of it: it drains the emit queue, numbers and encodes
  * each event once, keeps the ring and the aggregates the methods answer

@@ -132,6 +132,13 @@ struct ph_state {
 	int64_t wall_offset_ms; /* realtime - monotonic, for wallTime */
 };
 
+/*
+ * The i-th newest entry's index in a ring array whose next write goes to
+ * next (i = 0 is the newest); i must be below the array's size.
+ */
+#define PH_RING_BACK(arr, next, i) \
+	(((next) + PH_ARRAY_SIZE(arr) - 1 - (i)) % PH_ARRAY_SIZE(arr))
+
 void ph_state_init(struct ph_state *st);
 void ph_state_release(struct ph_state *st);
 void ph_state_reset(struct ph_state *st, int64_t now);

@@ -81,15 +81,9 @@ static int push(struct parse *ps, const struct ph_json *v)
 {
 	struct ph_json_reader *r = ps->r;
 
-	if (PH_UNLIKELY(r->stack_len == r->stack_alloc)) {
-		size_t n = r->stack_alloc ? r->stack_alloc * 2 : 256;
-		struct ph_json *s = realloc(r->stack, n * sizeof(*s));
-
-		if (!s)
-			return fail(ps, ps->p, PH_ENOMEM, "out of memory");
-		r->stack = s;
-		r->stack_alloc = n;
-	}
+	if (PH_UNLIKELY(r->stack_len == r->stack_alloc) &&
+	    PH_GROW(r->stack, r->stack_alloc, r->stack_len + 1, 256))
+		return fail(ps, ps->p, PH_ENOMEM, "out of memory");
 	r->stack[r->stack_len++] = *v;
 	return 0;
 }

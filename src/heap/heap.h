@@ -331,7 +331,8 @@ int ph_heap_read_string(struct ph_heap *h, uint32_t obj,
 const char *ph_heap_class_name(struct ph_heap *h, uint32_t cls);
 
 /* ------------------------------------------------------------------ */
-/* graph.c: edges, paths, reachability, dominators                     */
+/* graph.c, graph_paths.c, dominators.c: edges, paths, reachability,  */
+/* dominators                                                          */
 
 /*
  * Builds cls, shallow, the strong edges and the referent list; finds
@@ -393,7 +394,8 @@ uint64_t ph_heap_retained_in_heap(struct ph_heap *h, uint32_t obj,
 uint64_t ph_heap_native_size(const struct ph_heap *h, uint32_t obj);
 
 /* ------------------------------------------------------------------ */
-/* leaks.c: leaking objects, statuses, traces                          */
+/* leaks.c, leak_inspect.c, leak_render.c: leaking objects, statuses, */
+/* traces                                                              */
 
 enum ph_leak_status { PH_LEAK_UNKNOWN, PH_LEAK_NO, PH_LEAK_YES };
 

@@ -132,18 +132,11 @@ void ph_seq_runs_add(struct ph_seq_runs *r, uint32_t stream, int64_t seq,
 		extend(r, i < r->n ? i : i - 1, seq, t);
 		return;
 	}
-	if (r->n == r->alloc) {
-		size_t na = r->alloc ? r->alloc * 2 : 16;
-		struct ph_seq_run *v = realloc(r->v, na * sizeof(*v));
-
-		if (!v) {
-			r->overflow = true;
-			if (r->n)
-				extend(r, i < r->n ? i : i - 1, seq, t);
-			return;
-		}
-		r->v = v;
-		r->alloc = na;
+	if (r->n == r->alloc && PH_GROW(r->v, r->alloc, r->n + 1, 16)) {
+		r->overflow = true;
+		if (r->n)
+			extend(r, i < r->n ? i : i - 1, seq, t);
+		return;
 	}
 	memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof(r->v[0]));
 	r->v[i] = (struct ph_seq_run){ seq, seq, t, t };

@@ -125,20 +125,6 @@ struct ph_engine {
 	struct ph_ident no_ident;
 };
 
-static void *grow(void *p, size_t *alloc, size_t n, size_t size)
-{
-	size_t na;
-	void *q;
-
-	if (n < *alloc)
-		return p;
-	na = *alloc ? *alloc * 2 : 64;
-	q = realloc(p, na * size);
-	if (q)
-		*alloc = na;
-	return q;
-}
-
 /* The launches kept for the report's startup lines: the first ones. */
 #define LAUNCH_CAP 256
 
@@ -152,14 +138,9 @@ static int64_t ev_ms(const struct ph_event *ev, const char *key)
 static void launch_add(struct ph_engine *e, const struct ph_event *ev)
 {
 	struct summary *s = &e->sum;
-	struct ph_launch *p;
-
-	if (s->nlaunches >= LAUNCH_CAP)
+	if (s->nlaunches >= LAUNCH_CAP ||
+	    PH_GROW(s->launches, s->alaunches, s->nlaunches + 1, 64))
 		return;
-	p = grow(s->launches, &s->alaunches, s->nlaunches, sizeof(*p));
-	if (!p)
-		return;
-	s->launches = p;
 	s->launches[s->nlaunches++] = (struct ph_launch){
 		.t = ev->t,
 		.origin = ev_ms(ev, "originMs"),
@@ -192,16 +173,13 @@ static void lane_add(struct ph_engine *e, int lane, int64_t from, int64_t to,
 		     int level, const char *fmt, ...)
 {
 	struct summary *s = &e->sum;
-	struct ph_lane_item *p;
 	char label[160];
 	va_list ap;
 
 	if (s->lane_n[lane]++ >= LANE_CAP)
 		return;
-	p = grow(s->lanes, &s->alanes, s->nlanes, sizeof(*p));
-	if (!p)
+	if (PH_GROW(s->lanes, s->alanes, s->nlanes + 1, 64))
 		return;
-	s->lanes = p;
 	va_start(ap, fmt);
 	vsnprintf(label, sizeof(label), fmt, ap);
 	va_end(ap);
@@ -395,12 +373,8 @@ static void summarize(struct ph_engine *e, const struct ph_event *ev)
 			 ph_ev_strcpy(ev, "route", a, sizeof(a)));
 		break;
 	case PH_KIND_MARK: {
-		struct ph_mark *p =
-			grow(s->marks, &s->amarks, s->nmarks, sizeof(*p));
-
-		if (!p)
+		if (PH_GROW(s->marks, s->amarks, s->nmarks + 1, 64))
 			break;
-		s->marks = p;
 		s->marks[s->nmarks++] = (struct ph_mark){
 			.t = ev->t,
 			.label = ph_keep_field(&e->ctx, ev, "label"),
@@ -411,12 +385,8 @@ static void summarize(struct ph_engine *e, const struct ph_event *ev)
 		break;
 	}
 	case PH_KIND_EXIT: {
-		struct ph_exit_note *p =
-			grow(s->exits, &s->aexits, s->nexits, sizeof(*p));
-
-		if (!p)
+		if (PH_GROW(s->exits, s->aexits, s->nexits + 1, 64))
 			break;
-		s->exits = p;
 		s->exits[s->nexits++] = (struct ph_exit_note){
 			.t = ev->t,
 			.reason = ph_keep_field(&e->ctx, ev, "reason"),
@@ -739,11 +709,10 @@ void ph_analysis_link(struct ph_analysis *a, bool connected, const char *why,
 
 struct ph_finding *ph_analysis_add(struct ph_analysis *a)
 {
-	struct ph_finding *f = grow(a->f, &a->af, a->nf, sizeof(*f));
+	struct ph_finding *f;
 
-	if (!f)
+	if (PH_GROW(a->f, a->af, a->nf + 1, 64))
 		return NULL;
-	a->f = f;
 	f = &a->f[a->nf++];
 	*f = (struct ph_finding){ .source = "porthole",
 				  .title = "",

@@ -95,18 +95,12 @@ static bool seq_is_new(struct ph_ingest *in, int64_t seq)
 	}
 	w = (size_t)(seq >> 6);
 	if (w >= in->seen_words) {
-		size_t nw = in->seen_words ? in->seen_words : 64;
-		uint64_t *p;
+		size_t was = in->seen_words;
 
-		while (nw <= w)
-			nw *= 2;
-		p = realloc(in->seen, nw * sizeof(*p));
-		if (!p)
+		if (PH_GROW(in->seen, in->seen_words, w + 1, 64))
 			return seq > in->max_seq; /* degrade to max-only */
-		memset(p + in->seen_words, 0,
-		       (nw - in->seen_words) * sizeof(*p));
-		in->seen = p;
-		in->seen_words = nw;
+		memset(in->seen + was, 0,
+		       (in->seen_words - was) * sizeof(*in->seen));
 	}
 	if (in->seen[w] & ((uint64_t)1 << (seq & 63)))
 		return false;

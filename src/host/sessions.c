@@ -134,15 +134,8 @@ int ph_sessions_list(const char *sessions_dir, struct ph_session_info **out,
 
 		if (de->d_name[0] == '.')
 			continue;
-		if (*n == alloc) {
-			struct ph_session_info *p;
-
-			alloc = alloc ? alloc * 2 : 16;
-			p = realloc(v, alloc * sizeof(*v));
-			if (!p)
-				break;
-			v = p;
-		}
+		if (*n == alloc && PH_GROW(v, alloc, *n + 1, 16))
+			break;
 		s = &v[*n];
 		memset(s, 0, sizeof(*s));
 		snprintf(s->id, sizeof(s->id), "%s", de->d_name);

@@ -346,16 +346,9 @@ static int tl_collect(void *ctx, const struct ph_event *ev)
 {
 	struct tl_ctx *t = ctx;
 
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 256;
-		const struct ph_event **p = realloc(t->ev, na * sizeof(*p));
-
-		if (!p) {
-			t->err = PH_ENOMEM;
-			return 1;
-		}
-		t->ev = p;
-		t->alloc = na;
+	if (t->n == t->alloc && PH_GROW(t->ev, t->alloc, t->n + 1, 256)) {
+		t->err = PH_ENOMEM;
+		return 1;
 	}
 	t->ev[t->n++] = ev;
 	return 0;

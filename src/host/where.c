@@ -60,16 +60,9 @@ static void walk(struct ph_where_index *ix, const char *rel, int depth)
 			walk(ix, sub, depth + 1);
 		} else if (S_ISREG(st.st_mode) && source_ext(de->d_name) &&
 			   (size_t)st.st_size <= MAX_FILE_BYTES) {
-			char **p = ix->paths;
-
-			if (ix->n == ix->alloc) {
-				ix->alloc = ix->alloc ? ix->alloc * 2 : 128;
-				p = realloc(ix->paths,
-					    ix->alloc * sizeof(*ix->paths));
-				if (!p)
-					break;
-				ix->paths = p;
-			}
+			if (ix->n == ix->alloc &&
+			    PH_GROW(ix->paths, ix->alloc, ix->n + 1, 128))
+				break;
 			ix->paths[ix->n] = strdup(sub);
 			if (ix->paths[ix->n])
 				ix->n++;

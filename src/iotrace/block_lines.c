@@ -11,7 +11,7 @@
 #include "iotrace/block_fast.h"
 
 /*
- * Many lines at a time (ph_iot_parse_lines()).  A session's line is found
+ * Many lines at a time (ph_iot_parse_lines()).  The text reader's line is found
  * and classified in one pass: the 128 bytes from its start are classified
  * once into masks of newlines, digits, spaces and colons, so the newline
  * that ends a line of 64 to 127 bytes -- every line the kernel prints for
@@ -286,9 +286,9 @@ same128_avx2(const uint8_t *a, const uint8_t *b, uint64_t same[2])
 }
 #endif
 
-/* A line ph_iot_parse_lines() leaves to the session: an empty one, a
+/* A line ph_iot_parse_lines() leaves to the text reader: an empty one, a
  * comment, or one that may be a loss marker ("CPU:"). */
-static PH_ALWAYS_INLINE bool session_reads(char c)
+static PH_ALWAYS_INLINE bool reader_reads(char c)
 {
 	return c == '\n' || c == '#' || c == 'C';
 }
@@ -502,7 +502,7 @@ static size_t lines_plain(const char *buf, size_t len,
 	const char *p = buf, *end = buf + len, *next;
 	size_t n = 0;
 
-	while (n < max && p < end && !session_reads(*p)) {
+	while (n < max && p < end && !reader_reads(*p)) {
 		__builtin_prefetch(p + 1024);
 		next = plain_line(p, end, &out[n]);
 		if (!next)
@@ -529,7 +529,7 @@ static size_t lines_plain(const char *buf, size_t len,
 		const char *p = buf, *end = buf + len, *next;              \
 		size_t n = 0;                                              \
                                                                            \
-		while (n < max && p < end && !session_reads(*p)) {         \
+		while (n < max && p < end && !reader_reads(*p)) {          \
 			if (end - p >= 128) {                              \
 				struct masks128 m;                         \
 				struct ph_iot_shape *sh;                   \

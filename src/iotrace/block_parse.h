@@ -193,10 +193,10 @@ void ph_iot_lines_init(struct ph_iot_lines *l);
 /*
  * ph_iot_parse_line() over the complete lines at the start of buf[0..len),
  * as many as out[0..max) holds (with SIMD, the newlines are found in the
- * same pass that classifies the bytes).  Stops before a line a session reads
- * itself (an empty one, or one starting with '#' or 'C') and before one with no
- * newline in buf.  Returns how many lines it read; *used is the bytes they
- * took, newlines included.  Each out[i] is what ph_iot_parse_line() says
+ * same pass that classifies the bytes).  Stops before a line the text reader
+ * reads itself (an empty one, or one starting with '#' or 'C') and before one
+ * with no newline in buf.  Returns how many lines it read; *used is the bytes
+ * they took, newlines included.  Each out[i] is what ph_iot_parse_line() says
  * of that line, whichever instruction set reads it; l remembers the
  * shapes of recent lines, which makes the next ones of the same shapes
  * cheaper to read, never different.

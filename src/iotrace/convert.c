@@ -9,7 +9,7 @@
 #include "ph_log.h"
 #include "iotrace/iotrace.h"
 #include "iotrace/schema.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -467,7 +467,8 @@ static void warn_lines(const struct ph_iot_parse_opts *o,
 }
 
 static void report(FILE *f, const struct ph_iot_parse_opts *o,
-		   const struct ph_iot_session *s, const struct ph_iot_csv *ds)
+		   const struct ph_iot_text_reader *s,
+		   const struct ph_iot_csv *ds)
 {
 	const struct ph_iot_parse_stats *st = &s->st;
 	const struct ph_iot_pair_stats *p = &s->pair.st;
@@ -529,7 +530,7 @@ static void report(FILE *f, const struct ph_iot_parse_opts *o,
 int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 {
 	struct input *in = calloc(o->n_inputs ? o->n_inputs : 1, sizeof(*in));
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 	struct ph_iot_clock clock;
 	struct ph_iot_csv ds;
 	struct ph_iot_ds_sink sink = { &clock, &ds, NULL, NULL };
@@ -542,7 +543,7 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 
 	if (!in)
 		return PH_ENOMEM;
-	ph_iot_session_init(&s, ph_iot_ds_emit, &sink);
+	ph_iot_text_reader_init(&s, ph_iot_ds_emit, &sink);
 	memset(&ds, 0, sizeof(ds));
 	ds.fd = -1;
 	for (; loaded < o->n_inputs; loaded++) {
@@ -573,9 +574,9 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 				  o->compression, o->rotate_bytes)))
 		goto out;
 	for (size_t i = 0; i < o->n_inputs; i++) {
-		rc = ph_iot_session_feed(&s, in[i].data, in[i].len);
+		rc = ph_iot_text_reader_feed(&s, in[i].data, in[i].len);
 		if (!rc)
-			rc = ph_iot_session_end_input(&s);
+			rc = ph_iot_text_reader_end_input(&s);
 		if (rc)
 			goto out;
 	}
@@ -591,7 +592,7 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 	m.end_mono_ns = s.st.last_ns;
 	m.compression = o->compression;
 	m.ds = &ds;
-	m.session = &s;
+	m.text_reader = &s;
 	m.inputs = o->inputs;
 	m.n_inputs = o->n_inputs;
 	m.self_cpu_ns = -1;
@@ -603,7 +604,7 @@ out:
 	rc2 = ph_iot_csv_release(&ds);
 	if (!rc)
 		rc = rc2;
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 	for (size_t i = 0; i < loaded; i++)
 		unload(&in[i]);
 	free(in);

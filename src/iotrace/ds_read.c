@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ds_read.c: a recording's ds rows, read back by column name.
+ * ds_read.c: a recording's ds rows (one per completed block request;
+ * ds_read.h says why "ds"), read back by column name.
  */
 #include "ph_common.h"
 #include "ph_buf.h"
@@ -448,16 +449,9 @@ int ph_iot_ds_read(const char *dir,
 	while ((d = readdir(dp))) {
 		if (!ds_name(d->d_name))
 			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 16;
-			nn = realloc(names, cap * sizeof(*names));
-			if (!nn) {
-				rc = PH_ENOMEM;
-				break;
-			}
-			names = nn;
+		if (n == cap && PH_GROW(names, cap, n + 1, 16)) {
+			rc = PH_ENOMEM;
+			break;
 		}
 		names[n] = strdup(d->d_name);
 		if (!names[n]) {

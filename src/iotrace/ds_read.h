@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ds_read.h: reading a recording's ds rows back.
+ * ds_read.h: reading a recording's ds rows back.  `ds` is io-tracer
+ * schema v3's name for its stream of completed block requests, one row
+ * each (DIR/ds/ds_*.csv.gz, the manifest's streams.ds); the code keeps the
+ * schema's name so it reads as the files do.
  *
  * The way any consumer of schema v3 should read them: every ds file of
  * DIR/ds (ds_*.csv.gz, .csv.zst or .csv) in name order, which is the

@@ -8,7 +8,7 @@
  *
  * DIR is an io-tracer schema-v3 recording (schema.h): manifest.json,
  * ds/ds_*.csv.gz, process/process_*.csv.gz, system_spec/ (JSON).  The
- * layers below: block_parse (a line), pair (issue -> complete), session
+ * layers below: block_parse (a line), pair (issue -> complete), text_reader
  * (text -> rows), csv_out (rows -> files), schema (the manifest), tracefs
  * (the kernel's switches), snapshot (/proc), summary.
  */

@@ -263,7 +263,7 @@ static void parse_json(struct ph_jw *w, const struct ph_iot_manifest *m,
 	ph_jw_obj_end(w);
 }
 
-static void pairing_json(struct ph_jw *w, const struct ph_iot_session *s)
+static void pairing_json(struct ph_jw *w, const struct ph_iot_text_reader *s)
 {
 	const struct ph_iot_pair_stats *p = &s->pair.st;
 
@@ -310,8 +310,8 @@ static void pairing_json(struct ph_jw *w, const struct ph_iot_session *s)
  */
 uint64_t ph_iot_total_lost(const struct ph_iot_manifest *m)
 {
-	const struct ph_iot_parse_stats *st = m->session ? &m->session->st :
-							   NULL;
+	const struct ph_iot_parse_stats *st =
+		m->text_reader ? &m->text_reader->st : NULL;
 	uint64_t kernel = 0, reader = 0, header = 0;
 
 	for (size_t i = 0; i < m->n_loss; i++)
@@ -332,8 +332,8 @@ uint64_t ph_iot_total_lost(const struct ph_iot_manifest *m)
 
 static void loss_json(struct ph_jw *w, const struct ph_iot_manifest *m)
 {
-	const struct ph_iot_parse_stats *st = m->session ? &m->session->st :
-							   NULL;
+	const struct ph_iot_parse_stats *st =
+		m->text_reader ? &m->text_reader->st : NULL;
 	uint64_t over = 0, commit = 0, dropped = 0, read = 0;
 	bool have_read = m->n_loss > 0;
 
@@ -515,14 +515,15 @@ int ph_iot_manifest_write(const char *dir, const struct ph_iot_manifest *m)
 		ph_jw_str(&w, m->events[i]);
 	ph_jw_arr_end(&w);
 	tracefs_json(&w, m);
-	if (m->session) {
-		parse_json(&w, m, &m->session->st);
-		pairing_json(&w, m->session);
+	if (m->text_reader) {
+		parse_json(&w, m, &m->text_reader->st);
+		pairing_json(&w, m->text_reader);
 		/* the names io-tracer's own manifests use */
-		ph_jw_kv_int(&w, "lines_seen", (int64_t)m->session->st.lines);
+		ph_jw_kv_int(&w, "lines_seen",
+			     (int64_t)m->text_reader->st.lines);
 		ph_jw_kv_int(
 			&w, "block_inflight_unmatched",
-			(int64_t)ph_iot_pairer_inflight(&m->session->pair));
+			(int64_t)ph_iot_pairer_inflight(&m->text_reader->pair));
 	}
 	loss_json(&w, m);
 	ph_jw_kv_int(&w, "process_snapshots", (int64_t)m->snapshots);

@@ -21,7 +21,7 @@
 #include "ph_json.h"
 #include "iotrace/csv_out.h"
 #include "iotrace/rawpipe.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 #define PH_IOT_SCHEMA_VERSION 3
 
@@ -56,10 +56,10 @@ struct ph_iot_manifest {
 	int64_t start_mono_ns; /* the recording's span, monotonic */
 	int64_t end_mono_ns;
 	enum ph_iot_compression compression;
-	const struct ph_iot_csv *ds;	      /* NULL: stream not written */
-	const struct ph_iot_csv *process;     /* likewise */
-	const struct ph_iot_session *session; /* NULL: no ftrace parsed */
-	const char *const *inputs;	      /* offline: the files read */
+	const struct ph_iot_csv *ds;	  /* NULL: stream not written */
+	const struct ph_iot_csv *process; /* likewise */
+	const struct ph_iot_text_reader *text_reader; /* NULL: no ftrace */
+	const char *const *inputs; /* offline: the files read */
 	size_t n_inputs;
 	const char *const *events; /* live: the events enabled */
 	size_t n_events;

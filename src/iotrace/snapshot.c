@@ -340,16 +340,9 @@ int ph_iot_sampler_take(struct ph_iot_sampler *s, int64_t mono_ns,
 
 		if (*end || pid <= 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			struct proc *np = realloc(procs, nc * sizeof(*np));
-
-			if (!np) {
-				rc = PH_ENOMEM;
-				break;
-			}
-			procs = np;
-			cap = nc;
+		if (n == cap && PH_GROW(procs, cap, n + 1, 256)) {
+			rc = PH_ENOMEM;
+			break;
 		}
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 		if (read_small(path, buf, sizeof(buf)) <= 0 ||

@@ -9,7 +9,7 @@
  * are real percentages (of one CPU) over the last 5 s, 2 min and hour,
  * or over as much of that as the sampler has seen (from the first reading,
  * or from the process's start when it is younger).  The first snapshot of
- * a session has seen no interval and leaves them empty.
+ * a recording has seen no interval and leaves them empty.
  *
  * System snapshot (system_spec/): cpu_info.json, memory_info.json,
  * disk_info.json, os_info.json, once.  No host name, no machine-id: the

@@ -10,6 +10,7 @@
  */
 #include "ph_common.h"
 #include "ph_json.h"
+#include "ui/assets.h"
 #include "ui/ui.h"
 
 #include <ctype.h>
@@ -20,9 +21,6 @@ static const struct {
 	enum ph_ui_route route;
 } routes[] = {
 	{ "/", "GET", PH_UI_R_ASSET },
-	{ "/index.html", "GET", PH_UI_R_ASSET },
-	{ "/app.js", "GET", PH_UI_R_ASSET },
-	{ "/app.css", "GET", PH_UI_R_ASSET },
 	{ "/ws", "GET", PH_UI_R_WS },
 	{ "/api/status", "GET", PH_UI_R_STATUS },
 	{ "/api/token", "GET", PH_UI_R_TOKEN },
@@ -37,25 +35,46 @@ static const struct {
 	{ "/api/restart", "POST", PH_UI_R_RESTART },
 };
 
+/*
+ * Whether path is a file of the embedded page ("/index.html", "/app.js",
+ * ...): each is a GET route of its own, so a page split into more files
+ * needs no new row above.
+ */
+static bool embedded(const char *path)
+{
+	for (const struct ph_ui_asset *a = ph_ui_assets; a->path; a++)
+		if (!strcmp(a->path, path))
+			return true;
+	return false;
+}
+
 enum ph_ui_route ph_ui_route(const char *method, const char *path, int *status)
 {
+	const char *want = NULL; /* the route's method */
+	enum ph_ui_route route = PH_UI_R_NONE;
+
 	*status = 404;
 	if (!method || !path)
 		return PH_UI_R_NONE;
-	for (size_t i = 0; i < PH_ARRAY_SIZE(routes); i++) {
-		if (strcmp(routes[i].path, path))
-			continue;
-		/* HEAD is a GET without the body; everything else is exact. */
-		if (!strcmp(method, routes[i].method) ||
-		    (!strcmp(method, "HEAD") &&
-		     !strcmp(routes[i].method, "GET"))) {
-			*status = 0;
-			return routes[i].route;
+	for (size_t i = 0; !want && i < PH_ARRAY_SIZE(routes); i++) {
+		if (!strcmp(routes[i].path, path)) {
+			want = routes[i].method;
+			route = routes[i].route;
 		}
-		*status = 405;
-		return routes[i].route;
 	}
-	return PH_UI_R_NONE;
+	if (!want && embedded(path)) {
+		want = "GET";
+		route = PH_UI_R_ASSET;
+	}
+	if (!want)
+		return PH_UI_R_NONE;
+	/* HEAD is a GET without the body; everything else is exact. */
+	if (!strcmp(method, want) ||
+	    (!strcmp(method, "HEAD") && !strcmp(want, "GET")))
+		*status = 0;
+	else
+		*status = 405;
+	return route;
 }
 
 /* host is "NAME:PORT" with NAME one of ours and PORT this server's. */

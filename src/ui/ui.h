@@ -11,7 +11,8 @@
  *
  * Routes (all check Host and Origin first, see ph_ui_check_request):
  *
- *   GET  /, /index.html, /app.js, /app.css   the embedded page
+ *   GET  /, /index.html, /app.js, ...       the embedded page: one route
+ *                                            per file of src/ui/assets/
  *   GET  /ws                                 WebSocket: a snapshot of the
  *                                            store, then every line live
  *   GET  /api/status                         link state and identity

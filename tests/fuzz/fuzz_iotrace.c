@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fuzz_iotrace: the ftrace block line parser and the session on arbitrary
+ * fuzz_iotrace: the ftrace block line parser and the text reader on arbitrary
  * bytes.
  *
  * Checks, beyond "no crash, no read outside the input":
@@ -10,7 +10,7 @@
  *    shapes) says of each line what ph_iot_parse_line() says, under every
  *    instruction set the CPU has;
  *  - a parsed record is sane (op and event in range, comm <= 16 bytes);
- *  - every line is counted exactly once, and a session fed the input in
+ *  - every line is counted exactly once, and a text reader fed the input in
  *    two pieces (split where the first byte says) counts the same as one
  *    fed it whole;
  *  - each ds row it emits is one line of 17 CSV fields.
@@ -18,7 +18,7 @@
 #include "ph_common.h"
 #include "iotrace/block_parse.h"
 #include "iotrace/csv_out.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 static struct ph_iot_clock clock_;
 
@@ -126,7 +126,7 @@ static void batch(const char *data, size_t size, enum ph_iot_isa isa)
 	}
 }
 
-static void counts(const struct ph_iot_session *s)
+static void counts(const struct ph_iot_text_reader *s)
 {
 	const struct ph_iot_parse_stats *st = &s->st;
 	uint64_t sum = st->blank + st->comments + st->html + st->other_events +
@@ -144,7 +144,7 @@ static void counts(const struct ph_iot_session *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ph_iot_session one, two;
+	struct ph_iot_text_reader one, two;
 	char *copy = malloc(size ? size : 1);
 	size_t cut = size ? data[0] % (size + 1) : 0;
 
@@ -156,23 +156,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	batch(copy, size, PH_IOT_ISA_BASE); /* the default where no AVX2 */
 	ph_iot_parse_set_isa(PH_IOT_ISA_AVX2);
 
-	ph_iot_session_init(&one, check_row, NULL);
-	ph_iot_session_feed(&one, copy, size);
-	ph_iot_session_end_input(&one);
+	ph_iot_text_reader_init(&one, check_row, NULL);
+	ph_iot_text_reader_feed(&one, copy, size);
+	ph_iot_text_reader_end_input(&one);
 	counts(&one);
 
-	ph_iot_session_init(&two, check_row, NULL);
-	ph_iot_session_feed(&two, copy, cut);
-	ph_iot_session_feed(&two, copy + cut, size - cut);
-	ph_iot_session_end_input(&two);
+	ph_iot_text_reader_init(&two, check_row, NULL);
+	ph_iot_text_reader_feed(&two, copy, cut);
+	ph_iot_text_reader_feed(&two, copy + cut, size - cut);
+	ph_iot_text_reader_end_input(&two);
 	counts(&two);
 	if (memcmp(&one.st, &two.st, sizeof(one.st)) ||
 	    one.pair.st.paired != two.pair.st.paired ||
 	    one.pair.st.unmatched != two.pair.st.unmatched)
 		__builtin_trap();
 
-	ph_iot_session_release(&one);
-	ph_iot_session_release(&two);
+	ph_iot_text_reader_release(&one);
+	ph_iot_text_reader_release(&two);
 	free(copy);
 	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * Unit tests for the iotrace engine: the line parser on both kernels'
  * formats, rwbs, pairing (FIFO re-issue, flushes, unmatched completions,
- * queue latency), the session (HTML, comments, loss markers, lines split
+ * queue latency), the text reader (HTML, comments, loss markers, lines split
  * across reads), the CSV row format, and the fixture's acceptance counts.
  */
 #include "ph_common.h"
@@ -12,7 +12,7 @@
 #include "iotrace/csv_out.h"
 #include "iotrace/iotrace.h"
 #include "iotrace/pair.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 #include "iotrace/sha256.h"
 
 #include <time.h>
@@ -723,7 +723,8 @@ void test_iotrace__stale_issues_expire(void)
 	ph_iot_pairer_release(&p);
 }
 
-/* ---- sessions ------------------------------------------------------------ */
+/* ---- the text reader ------------------------------------------------------
+ */
 
 struct rows {
 	uint64_t n, latency_ns;
@@ -757,16 +758,17 @@ static const char trace_text[] =
 	"              dd-7     [000] .....    10.000500: block_rq_issue: "
 	"8,0 WS 4096 () 16 + 8 be,0,4 [dd]";
 
-void test_iotrace__session_counts_every_line(void)
+void test_iotrace__text_reader_counts_every_line(void)
 {
 	struct rows r = { 0 };
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 
-	ph_iot_session_init(&s, count_rows, &r);
-	CHECK_INT(ph_iot_session_feed(&s, trace_text, sizeof(trace_text) - 1),
+	ph_iot_text_reader_init(&s, count_rows, &r);
+	CHECK_INT(ph_iot_text_reader_feed(&s, trace_text,
+					  sizeof(trace_text) - 1),
 		  0);
 	CHECK_INT(s.st.lines, 9); /* the last line waits for its end */
-	CHECK_INT(ph_iot_session_end_input(&s), 0);
+	CHECK_INT(ph_iot_text_reader_end_input(&s), 0);
 	CHECK_INT(s.st.lines, 10);
 	CHECK_INT(s.st.comments, 4);
 	CHECK_INT(s.st.lost_markers, 1);
@@ -783,53 +785,53 @@ void test_iotrace__session_counts_every_line(void)
 	CHECK_INT(ph_iot_pairer_inflight(&s.pair), 1);
 	CHECK_INT(s.st.first_ns, 10000100000);
 	CHECK_INT(s.st.last_ns, 10000500000);
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 }
 
 /* Any split of the input into reads gives the same result. */
-void test_iotrace__session_lines_split_across_feeds(void)
+void test_iotrace__text_reader_lines_split_across_feeds(void)
 {
 	size_t len = sizeof(trace_text) - 1;
 
 	for (size_t step = 1; step < 40; step += 3) {
 		struct rows r = { 0 };
-		struct ph_iot_session s;
+		struct ph_iot_text_reader s;
 
-		ph_iot_session_init(&s, count_rows, &r);
+		ph_iot_text_reader_init(&s, count_rows, &r);
 		for (size_t off = 0; off < len; off += step)
-			CHECK_INT(ph_iot_session_feed(
+			CHECK_INT(ph_iot_text_reader_feed(
 					  &s, trace_text + off,
 					  off + step > len ? len - off : step),
 				  0);
-		CHECK_INT(ph_iot_session_end_input(&s), 0);
+		CHECK_INT(ph_iot_text_reader_end_input(&s), 0);
 		CHECK_INT(s.st.lines, 10);
 		CHECK_INT(s.st.bytes, len);
 		CHECK_INT(r.n, 1);
 		CHECK_INT(r.latency_ns, 200000);
 		CHECK_INT(s.st.block[PH_IOT_EV_ISSUE], 2);
-		ph_iot_session_release(&s);
+		ph_iot_text_reader_release(&s);
 	}
 }
 
-void test_iotrace__session_too_long_line(void)
+void test_iotrace__text_reader_too_long_line(void)
 {
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 	char *junk = malloc(PH_IOT_LINE_MAX + 10);
 
 	CHECK(junk);
 	memset(junk, 'x', PH_IOT_LINE_MAX + 10);
-	ph_iot_session_init(&s, NULL, NULL);
-	CHECK_INT(ph_iot_session_feed(&s, "abc", 3), 0);
-	CHECK_INT(ph_iot_session_feed(&s, junk, PH_IOT_LINE_MAX + 10), 0);
-	CHECK_INT(ph_iot_session_feed(&s, "\nok\n", 4), 0);
+	ph_iot_text_reader_init(&s, NULL, NULL);
+	CHECK_INT(ph_iot_text_reader_feed(&s, "abc", 3), 0);
+	CHECK_INT(ph_iot_text_reader_feed(&s, junk, PH_IOT_LINE_MAX + 10), 0);
+	CHECK_INT(ph_iot_text_reader_feed(&s, "\nok\n", 4), 0);
 	CHECK_INT(s.st.too_long, 1);
 	CHECK_INT(s.st.lines, 2);
 	CHECK_INT(s.st.unknown, 1);
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 	free(junk);
 }
 
-void test_iotrace__session_reads_systrace_html(void)
+void test_iotrace__text_reader_reads_systrace_html(void)
 {
 	static const char html[] =
 		"<!DOCTYPE html>\n<html>\n<script>var x = 'block_rq_issue: "
@@ -845,18 +847,18 @@ void test_iotrace__session_reads_systrace_html(void)
 		"PROCESS DUMP\nUSER PID PPID\n"
 		"  </script>\n</html>\n";
 	struct rows r = { 0 };
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 
-	ph_iot_session_init(&s, count_rows, &r);
-	CHECK_INT(ph_iot_session_feed(&s, html, sizeof(html) - 1), 0);
-	CHECK_INT(ph_iot_session_end_input(&s), 0);
+	ph_iot_text_reader_init(&s, count_rows, &r);
+	CHECK_INT(ph_iot_text_reader_feed(&s, html, sizeof(html) - 1), 0);
+	CHECK_INT(ph_iot_text_reader_end_input(&s), 0);
 	CHECK_INT(r.n, 1);
 	CHECK_INT(r.latency_ns, 2363000);
 	CHECK_INT(s.st.malformed, 0);
 	CHECK_INT(s.st.html, 8);
 	CHECK_INT(s.st.comments, 1);
 	CHECK_INT(s.st.unknown, 2);
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 }
 
 void test_iotrace__clock_sync_marker(void)
@@ -1023,12 +1025,12 @@ void test_iotrace__fixture_linux_6_18(void)
 	const char *f = FIXTURE("ftrace-block/linux-6.18-virtio-dd-fio.txt");
 	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
 	struct rows r = { 0 };
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 
 	CHECK_INT(ph_buf_read_file(&b, f), 0);
-	ph_iot_session_init(&s, count_rows, &r);
-	CHECK_INT(ph_iot_session_feed(&s, b.buf, b.len), 0);
-	CHECK_INT(ph_iot_session_end_input(&s), 0);
+	ph_iot_text_reader_init(&s, count_rows, &r);
+	CHECK_INT(ph_iot_text_reader_feed(&s, b.buf, b.len), 0);
+	CHECK_INT(ph_iot_text_reader_end_input(&s), 0);
 	CHECK_INT(s.st.lines, 40000);
 	CHECK_INT(s.st.block[PH_IOT_EV_ISSUE], 20000);
 	CHECK_INT(s.st.block[PH_IOT_EV_COMPLETE], 20000);
@@ -1040,6 +1042,6 @@ void test_iotrace__fixture_linux_6_18(void)
 	CHECK_INT(s.pair.st.reissued_inflight, 0);
 	CHECK_INT(s.pair.st.errors, 0);
 	CHECK_INT(r.n, 20000);
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 	ph_buf_release(&b);
 }

@@ -4,14 +4,14 @@
  * of line shapes: ph_iot_parse_lines() with AVX2 (chosen at run time when
  * the CPU has it), with the SSE2 baseline and with the portable line-at-a-
  * time reader must say the same of every line, and the same as
- * ph_iot_parse_line() says of it alone; sessions over the fixtures must
+ * ph_iot_parse_line() says of it alone; text readers over the fixtures must
  * emit the same rows and count the same whichever reads them.
  */
 #include "ph_common.h"
 #include "harness.h"
 #include "ph_buf.h"
 #include "iotrace/block_parse.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 static const enum ph_iot_isa all_isas[] = {
 	PH_IOT_ISA_PORTABLE,
@@ -60,23 +60,23 @@ struct outcome {
 	uint64_t inflight;
 };
 
-/* A session over buf, fed `piece` bytes at a time. */
-static void run_session(const char *buf, size_t len, size_t piece,
-			struct outcome *o)
+/* A text reader over buf, fed `piece` bytes at a time. */
+static void run_reader(const char *buf, size_t len, size_t piece,
+		       struct outcome *o)
 {
-	struct ph_iot_session s;
+	struct ph_iot_text_reader s;
 
 	memset(o, 0, sizeof(*o));
 	o->rows = 1469598103934665603ull;
-	ph_iot_session_init(&s, digest_row, &o->rows);
+	ph_iot_text_reader_init(&s, digest_row, &o->rows);
 	for (size_t at = 0; at < len; at += piece)
-		ph_iot_session_feed(&s, buf + at,
-				    len - at < piece ? len - at : piece);
-	ph_iot_session_end_input(&s);
+		ph_iot_text_reader_feed(&s, buf + at,
+					len - at < piece ? len - at : piece);
+	ph_iot_text_reader_end_input(&s);
 	o->st = s.st;
 	o->pst = s.pair.st;
 	o->inflight = ph_iot_pairer_inflight(&s.pair);
-	ph_iot_session_release(&s);
+	ph_iot_text_reader_release(&s);
 }
 
 static bool same_outcome(const struct outcome *a, const struct outcome *b)
@@ -113,7 +113,7 @@ static bool same_parse(const struct ph_iot_parsed *a,
 
 /*
  * Reads buf with ph_iot_parse_lines() in batches of `batch`, the lines it
- * leaves to a session skipped, and compares each line it read with
+ * leaves to the text reader skipped, and compares each line it read with
  * ph_iot_parse_line() of that line alone.  Returns the lines compared, or
  * -1 (after a failure message) at the first difference.
  */
@@ -314,7 +314,7 @@ static bool read_file(struct ph_buf *b, const char *path)
  * fed whole and in pieces, emit the same rows (every field) and count the
  * same lines, events, malformed reasons and pairing figures.
  */
-void test_iotrace_isa__sessions_agree_on_fixtures(void)
+void test_iotrace_isa__readers_agree_on_fixtures(void)
 {
 	static const char *const repo_files[] = {
 		"tests/golden/iotrace/errors/input.txt",
@@ -349,12 +349,12 @@ void test_iotrace_isa__sessions_agree_on_fixtures(void)
 			struct outcome ref, o;
 
 			CHECK(ph_iot_parse_set_isa(PH_IOT_ISA_PORTABLE));
-			run_session(b.buf, b.len, pieces[k], &ref);
+			run_reader(b.buf, b.len, pieces[k], &ref);
 			CHECK(ref.st.lines > 0);
 			for (size_t i = 1; i < PH_ARRAY_SIZE(all_isas); i++) {
 				if (!ph_iot_parse_set_isa(all_isas[i]))
 					continue;
-				run_session(b.buf, b.len, pieces[k], &o);
+				run_reader(b.buf, b.len, pieces[k], &o);
 				ran++;
 				if (!same_outcome(&ref, &o)) {
 					ph_test_fail(__FILE__, __LINE__,

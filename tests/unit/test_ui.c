@@ -23,6 +23,13 @@ void test_ui__route_and_methods(void)
 	CHECK_INT(st, 0);
 	CHECK_INT(ph_ui_route("HEAD", "/app.js", &st), PH_UI_R_ASSET);
 	CHECK_INT(st, 0);
+	/* every embedded file is a route; nothing else is */
+	CHECK_INT(ph_ui_route("GET", "/store.js", &st), PH_UI_R_ASSET);
+	CHECK_INT(st, 0);
+	ph_ui_route("POST", "/store.js", &st);
+	CHECK_INT(st, 405);
+	CHECK_INT(ph_ui_route("GET", "/nothing.js", &st), PH_UI_R_NONE);
+	CHECK_INT(st, 404);
 	/* mutations are POST only, reads GET only */
 	ph_ui_route("GET", "/api/save", &st);
 	CHECK_INT(st, 405);
@@ -286,6 +293,33 @@ void test_ui__assets_embedded(void)
 			css = true;
 	}
 	CHECK(html && js && css);
+}
+
+/* The page is several scripts: index.html loads every one, app.js last. */
+void test_ui__page_loads_every_script(void)
+{
+	const char *html = NULL, *app;
+	size_t scripts = 0;
+
+	for (const struct ph_ui_asset *a = ph_ui_assets; a->path; a++)
+		if (!strcmp(a->path, "/index.html"))
+			html = (const char *)a->data;
+	CHECK(html != NULL);
+	app = strstr(html, "<script src=\"/app.js\">");
+	CHECK(app != NULL);
+	for (const struct ph_ui_asset *a = ph_ui_assets; a->path; a++) {
+		char tag[128];
+		const char *at;
+
+		if (!strstr(a->type, "javascript"))
+			continue;
+		scripts++;
+		snprintf(tag, sizeof(tag), "<script src=\"%s\">", a->path);
+		at = strstr(html, tag);
+		CHECK(at != NULL);
+		CHECK(at <= app);
+	}
+	CHECK(scripts > 1);
 }
 
 /* A write without the page's token is refused, whatever its body. */

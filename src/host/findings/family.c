@@ -173,27 +173,18 @@ void *ph_smap_get(struct ph_fctx *c, struct ph_smap *m, const char *k, size_t n,
 		m->nslots = ns;
 	}
 	if (m->n == m->alloc) {
-		size_t na = m->alloc ? m->alloc * 2 : 32;
-		const char **keys = realloc(m->keys, na * sizeof(*keys));
-		void **vals;
-		uint32_t *hs, *lens;
+		/* Four arrays of one length: each grows from the same count
+		 * to the same new one, which becomes m->alloc only when all
+		 * four have it (a failure leaves the rest as they were). */
+		size_t ak = m->alloc, av = m->alloc, ah = m->alloc,
+		       al = m->alloc;
 
-		if (!keys)
+		if (PH_GROW(m->keys, ak, m->n + 1, 32) ||
+		    PH_GROW(m->vals, av, m->n + 1, 32) ||
+		    PH_GROW(m->hash, ah, m->n + 1, 32) ||
+		    PH_GROW(m->len, al, m->n + 1, 32))
 			return NULL;
-		m->keys = keys;
-		vals = realloc(m->vals, na * sizeof(*vals));
-		if (!vals)
-			return NULL;
-		m->vals = vals;
-		hs = realloc(m->hash, na * sizeof(*hs));
-		if (!hs)
-			return NULL;
-		m->hash = hs;
-		lens = realloc(m->len, na * sizeof(*lens));
-		if (!lens)
-			return NULL;
-		m->len = lens;
-		m->alloc = na;
+		m->alloc = ak;
 	}
 	{
 		void *v = ph_arena_alloc(c->keep, vsize ? vsize : 1);

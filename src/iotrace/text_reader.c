@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * session.c: lines in, rows out; see session.h.
+ * text_reader.c: ftrace text lines in, rows out; see text_reader.h.
  */
 #include "ph_common.h"
 #include "ph_error.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 
 enum {
 	HTML_UNDECIDED, /* no non-blank line of this input seen yet */
@@ -13,8 +13,8 @@ enum {
 	HTML_INSIDE,	/* systrace HTML, inside a trace-data block */
 };
 
-void ph_iot_session_init(struct ph_iot_session *s, ph_iot_emit_fn emit,
-			 void *ctx)
+void ph_iot_text_reader_init(struct ph_iot_text_reader *s, ph_iot_emit_fn emit,
+			     void *ctx)
 {
 	memset(s, 0, sizeof(*s));
 	ph_iot_pairer_init(&s->pair);
@@ -29,7 +29,7 @@ void ph_iot_session_init(struct ph_iot_session *s, ph_iot_emit_fn emit,
 	ph_buf_init(&s->partial, PH_IOT_LINE_MAX);
 }
 
-void ph_iot_session_release(struct ph_iot_session *s)
+void ph_iot_text_reader_release(struct ph_iot_text_reader *s)
 {
 	ph_iot_pairer_release(&s->pair);
 	ph_buf_release(&s->partial);
@@ -65,7 +65,7 @@ static int64_t number_at(const char *p, const char *e)
 }
 
 /* "# entries-in-buffer/entries-written: 99975/99975   #P:8" */
-static void comment(struct ph_iot_session *s, const char *p, const char *e)
+static void comment(struct ph_iot_text_reader *s, const char *p, const char *e)
 {
 	static const char key[] = "entries-in-buffer/entries-written:";
 	const char *k = memmem(p, (size_t)(e - p), key, sizeof(key) - 1);
@@ -85,7 +85,8 @@ static void comment(struct ph_iot_session *s, const char *p, const char *e)
 }
 
 /* "CPU:3 [LOST 1234 EVENTS]"; false when the line is something else. */
-static bool lost_marker(struct ph_iot_session *s, const char *p, const char *e)
+static bool lost_marker(struct ph_iot_text_reader *s, const char *p,
+			const char *e)
 {
 	const char *k = memmem(p, (size_t)(e - p), "[LOST ", 6);
 	int64_t n;
@@ -97,7 +98,7 @@ static bool lost_marker(struct ph_iot_session *s, const char *p, const char *e)
 	return true;
 }
 
-static int html_line(struct ph_iot_session *s, const char *l, size_t n)
+static int html_line(struct ph_iot_text_reader *s, const char *l, size_t n)
 {
 	if (s->html == HTML_OUTSIDE) {
 		if (memmem(l, n, "<script class=\"trace-data\"", 26))
@@ -126,7 +127,7 @@ static bool blank(const char *p, const char *e)
 #define BATCH 32
 
 /* Counts a block event, pairs it and emits the row it finishes. */
-static ALWAYS_INLINE int record(struct ph_iot_session *s,
+static ALWAYS_INLINE int record(struct ph_iot_text_reader *s,
 				const struct ph_iot_rec *rec)
 {
 	struct ph_iot_row row;
@@ -150,7 +151,7 @@ static ALWAYS_INLINE int record(struct ph_iot_session *s,
 
 /* Where the line at l (the one just counted in st.lines) is in its input:
  * in the buffer being fed, or else the partial line kept across feeds. */
-static struct ph_iot_line_at line_at(const struct ph_iot_session *s,
+static struct ph_iot_line_at line_at(const struct ph_iot_text_reader *s,
 				     const char *l, uint8_t why)
 {
 	struct ph_iot_line_at at = { 0 };
@@ -165,7 +166,7 @@ static struct ph_iot_line_at line_at(const struct ph_iot_session *s,
 }
 
 /* Counts what the parser said of a line; pairs a block event. */
-static ALWAYS_INLINE int parsed(struct ph_iot_session *s,
+static ALWAYS_INLINE int parsed(struct ph_iot_text_reader *s,
 				const struct ph_iot_parsed *r)
 {
 	switch (r->kind) {
@@ -189,7 +190,7 @@ static ALWAYS_INLINE int parsed(struct ph_iot_session *s,
 }
 
 /* A line that is not HTML, a comment or a loss marker: an event, or not. */
-static int event_line(struct ph_iot_session *s, const char *l, size_t n)
+static int event_line(struct ph_iot_text_reader *s, const char *l, size_t n)
 {
 	struct ph_iot_parsed r;
 	enum ph_iot_bad why = PH_IOT_BAD_COUNT;
@@ -203,7 +204,7 @@ static int event_line(struct ph_iot_session *s, const char *l, size_t n)
 
 /* A line of a systrace HTML file, a comment or a loss marker, or one that
  * only looks like them at its first byte; line() sends them here. */
-static int unusual_line(struct ph_iot_session *s, const char *l, size_t n)
+static int unusual_line(struct ph_iot_text_reader *s, const char *l, size_t n)
 {
 	const char *e = l + n;
 
@@ -236,7 +237,7 @@ static int unusual_line(struct ph_iot_session *s, const char *l, size_t n)
 	return event_line(s, l, n);
 }
 
-static int line(struct ph_iot_session *s, const char *l, size_t n)
+static int line(struct ph_iot_text_reader *s, const char *l, size_t n)
 {
 	s->st.lines++;
 	if (PH_UNLIKELY(s->html != HTML_NO) || !n || l[0] == '#' || l[0] == 'C')
@@ -244,19 +245,20 @@ static int line(struct ph_iot_session *s, const char *l, size_t n)
 	return event_line(s, l, n);
 }
 
-int ph_iot_session_record(struct ph_iot_session *s,
-			  const struct ph_iot_rec *rec)
+int ph_iot_text_reader_record(struct ph_iot_text_reader *s,
+			      const struct ph_iot_rec *rec)
 {
 	return record(s, rec);
 }
 
-static int stop(struct ph_iot_session *s, int rc)
+static int stop(struct ph_iot_text_reader *s, int rc)
 {
 	s->err = rc;
 	return rc;
 }
 
-int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
+int ph_iot_text_reader_feed(struct ph_iot_text_reader *s, const char *buf,
+			    size_t len)
 {
 	const char *p = buf, *e = buf + len, *nl;
 	int rc;
@@ -308,7 +310,7 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
 			if (n == BATCH)
 				continue;
 		}
-		/* a line the session reads itself, or the first of an
+		/* a line the reader reads itself, or the first of an
 		 * input, or HTML */
 		nl = memchr(p, '\n', (size_t)(e - p));
 		if (!nl)
@@ -327,7 +329,7 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len)
 	return 0;
 }
 
-int ph_iot_session_end_input(struct ph_iot_session *s)
+int ph_iot_text_reader_end_input(struct ph_iot_text_reader *s)
 {
 	int rc = 0;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * session.h: ftrace text in, finished requests out.
+ * text_reader.h: ftrace text in, finished requests out.
  *
- * A session splits text into lines (no copy unless a line spans two
+ * The text reader splits text into lines (no copy unless a line spans two
  * feeds), parses each with block_parse -- plain ftrace text many lines at
  * a time by ph_iot_parse_lines(), which finds the newlines itself and
  * remembers recent line shapes in `lines` -- pairs with pair, and hands
@@ -21,8 +21,8 @@
  * blank, comment, lost-marker, html, block, malformed (by reason), other
  * event, or unknown, and the counts land in the manifest.
  */
-#ifndef PH_IOTRACE_SESSION_H
-#define PH_IOTRACE_SESSION_H
+#ifndef PH_IOTRACE_TEXT_READER_H
+#define PH_IOTRACE_TEXT_READER_H
 
 #include "ph_common.h"
 #include "ph_buf.h"
@@ -75,23 +75,23 @@ struct ph_iot_parse_stats {
 	struct ph_iot_line_at torn_at;
 };
 
-struct ph_iot_session;
+struct ph_iot_text_reader;
 
 /*
- * Receives each finished request; returning non-zero stops the session
+ * Receives each finished request; returning non-zero stops the reader
  * (the value comes back from feed and finish).
  */
 typedef int (*ph_iot_emit_fn)(void *ctx, struct ph_iot_row *row);
 
-struct ph_iot_session {
+struct ph_iot_text_reader {
 	struct ph_iot_pairer pair;
 	struct ph_iot_lines lines; /* the parser's memory of line shapes */
 	struct ph_iot_parse_stats st;
 	ph_iot_emit_fn emit;
 	void *emit_ctx;
-	int err;	       /* the first non-zero emit result */
-	uint8_t html;	       /* enum in session.c: where in a systrace file */
-	bool dropping;	       /* inside a line longer than PH_IOT_LINE_MAX */
+	int err;       /* the first non-zero emit result */
+	uint8_t html;  /* enum in text_reader.c: where in a systrace file */
+	bool dropping; /* inside a line longer than PH_IOT_LINE_MAX */
 	struct ph_buf partial; /* a line split across feeds */
 	/* where lines are, for ph_iot_line_at */
 	const char *feed; /* the buffer being fed */
@@ -104,17 +104,18 @@ struct ph_iot_session {
 	uint8_t last_why;      /* the last malformed line's enum ph_iot_bad */
 };
 
-void ph_iot_session_init(struct ph_iot_session *s, ph_iot_emit_fn emit,
-			 void *ctx);
-void ph_iot_session_release(struct ph_iot_session *s);
+void ph_iot_text_reader_init(struct ph_iot_text_reader *s, ph_iot_emit_fn emit,
+			     void *ctx);
+void ph_iot_text_reader_release(struct ph_iot_text_reader *s);
 
 /*
  * Reads buf[0..len): every complete line now, the incomplete last one when
- * the next feed or ph_iot_session_end_input() completes it.  Returns 0, or
- * the first non-zero value emit returned (the session then stays stopped),
+ * the next feed or ph_iot_text_reader_end_input() completes it.  Returns 0, or
+ * the first non-zero value emit returned (the reader then stays stopped),
  * or PH_ENOMEM.
  */
-int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len);
+int ph_iot_text_reader_feed(struct ph_iot_text_reader *s, const char *buf,
+			    size_t len);
 
 /*
  * One input ends: a last line without a newline is read, and the next
@@ -122,15 +123,15 @@ int ph_iot_session_feed(struct ph_iot_session *s, const char *buf, size_t len);
  * Pairing state carries over, so consecutive pieces of one capture pair
  * across files.
  */
-int ph_iot_session_end_input(struct ph_iot_session *s);
+int ph_iot_text_reader_end_input(struct ph_iot_text_reader *s);
 
 /*
  * One block event that did not come from text (the binary trace_pipe_raw
  * reader): counted, paired, and its row emitted, as a parsed line would
  * be.  Events must come in time order.  Returns 0 or emit's error.
  */
-int ph_iot_session_record(struct ph_iot_session *s,
-			  const struct ph_iot_rec *rec);
+int ph_iot_text_reader_record(struct ph_iot_text_reader *s,
+			      const struct ph_iot_rec *rec);
 
 /*
  * The first systrace clock marker in buf, "trace_event_clock_sync:

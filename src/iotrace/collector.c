@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * record.c: `porthole iotrace record`, the live collector.
+ * collector.c: `porthole iotrace record`, the live collector.
  *
  * One thread.  Signals are blocked except inside ppoll(), so a SIGTERM
  * can only land while the collector waits, and is seen right after: there
@@ -22,7 +22,7 @@
 #include "iotrace/iotrace.h"
 #include "iotrace/rawpipe.h"
 #include "iotrace/schema.h"
-#include "iotrace/session.h"
+#include "iotrace/text_reader.h"
 #include "iotrace/snapshot.h"
 #include "iotrace/tracefs.h"
 
@@ -72,7 +72,7 @@ struct rec {
 	struct ph_iot_cpu_loss loss[MAX_CPUS];
 	size_t n_loss;
 	bool restored;
-	struct ph_iot_session sess;
+	struct ph_iot_text_reader reader;
 	struct ph_iot_clock clock;
 	struct ph_iot_csv ds, proc;
 	bool have_ds, have_proc;
@@ -205,7 +205,8 @@ static int drain_text(struct rec *r, uint64_t *got)
 		ssize_t n = read(r->pipe_fd, buf, sizeof(buf));
 
 		if (n > 0) {
-			int rc = ph_iot_session_feed(&r->sess, buf, (size_t)n);
+			int rc = ph_iot_text_reader_feed(&r->reader, buf,
+							 (size_t)n);
 
 			*got += (uint64_t)n;
 			if (rc)
@@ -309,7 +310,7 @@ static int drain_raw(struct rec *r, uint64_t *got, bool final)
 			if (n <= 0)
 				break;
 			*got += (uint64_t)n;
-			r->sess.st.bytes += (uint64_t)n;
+			r->reader.st.bytes += (uint64_t)n;
 			rc = ph_iot_raw_page(&r->raw, page, (size_t)n,
 					     (uint32_t)cpu, keep_rec, r);
 			if (rc)
@@ -331,7 +332,7 @@ static int drain_raw(struct rec *r, uint64_t *got, bool final)
 				       &ppid);
 			e->tgid = tgid;
 		}
-		rc = ph_iot_session_record(&r->sess, e);
+		rc = ph_iot_text_reader_record(&r->reader, e);
 	}
 	memmove(r->pend, r->pend + done, (r->npend - done) * sizeof(*r->pend));
 	r->npend -= done;
@@ -475,7 +476,7 @@ static int64_t cpu_time_ns(void)
 static void report(FILE *f, struct rec *r, double secs,
 		   const struct ph_iot_manifest *m)
 {
-	const struct ph_iot_pair_stats *p = &r->sess.pair.st;
+	const struct ph_iot_pair_stats *p = &r->reader.pair.st;
 	char a[32], b[32], c[32], d[32];
 	uint64_t lost = ph_iot_total_lost(m);
 
@@ -537,7 +538,7 @@ int ph_iot_record(const struct ph_iot_record_opts *o)
 	if ((rc = ph_iot_new_recording_dir(o->out_dir)))
 		goto done;
 	ph_iot_clock_init(&r->clock, ph_clock_mono_to_real_offset_ns());
-	ph_iot_session_init(&r->sess, ph_iot_ds_emit, &r->sink);
+	ph_iot_text_reader_init(&r->reader, ph_iot_ds_emit, &r->sink);
 	ph_iot_sampler_init(&r->sampler);
 	r->tasks = calloc(1, sizeof(*r->tasks));
 	if (!r->tasks) {
@@ -645,7 +646,7 @@ done:
 	rc = rc ? rc : rc2;
 	now = ph_clock_mono_ns();
 	if (!rc)
-		rc = ph_iot_session_end_input(&r->sess);
+		rc = ph_iot_text_reader_end_input(&r->reader);
 	if (!rc && r->have_proc)
 		rc = snapshot(r, now, true);
 	if (r->have_ds && (rc2 = ph_iot_csv_close_file(&r->ds)) && !rc)
@@ -670,7 +671,7 @@ done:
 		m.compression = o->compression;
 		m.ds = r->have_ds ? &r->ds : NULL;
 		m.process = r->have_proc ? &r->proc : NULL;
-		m.session = r->reason[0] ? NULL : &r->sess;
+		m.text_reader = r->reason[0] ? NULL : &r->reader;
 		m.events = r->events;
 		m.n_events = r->n_events;
 		m.tracefs_root = root[0] ? root : NULL;
@@ -692,7 +693,7 @@ done:
 		rc = rc2;
 	if (!r->restored && root[0] && !rc)
 		rc = PH_EIO;
-	ph_iot_session_release(&r->sess);
+	ph_iot_text_reader_release(&r->reader);
 	ph_iot_sampler_release(&r->sampler);
 	free(r->tasks);
 	free(r->pend);
