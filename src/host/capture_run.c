@@ -169,7 +169,7 @@ static void systrace_stop(pid_t pid)
 }
 
 /* The iotrace collector's first line once tracing is on, and the one it
- * prints instead when block tracing cannot be used (record.c). */
+ * prints instead when block tracing cannot be used (iotrace/collector.c). */
 #define IOT_READY "recording block I/O"
 #define IOT_NO	  "block tracing unavailable"
 

@@ -36,7 +36,7 @@
 #define PH_IO_ATTACH_MAX 20000
 /* Appends go in batches of at most this many bytes, a live host's
  * flush apart: it reads back at most 16 MiB another process appended
- * between two of its flushes (session.c). */
+ * between two of its flushes (host/session.c). */
 #define PH_IO_ATTACH_BATCH ((size_t)8 << 20)
 
 struct ph_io_attach_opts {
