@@ -285,11 +285,26 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 	case PH_IOT_EV_ISSUE:
 		s = oldest(&p->inserted, key, sector);
 		if (s) {
+			/*
+			 * The insert ran in the submitter's context; the issue
+			 * may not (a kworker dispatching a busy queue): the
+			 * row names who caused the request.
+			 */
+			struct ph_iot_rec by = *r;
+
 			if (r->ts_ns >= s->ts_ns) {
 				queue_ns = r->ts_ns - s->ts_ns;
 				p->st.queue_paired++;
 			}
+			by.pid = s->pid;
+			/* the same task: either event may carry its tgid */
+			by.tgid = s->tgid >= 0 || s->pid != r->pid ? s->tgid :
+								     r->tgid;
+			by.comm_len = s->comm_len;
+			memcpy(by.comm, s->comm, sizeof(by.comm));
 			remove_slot(&p->inserted, s);
+			return keep(p, &p->issued, &by, key, sector, queue_ns,
+				    &p->st.expired_issues);
 		}
 		return keep(p, &p->issued, r, key, sector, queue_ns,
 			    &p->st.expired_issues);

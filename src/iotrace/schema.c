@@ -32,11 +32,14 @@ static const struct column ds_columns[] = {
 	  "Base block operation: read, write, flush, discard, secure_erase "
 	  "or none." },
 	{ "pid", "u32", "",
-	  "Process that issued the request: the tgid when the trace records "
-	  "tgids, else the issuing task. Empty when the issue was not seen." },
+	  "Process that submitted the request (the task that inserted it, "
+	  "else the one that issued it): the tgid when the trace records "
+	  "tgids, else the task. Empty when the issue was not seen." },
 	{ "tid", "u32", "",
-	  "Issuing thread, when the trace records tgids; empty otherwise." },
-	{ "command", "string", "", "Name of the issuing task (<= 16 bytes)." },
+	  "Submitting thread, when the trace records tgids; empty "
+	  "otherwise." },
+	{ "command", "string", "",
+	  "Name of the submitting task (<= 16 bytes)." },
 	{ "sector", "u64", "",
 	  "First sector, 512-byte units. Empty for a flush whose issue was "
 	  "not seen (the kernel prints no sector for it)." },

@@ -408,7 +408,7 @@ static void proc_table(FILE *out, struct totals *t)
 		return;
 	sort(t->by_proc.g, t->by_proc.n, sizeof(struct group), cmp_group_count);
 	fprintf(out, "\nbusiest processes (by requests; pid and command of "
-		     "the issuing task)\n");
+		     "the submitting task)\n");
 	fprintf(out, "  %-8s %-16s %10s %11s %13s %9s %9s\n", "pid", "command",
 		"requests", "bytes", "device time", "p50 ms", "p99 ms");
 	for (size_t i = 0; i < shown; i++) {

@@ -638,6 +638,39 @@ void test_iotrace__insert_gives_queue_latency(void)
 	ph_iot_pairer_release(&p);
 }
 
+/*
+ * A request inserted by the app's thread and issued by a kworker (a busy
+ * queue dispatched later) is the app's: the row names who submitted it.
+ */
+void test_iotrace__a_request_is_its_submitters(void)
+{
+	struct ph_iot_pairer p;
+	struct ph_iot_row row;
+	struct ph_iot_rec in = ev(PH_IOT_EV_INSERT, 100, 9, 8, "R", 3002);
+	struct ph_iot_rec is = ev(PH_IOT_EV_ISSUE, 110, 9, 8, "R", 55);
+
+	ph_iot_pairer_init(&p);
+	in.tgid = 3000;
+	in.comm_len = 4;
+	memcpy(in.comm, "pool", 4);
+	is.tgid = 55;
+	is.comm_len = 12;
+	memcpy(is.comm, "kworker/0:1H", 12);
+	feed(&p, in, &row);
+	feed(&p, is, &row);
+	CHECK_INT(feed(&p, ev(PH_IOT_EV_COMPLETE, 150, 9, 8, "R", 0), &row), 1);
+	CHECK_INT(row.pid, 3000);
+	CHECK_INT(row.tid, 3002);
+	CHECK_INT(row.comm_len, 4);
+	CHECK(!memcmp(row.comm, "pool", 4));
+	/* issued without an insert (straight to the device): the issuer */
+	feed(&p, ev(PH_IOT_EV_ISSUE, 200, 20, 8, "R", 7), &row);
+	CHECK_INT(feed(&p, ev(PH_IOT_EV_COMPLETE, 250, 20, 8, "R", 0), &row),
+		  1);
+	CHECK_INT(row.pid, 7);
+	ph_iot_pairer_release(&p);
+}
+
 void test_iotrace__errors_and_negative_latency(void)
 {
 	struct ph_iot_pairer p;
