@@ -7,7 +7,8 @@
  *
  * Names come from the full symbol table (static functions included) and
  * file:line from DWARF, through elfutils' libdwfl, when the module has
- * debug info; otherwise from dladdr(); otherwise module+offset.
+ * debug info; otherwise from dladdr(); otherwise module+offset.  Where
+ * the platform has no libdw (platform.h: musl, the NDK), dladdr() alone.
  */
 #ifndef PH_AGENT_SYMBOLIZE_H
 #define PH_AGENT_SYMBOLIZE_H
@@ -67,7 +68,8 @@ void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
  */
 bool ph_symbolize_is_app_path(const char *path);
 /* The name of the function holding addr in mod, or NULL: never an ELF
- * mapping symbol ("$x") nor the function before a PLT entry. */
+ * mapping symbol ("$x") nor the function before a PLT entry.  With libdw
+ * only (PH_PLATFORM_LIBDW). */
 struct Dwfl_Module;
 const char *ph_symbolize_fn_name(struct Dwfl_Module *mod, uintptr_t addr);
 /* Frees the debug-info cache (at stop). */
