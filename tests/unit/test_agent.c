@@ -19,6 +19,7 @@
 #if PH_TEST_GLIBC_LIBS
 #include <sqlite3.h>
 #include <execinfo.h>
+#include <zlib.h>
 #endif
 #include <fcntl.h>
 #include <pthread.h>
@@ -1364,6 +1365,160 @@ struct reader {
 	bool in_order;
 };
 
+/* A 200 x 100 frame: 80100 bytes of rows, more than one stored block. */
+static uint8_t big_px[200 * 100 * 4];
+
+static int big_provider(const uint8_t **pixels, int *width, int *height,
+			bool *secure, void *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(big_px); i++)
+		big_px[i] = (uint8_t)(i * 7 + i / 800);
+	*pixels = big_px;
+	*width = 200;
+	*height = 100;
+	*secure = false;
+	return 0;
+}
+
+/* Standard base64 into out (cap bytes); the length, or -1. */
+static long unbase64(const char *s, size_t n, uint8_t *out, size_t cap)
+{
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *tbl =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+			"wxyz0123456789+/";
+		const char *at = strchr(tbl, s[i]);
+
+		if (!at || !s[i])
+			return -1;
+		acc = acc << 6 | (uint32_t)(at - tbl);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (k == cap)
+				return -1;
+			out[k++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return (long)k;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t crc_png(const uint8_t *p, size_t n)
+{
+	uint32_t crc = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int b = 0; b < 8; b++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/*
+ * A zlib stream z into out, exactly want bytes: zlib's own inflate where
+ * the tests have zlib; on musl, where the agent writes stored blocks, a
+ * reader of stored blocks and the Adler-32.  False on any mismatch.
+ */
+static bool unzlib(const uint8_t *z, size_t n, uint8_t *out, size_t want)
+{
+#if PH_TEST_GLIBC_LIBS
+	uLongf len = want;
+
+	return uncompress(out, &len, z, n) == Z_OK && len == want;
+#else
+	size_t at = 2, k = 0;
+	uint32_t a = 1, b = 0;
+	bool last = false;
+
+	if (n < 6 || ((z[0] << 8) | z[1]) % 31 || (z[0] & 15) != 8)
+		return false;
+	while (!last) {
+		size_t len;
+
+		if (at + 5 > n || (z[at] & 6)) /* only stored blocks here */
+			return false;
+		last = z[at] & 1;
+		len = z[at + 1] | (size_t)z[at + 2] << 8;
+		if ((len ^ (z[at + 3] | (size_t)z[at + 4] << 8)) != 0xffff ||
+		    at + 5 + len > n || k + len > want)
+			return false;
+		memcpy(out + k, z + at + 5, len);
+		k += len;
+		at += 5 + len;
+	}
+	for (size_t i = 0; i < k; i++) {
+		a = (a + out[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	return k == want && at + 4 == n && be32(z + at) == (b << 16 | a);
+#endif
+}
+
+/*
+ * The screenshot's PNG read back as a decoder reads it: every chunk's
+ * CRC, the IHDR, and the IDAT's zlib stream inflating to the provider's
+ * rows, each after its filter byte (0).
+ */
+void test_agent__mt_screenshot_png_decodes_to_its_pixels(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 22);
+	static uint8_t png[1 << 20], rows[100 * (200 * 4 + 1)];
+	const struct ph_json *v, *data;
+	uint8_t *idat = NULL;
+	size_t at = 8, idat_len = 0;
+	long n;
+	bool iend = false;
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	porthole_set_screenshot_provider(big_provider, NULL);
+	CHECK_INT(ph_client_call(&c, 1, "screenshot", NULL, &line, NULL, 5000),
+		  1);
+	porthole_set_screenshot_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	v = parse(&line);
+	data = ph_json_get(ph_json_get(v, "result"), "data");
+	CHECK(ph_json_is(data, PH_JSON_STRING));
+	n = unbase64(data->u.s, data->n, png, sizeof(png));
+	CHECK(n > 8 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8));
+	while (!iend && at + 12 <= (size_t)n) {
+		uint32_t len = be32(png + at);
+
+		CHECK(at + 12 + len <= (size_t)n);
+		CHECK_INT(crc_png(png + at + 4, len + 4),
+			  be32(png + at + 8 + len));
+		if (!memcmp(png + at + 4, "IHDR", 4)) {
+			CHECK_INT(be32(png + at + 8), 200);
+			CHECK_INT(be32(png + at + 12), 100);
+		} else if (!memcmp(png + at + 4, "IDAT", 4)) {
+			idat = png + at + 8;
+			idat_len = len;
+		}
+		iend = !memcmp(png + at + 4, "IEND", 4);
+		at += 12 + len;
+	}
+	CHECK(iend && idat);
+	CHECK(unzlib(idat, idat_len, rows, sizeof(rows)));
+	for (int y = 0; y < 100; y++) {
+		CHECK_INT(rows[y * 801], 0);
+		CHECK(!memcmp(rows + y * 801 + 1, big_px + y * 800, 800));
+	}
+	ph_buf_release(&line);
+}
 /* Reads marks until the one labelled "last", checking seq order. */
 static void *read_marks(void *p)
 {

@@ -162,7 +162,8 @@ const char *ph_collectors_semantics(const struct ph_json *params,
 #if PH_PLATFORM_ZLIB
 static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n)
 {
-	return (uint32_t)crc32(crc, p, (uInt)n);
+	/* crc32() given NULL answers its initial value (IEND has no data) */
+	return n ? (uint32_t)crc32(crc, p, (uInt)n) : crc;
 }
 
 /* raw deflated into a zlib stream, into *z (malloc'd); 0 or PH_E*. */
