@@ -335,8 +335,8 @@ check-cross:
 # against musl, into build/musl/; check-musl builds it and runs them
 # (tests/run-musl.sh).  Debian builds SQLite, libcurl, zlib, libdw and
 # jansson for glibc only, so neither the host nor porthole-sample is built
-# here, and the unit tests are those of core, wire and the agent that need
-# none of them (PH_TEST_GLIBC_LIBS=0 leaves the others out; docs/building.md,
+# here, and the unit tests are those of core and the agent that need none
+# of them (PH_TEST_GLIBC_LIBS=0 leaves the others out; docs/building.md,
 # "musl").
 musl:
 	$(MAKE) --no-print-directory O=build/musl CC=musl-gcc MUSL=1 musl-all

@@ -103,6 +103,18 @@ void ph_platform_program_name(char *buf, size_t size);
 #endif
 /* backtrace() by _Unwind_Backtrace, on every C library (tests compare). */
 int ph_platform_unwind(void **pcs, int max);
+/*
+ * The return addresses of a frame-record chain (arm64's AAPCS64 and
+ * x86-64 with frame pointers: the record at fp holds the caller's fp,
+ * then the return address), up to max; the count.  Reads only records
+ * wholly inside [lo, hi), the thread's stack, and each above the last:
+ * the chain ends at fp 0 (what _start leaves in x29), or where a frame
+ * without a record left garbage.  Async-signal-safe.
+ */
+int ph_platform_fp_walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			uintptr_t *pcs, int max);
+/* The calling thread's stack, [lo, hi); false when it cannot say. */
+bool ph_platform_thread_stack(uintptr_t *lo, uintptr_t *hi);
 
 /*
  * Has fn(status) called at a normal exit with exit()'s status: glibc's

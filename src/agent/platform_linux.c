@@ -169,6 +169,41 @@ __attribute__((noinline)) int ph_platform_unwind(void **pcs, int max)
 	return w.n;
 }
 
+int ph_platform_fp_walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			uintptr_t *pcs, int max)
+{
+	int n = 0;
+
+	while (n < max && fp && !(fp & 7) && fp >= lo && fp < hi &&
+	       hi - fp >= 16) {
+		const uintptr_t *rec = (const uintptr_t *)fp;
+
+		if (!rec[1])
+			break;
+		pcs[n++] = rec[1];
+		if (rec[0] <= fp)
+			break; /* records go up the stack, or it is garbage */
+		fp = rec[0];
+	}
+	return n;
+}
+
+bool ph_platform_thread_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	pthread_attr_t attr;
+	void *at = NULL;
+	size_t size = 0;
+	bool ok;
+
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return false;
+	ok = !pthread_attr_getstack(&attr, &at, &size) && at && size;
+	pthread_attr_destroy(&attr);
+	*lo = ok ? (uintptr_t)at : 0;
+	*hi = ok ? (uintptr_t)at + size : 0;
+	return ok;
+}
+
 #if !defined(__GLIBC__) && !defined(__BIONIC__) && \
 	(defined(__x86_64__) || defined(__aarch64__))
 /*

@@ -291,6 +291,24 @@ static bool is_thread_entry(const struct ph_frame_info *f)
 	return false;
 }
 
+/*
+ * A frame of no function in a module whose other frames have names: the
+ * module has symbols, so the address is in none of its functions (a PLT
+ * entry a call to another library went through, padding).  Not worth a
+ * line: an unresolvable name that reads like a frame past the stack's end.
+ * In a module without symbols (stripped) every frame is kept as
+ * module+offset, the only name it has.
+ */
+static bool no_function(const struct ph_frame_info *fr, size_t n, size_t i)
+{
+	if (fr[i].fn[0] || !fr[i].module[0])
+		return false;
+	for (size_t j = 0; j < n; j++)
+		if (fr[j].fn[0] && !strcmp(fr[j].module, fr[i].module))
+			return true;
+	return false;
+}
+
 size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order)
 {
 	size_t k = 0, first = 0, end = 0;
@@ -308,7 +326,7 @@ size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order)
 		if (fr[i].app && shown(&fr[i]))
 			order[k++] = i;
 	for (size_t i = first; i < end && k < PH_SENT_FRAMES; i++)
-		if (!fr[i].app && shown(&fr[i]))
+		if (!fr[i].app && shown(&fr[i]) && !no_function(fr, end, i))
 			order[k++] = i;
 	return k;
 }

@@ -42,8 +42,9 @@ void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out);
  * then the others (system libraries, the agent's own code), each in stack
  * order, at most PH_SENT_FRAMES.  Left out: the capture machinery at the
  * top (signal handler, unwinder, sigreturn), vdso frames, addresses in no
- * module, and everything past the thread's entry: the stack ends after
- * main, or after a thread's start routine (never _start,
+ * module, an address in none of the functions of a module whose other
+ * frames are named (a PLT entry), and everything past the thread's entry: the
+ * stack ends after main, or after a thread's start routine (never _start,
  * __libc_start_main, start_thread or clone).  So order[0], when there is
  * one, is the first app frame whenever the stack has one: the frame to
  * blame.

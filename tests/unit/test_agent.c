@@ -249,6 +249,75 @@ void test_symbolize__main_thread_stack_blames_the_app(void)
 	CHECK_STR(line, "db_open(db.c:26)");
 }
 
+/*
+ * arm64's stall sampled in a PLT entry (no CFI: the sampler takes x30 and
+ * the frame records from x29, watchdog.c): the entry is an address in
+ * none of the app module's functions, and is not listed, so the stack
+ * ends at main with no module+offset frame after it.  A stripped module's
+ * frames, all unnamed, are kept.
+ */
+void test_symbolize__a_plt_entry_is_not_a_frame(void)
+{
+	struct ph_frame_info fr[] = {
+		resolved("", "", -1, "porthole-sample", false),
+		resolved("apply_coupon_synchronously", "main.c", 44,
+			 "porthole-sample", true),
+		resolved("planted_stall", "main.c", 74, "porthole-sample",
+			 true),
+		resolved("main", "main.c", 510, "porthole-sample", true),
+		resolved("__libc_start_call_main", "libc_start_call_main.h", 58,
+			 "libc.so.6", false),
+		resolved("_start", "", -1, "porthole-sample", true),
+	};
+	struct ph_frame_info stripped[] = {
+		resolved("", "", -1, "libvendor.so", false),
+		resolved("", "", -1, "libvendor.so", false),
+		resolved("main", "main.c", 9, "app", true),
+	};
+	size_t order[PH_MAX_FRAMES];
+
+	CHECK_INT(ph_frames_pick(fr, PH_ARRAY_SIZE(fr), order), 3);
+	CHECK_INT(order[0], 1);
+	CHECK_INT(order[1], 2);
+	CHECK_INT(order[2], 3);
+	CHECK_INT(ph_frames_pick(stripped, PH_ARRAY_SIZE(stripped), order), 3);
+}
+
+/*
+ * The frame-record walk the arm64 sampler falls back on: it follows the
+ * chain up to fp 0, and never reads a record outside the stack it is
+ * given, one not above the last, or a misaligned one.
+ */
+void test_symbolize__fp_walk_stays_inside_the_stack(void)
+{
+	_Alignas(16) uintptr_t stk[16] = { 0 };
+	uintptr_t pcs[8], lo = (uintptr_t)stk, hi = (uintptr_t)(stk + 16);
+
+	stk[2] = (uintptr_t)&stk[6];
+	stk[3] = 0x1111;
+	stk[6] = (uintptr_t)&stk[10];
+	stk[7] = 0x2222;
+	stk[10] = 0; /* _start's */
+	stk[11] = 0x3333;
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 8), 3);
+	CHECK(pcs[0] == 0x1111 && pcs[1] == 0x2222 && pcs[2] == 0x3333);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 2), 2);
+	/* the next record lies past the stack's end: not read */
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo,
+				      (uintptr_t)(stk + 8), pcs, 8),
+		  2);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo,
+				      (uintptr_t)(stk + 7), pcs, 8),
+		  1);
+	/* below the stack, misaligned, or going down: stops */
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], (uintptr_t)&stk[4],
+				      hi, pcs, 8),
+		  0);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2] + 4, lo, hi, pcs, 8),
+		  0);
+	stk[6] = (uintptr_t)&stk[2];
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 8), 2);
+}
 /* Another thread's stack ends after its start routine. */
 void test_symbolize__thread_stack_ends_at_its_start_routine(void)
 {
@@ -3624,4 +3693,89 @@ void test_agent__mt_the_watchdog_leaves_an_apps_signal_alone(void)
 	sigaction(SIGRTMIN + 7, &dfl, NULL);
 	ph_buf_release(&ev);
 	ph_buf_release(&line);
+}
+
+#if defined(__aarch64__)
+/*
+ * A leaf with no unwind information, as a PLT entry is on arm64: it spins
+ * until *flag is set, touching neither x29 nor x30.
+ */
+void spin_without_cfi(volatile int *flag);
+__asm__(".text\n"
+	".globl spin_without_cfi\n"
+	".type spin_without_cfi, %function\n"
+	"spin_without_cfi:\n"
+	"1:	ldr w1, [x0]\n"
+	"	cbz w1, 1b\n"
+	"	ret\n"
+	".size spin_without_cfi, .-spin_without_cfi\n");
+
+static __attribute__((noinline)) void stuck_in_leaf(volatile int *flag)
+{
+	spin_without_cfi(flag);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+struct leaf_watch {
+	struct ph_client_conn *c;
+	struct ph_buf *ev;
+	bool named; /* a stack naming stuck_in_leaf came */
+	volatile int done;
+};
+
+/* Reads blocked events until one names the stuck caller (or 5 came). */
+static void *watch_leaf(void *p)
+{
+	struct leaf_watch *w = p;
+
+	for (int i = 0; i < 5 && !w->named; i++) {
+		ph_buf_setlen(w->ev, 0);
+		if (collect(w->c, "blocked", 1, w->ev) != 1)
+			break;
+		w->named = strstr(w->ev->buf, "stuck_in_leaf(") != NULL;
+	}
+	w->done = 1;
+	return NULL;
+}
+#endif
+
+/*
+ * The main thread stalled in code the unwinder has no tables for: the
+ * sampler takes the caller from x30 and the callers above it from the
+ * frame records, so the stack reaches main (the harness's), where the
+ * unwinder alone stopped at the leaf.
+ */
+void test_agent__mt_a_stall_without_unwind_tables_reaches_main(void)
+{
+#if defined(__aarch64__)
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	struct leaf_watch w = { &c, &ev, false, 0 };
+	pthread_t t;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_DEVICE | PORTHOLE_NO_MEMORY |
+				      PORTHOLE_NO_STARTUP,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	porthole_main_loop_ping();
+	CHECK_INT(pthread_create(&t, NULL, watch_leaf, &w), 0);
+	stuck_in_leaf(&w.done);
+	pthread_join(t, NULL);
+	porthole_main_loop_ping();
+	ph_client_close(&c);
+	porthole_stop();
+	atomic_store(&ph_agent.main_tid, 0);
+	CHECK(w.named);
+	CHECK(strstr(ev.buf, "\"stack\":\"spin_without_cfi\\nstuck_in_leaf("
+			     "test_agent.c:"));
+	CHECK(strstr(ev.buf, "\\nmain(harness.c:"));
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+#else
+	/* x86-64 gives every frame, PLT entries too, unwind tables: the
+	 * sampler needs no fallback there, and has none. */
+	CHECK(true);
+#endif
 }
