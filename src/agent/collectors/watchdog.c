@@ -177,14 +177,16 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	if (n == 3 && uctx) {
 		const mcontext_t *mc = &((ucontext_t *)uctx)->uc_mcontext;
 		uintptr_t lr = mc->regs[30], lo = atomic_load(&main_stack_lo);
+		uintptr_t hi = atomic_load(&main_stack_hi);
 		int k = 1;
 
 		if (lr && lr != sample_pcs[0])
 			sample_pcs[k++] = lr;
-		k += ph_platform_fp_walk(mc->regs[29],
-					 mc->sp > lo ? mc->sp : lo,
-					 atomic_load(&main_stack_hi),
-					 sample_pcs + k, PH_MAX_FRAMES - k);
+		/* from sp up, all mapped; not on another stack (a fiber's) */
+		if (mc->sp >= lo && mc->sp < hi)
+			k += ph_platform_fp_walk(mc->regs[29], mc->sp, hi,
+						 sample_pcs + k,
+						 PH_MAX_FRAMES - k);
 		n = k + 2;
 	}
 #endif
