@@ -10,6 +10,7 @@
 #   make bench-table   the README's performance table from the last bench run
 #   make fuzz / fuzz-smoke [FUZZ_SECONDS=20] / format / format-check / deps
 #   make cross ARCH=aarch64   the tree for arm64 into build/aarch64/
+#   make musl       the agent and its unit tests with musl-gcc, build/musl/
 #   make install / uninstall [PREFIX=/usr/local] [DESTDIR=...]
 #   make spdx-check / docs-check
 
@@ -70,6 +71,18 @@ TLS_DIALECT := $(shell echo 'int x;' | $(CC) -x c -c -mtls-dialect=gnu2 \
 	-o /dev/null - 2>/dev/null && echo -mtls-dialect=gnu2)
 $(AGENT_OBJ): CFLAGS += $(TLS_DIALECT)
 AGENT_LIBS := -ldw -lz -ldl -pthread -lm
+# musl (make musl): no libdw or zlib to link (src/agent/platform.h), and
+# ph_inflate.c, the host's, is left out of the agent.
+ifeq ($(MUSL),1)
+AGENT_OBJ := $(filter-out %/ph_inflate.o,$(AGENT_OBJ))
+AGENT_LIBS := -ldl -pthread -lm
+# musl-gcc's link spec drops gcc's --eh-frame-hdr, without which the
+# unwinder finds no frame's tables (ph_platform_unwind walks nothing).
+LDFLAGS += -Wl,--eh-frame-hdr
+MUSL_UNIT_SRC := tests/unit/test_core.c tests/unit/test_agent.c \
+	tests/unit/test_agent_methods.c tests/unit/test_agent_config.c \
+	tests/unit/test_tclock.c
+endif
 # The version is include/porthole.h's; the soname carries its major
 # (libporthole.so.1), and libporthole.so.1 and libporthole.so link to the
 # file named by the full version.
@@ -84,7 +97,8 @@ PROGRAMS := $(O)/bin/porthole $(O)/bin/porthole-sample
 TEST_BIN := $(O)/tests/unit-tests
 
 .PHONY: all tests clean deps test demo bench bench-table fuzz fuzz-smoke format \
-	format-check spdx-check docs-check check-clang help cross check-cross
+	format-check spdx-check docs-check check-clang help cross check-cross \
+	musl check-musl musl-all
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
 	$(O)/tests/signal-chain
@@ -169,12 +183,22 @@ TEST_LIB := $(call obj,tests/lib/harness.c tests/lib/ph_client.c \
 # --wrap: test_agent.c runs its own code inside the writer's look at the
 # queues (ph_queue_next), to publish events at the one moment a race
 # would, every time.
+ifneq ($(MUSL),1)
 $(TEST_BIN): $(call obj,$(UNIT_SRC)) $(TEST_LIB) $(O)/gen/unit-tests.c \
 		$(LIBPH) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
 		$(AGENT_LIBS) -ljansson -Wl,--wrap=ph_queue_next
+else
+# musl: the agent's unit tests alone, with no host library (make musl).
+$(TEST_BIN): $(call obj,$(MUSL_UNIT_SRC)) $(TEST_LIB) \
+		$(O)/gen/musl-unit-tests.c $(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ \
+		$(AGENT_LIBS) -Wl,--wrap=ph_queue_next
+endif
 
 # Test tools: a recording client, and the emit probe (which interposes
 # malloc itself, so it never gets a sanitizer).
@@ -269,6 +293,7 @@ test: deps
 	-tests/run-threaded.sh build/tsan $(RESULTS)
 	-$(MAKE) --no-print-directory check-clang
 	-$(MAKE) --no-print-directory check-cross
+	-$(MAKE) --no-print-directory check-musl
 	-$(MAKE) --no-print-directory fuzz-smoke
 	-$(MAKE) --no-print-directory format-check
 	-$(MAKE) --no-print-directory spdx-check docs-check
@@ -287,8 +312,8 @@ check-clang:
 # --- arm64 and musl ---------------------------------------------------------
 # `make cross ARCH=aarch64`: the whole tree for arm64 with Debian's cross
 # compiler and its multiarch libraries (make deps), into build/aarch64/.
-# check-cross builds it and runs it under qemu (tests/run-cross.sh), then
-# the musl pass; each appends its lines to the results.
+# check-cross builds it and runs it under qemu (tests/run-cross.sh); each
+# pass appends its lines to the results.
 CROSS_ARCHES := aarch64
 ARCH ?= aarch64
 cross:
@@ -305,6 +330,51 @@ check-cross:
 		tests/run-cross.sh build/aarch64 $(RESULTS); \
 	else tail -30 build/cross.log; \
 		echo "[aarch64:build] 0 passed, 1 failed" | tee -a $(RESULTS); fi
+
+# `make musl`: the agent, its unit tests and the test apps with musl-gcc
+# against musl, into build/musl/; check-musl builds it and runs them
+# (tests/run-musl.sh).  Debian builds SQLite, libcurl, zlib, libdw and
+# jansson for glibc only, so neither the host nor porthole-sample is built
+# here, and the unit tests are those of core and the agent that need none
+# of them (PH_TEST_GLIBC_LIBS=0 leaves the others out; docs/building.md,
+# "musl").
+musl:
+	$(MAKE) --no-print-directory O=build/musl CC=musl-gcc MUSL=1 musl-all
+
+check-musl:
+	@mkdir -p build
+	@if $(MAKE) --no-print-directory musl > build/musl.log 2>&1; then \
+		tests/run-musl.sh build/musl $(RESULTS); \
+	else tail -30 build/musl.log; \
+		echo "[musl:build] 0 passed, 1 failed" | tee -a $(RESULTS); fi
+
+ifeq ($(MUSL),1)
+# musl-gcc searches musl's headers alone.  The agent names SQLite's and
+# libcurl's types (it finds their functions in the app at run time) and
+# the tests include the kernel's uapi headers: those headers, and nothing
+# else of /usr/include, are linked into $(O)/include.
+MUSL_HEADERS := /usr/include/sqlite3.h /usr/include/$(shell gcc \
+	-print-multiarch)/curl /usr/include/linux /usr/include/asm-generic \
+	/usr/include/$(shell gcc -print-multiarch)/asm
+CPPFLAGS += -idirafter $(O)/include -DPH_TEST_GLIBC_LIBS=0
+$(O)/include/.linked:
+	@mkdir -p $(@D)
+	$(Q)for h in $(MUSL_HEADERS); do ln -sfn $$h $(@D)/; done && touch $@
+$(AGENT_OBJ) $(call obj,$(MUSL_UNIT_SRC) tests/agent/explicit_calls.c \
+	tests/agent/signal_chain.c $(TEST_LIB)): $(O)/include/.linked
+
+musl-all: $(O)/lib/libporthole.a $(O)/lib/libporthole.so $(O)/lib/$(SONAME) \
+	$(O)/tests/unit-tests $(O)/tests/explicit-calls $(O)/tests/signal-chain
+
+# The cases PH_TEST_GLIBC_LIBS=0 leaves out are not in the table: it is
+# drawn from the preprocessed files.
+$(O)/gen/musl-unit-tests.c: $(MUSL_UNIT_SRC) scripts/collect-tests.sh \
+		$(O)/include/.linked
+	@mkdir -p $(@D)
+	$(Q)for f in $(MUSL_UNIT_SRC); do \
+		$(CC) $(CPPFLAGS) -E -P $$f || exit 1; done > $(@D)/musl-unit.i
+	$(Q)scripts/collect-tests.sh $(@D)/musl-unit.i > $@
+endif
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)

@@ -90,6 +90,15 @@ echo "== capture of the arm64 sample (aarch64, under qemu)"
 		has main-thread-stall error 'apply_coupon_synchronously'
 	check "main-thread-stall resolved to sample/main.c" \
 		has main-thread-stall error '"path":"sample/main.c"'
+	# Sampled in a PLT entry (no CFI on arm64), the stack is still whole:
+	# the callers come from the frame records, and the entry, in none of
+	# the sample's functions, is not listed.
+	grep '"id":"main-thread-stall"' "$T/f.txt" |
+		grep apply_coupon_synchronously > "$T/stall.txt"
+	check "main-thread-stall: its stack reaches main" \
+		grep -q 'planted_stall(main.c:[0-9]*)\\nmain(main.c:' "$T/stall.txt"
+	check "main-thread-stall: no unresolvable frame in its stack" sh -c \
+		"! grep -q 'porthole-sample+0x' '$T/stall.txt'"
 	check "http-failed: POST /v1/checkout 402" \
 		has http-failed error '"method":"POST","url":"http://127.0.0.1:[0-9]*/v1/checkout","status":402'
 	check "db-error: the UNIQUE constraint" \

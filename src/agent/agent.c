@@ -373,6 +373,7 @@ PORTHOLE_API const char *porthole_socket_name(void)
 PORTHOLE_API void porthole_main_loop_register(void)
 {
 	atomic_store(&ph_agent.main_tid, ph_tid());
+	ph_watchdog_main_thread();
 	/* The stall clock starts here: a slow start before the loop's first
 	 * ping is a stall too. */
 	ph_watchdog_answer();

@@ -62,6 +62,31 @@ void ph_platform_program_name(char *buf, size_t size);
  */
 
 /*
+ * The libraries the agent links where the platform has them.  libdw
+ * (elfutils) names and places a stack's frames: Debian builds it for
+ * glibc; the NDK has none, and Debian builds none for musl, so there the
+ * symbolizer names what dladdr() finds (the modules' exported symbols) and
+ * sends every frame's module and offset.  zlib encodes the screenshot's
+ * PNG: glibc's Debian package and the NDK's own (-lz); none for musl,
+ * where `screenshot` answers EUNSUPP.  -DPH_PLATFORM_LIBDW=0 (or ZLIB)
+ * builds without one where the C library would have it.
+ */
+#ifndef PH_PLATFORM_LIBDW
+#if defined(__GLIBC__)
+#define PH_PLATFORM_LIBDW 1
+#else
+#define PH_PLATFORM_LIBDW 0
+#endif
+#endif
+#ifndef PH_PLATFORM_ZLIB
+#if defined(__GLIBC__) || defined(__BIONIC__)
+#define PH_PLATFORM_ZLIB 1
+#else
+#define PH_PLATFORM_ZLIB 0
+#endif
+#endif
+
+/*
  * Up to max return addresses of the calling thread, innermost first, as
  * glibc's backtrace() gives them (frame 0 the caller's own); the count.
  * backtrace() walks with the compiler's unwinder; musl has none, and
@@ -78,6 +103,18 @@ void ph_platform_program_name(char *buf, size_t size);
 #endif
 /* backtrace() by _Unwind_Backtrace, on every C library (tests compare). */
 int ph_platform_unwind(void **pcs, int max);
+/*
+ * The return addresses of a frame-record chain (arm64's AAPCS64 and
+ * x86-64 with frame pointers: the record at fp holds the caller's fp,
+ * then the return address), up to max; the count.  Reads only records
+ * wholly inside [lo, hi), the thread's stack, and each above the last:
+ * the chain ends at fp 0 (what _start leaves in x29), or where a frame
+ * without a record left garbage.  Async-signal-safe.
+ */
+int ph_platform_fp_walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			uintptr_t *pcs, int max);
+/* The calling thread's stack, [lo, hi); false when it cannot say. */
+bool ph_platform_thread_stack(uintptr_t *lo, uintptr_t *hi);
 
 /*
  * Has fn(status) called at a normal exit with exit()'s status: glibc's

@@ -11,6 +11,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unwind.h>
+#if !defined(__GLIBC__) && !defined(__BIONIC__)
+#include <link.h>
+#endif
 #if defined(__GLIBC__) || defined(__BIONIC__)
 #include <malloc.h>
 #endif
@@ -165,6 +168,101 @@ __attribute__((noinline)) int ph_platform_unwind(void **pcs, int max)
 	_Unwind_Backtrace(unwind_frame, &w);
 	return w.n;
 }
+
+int ph_platform_fp_walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			uintptr_t *pcs, int max)
+{
+	int n = 0;
+
+	while (n < max && fp && !(fp & 7) && fp >= lo && fp < hi &&
+	       hi - fp >= 16) {
+		const uintptr_t *rec = (const uintptr_t *)fp;
+
+		if (!rec[1])
+			break;
+		pcs[n++] = rec[1];
+		if (rec[0] <= fp)
+			break; /* records go up the stack, or it is garbage */
+		fp = rec[0];
+	}
+	return n;
+}
+
+bool ph_platform_thread_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	pthread_attr_t attr;
+	void *at = NULL;
+	size_t size = 0;
+	bool ok;
+
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return false;
+	ok = !pthread_attr_getstack(&attr, &at, &size) && at && size;
+	pthread_attr_destroy(&attr);
+	*lo = ok ? (uintptr_t)at : 0;
+	*hi = ok ? (uintptr_t)at + size : 0;
+	return ok;
+}
+
+#if !defined(__GLIBC__) && !defined(__BIONIC__) && \
+	(defined(__x86_64__) || defined(__aarch64__))
+/*
+ * musl-gcc links the unwinder of the compiler it wraps: Debian's gcc 12,
+ * whose libgcc_eh finds a pc's unwind tables with glibc's
+ * _dl_find_object() (glibc 2.35) and has no fallback.  musl lacks it, so
+ * the agent answers it with dl_iterate_phdr(), which musl has; a gcc
+ * built for musl never calls it.  The struct is glibc's on x86-64 and
+ * arm64 (no dlfo_eh_dbase or dlfo_eh_count there).
+ */
+struct dl_find_object {
+	unsigned long long dlfo_flags;
+	void *dlfo_map_start, *dlfo_map_end;
+	void *dlfo_link_map;
+	void *dlfo_eh_frame; /* the object's PT_GNU_EH_FRAME, or NULL */
+	unsigned long long dlfo_reserved[7];
+};
+
+int _dl_find_object(void *pc, struct dl_find_object *out);
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct dl_find_object *o = arg;
+	uintptr_t pc = (uintptr_t)o->dlfo_map_start, lo = UINTPTR_MAX, hi = 0;
+	void *eh = NULL;
+	bool inside = false;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh = (void *)at;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		lo = at < lo ? at : lo;
+		hi = at + ph->p_memsz > hi ? at + ph->p_memsz : hi;
+		inside = inside || (pc >= at && pc < at + ph->p_memsz);
+	}
+	if (!inside)
+		return 0;
+	o->dlfo_map_start = (void *)lo;
+	o->dlfo_map_end = (void *)hi;
+	o->dlfo_eh_frame = eh;
+	return 1;
+}
+
+/* 0 and the object holding pc, or -1 when no loaded object holds it. */
+int _dl_find_object(void *pc, struct dl_find_object *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dlfo_map_start = pc; /* the callback's question */
+	if (dl_iterate_phdr(find_object, out) == 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+#endif
 
 static void (*exit_fn)(int status);
 

@@ -6,15 +6,20 @@
  * ANR if killed).
  */
 #include "ph_common.h"
+#include "platform.h"
 #include "symbolize.h"
 
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
-#include <elfutils/libdwfl.h>
 #include <unistd.h>
+#if PH_PLATFORM_LIBDW
+#include <elfutils/libdwfl.h>
+#endif
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+#if PH_PLATFORM_LIBDW
 static Dwfl *dwfl;
 static bool dwfl_failed;
 
@@ -48,6 +53,11 @@ void ph_symbolize_reset(void)
 	dwfl_failed = false;
 	pthread_mutex_unlock(&mu);
 }
+#else
+void ph_symbolize_reset(void)
+{
+}
+#endif
 
 static const char *base(const char *path)
 {
@@ -80,6 +90,8 @@ static bool is_system_module(const char *path)
  * "" when the agent has no debug info (names decide alone then).
  */
 static char agent_dir[PATH_MAX];
+
+#if PH_PLATFORM_LIBDW
 static bool agent_dir_known;
 
 /* Callers hold mu; d is the cached handle. */
@@ -97,6 +109,7 @@ static void find_agent_dir(Dwfl *d)
 		snprintf(agent_dir, sizeof(agent_dir), "%.*s",
 			 (int)(slash - file) + 1, file);
 }
+#endif
 
 /*
  * The agent's own code: its source tree, or its names (ph_*, porthole_*)
@@ -110,6 +123,7 @@ static bool is_agent_code(const char *fn, const char *file)
 	return !strncmp(fn, "ph_", 3) || !strncmp(fn, "porthole_", 9);
 }
 
+#if PH_PLATFORM_LIBDW
 /*
  * The nearest symbol at or before addr names the function holding it only
  * when it is a function and addr lies inside it.  Past its end is a linker
@@ -131,62 +145,83 @@ const char *ph_symbolize_fn_name(Dwfl_Module *mod, uintptr_t addr)
 		return NULL;
 	return fn;
 }
+#endif
 
 bool ph_symbolize_is_app_path(const char *path)
 {
 	return path && !is_system_module(path);
 }
 
+#if PH_PLATFORM_LIBDW
+/*
+ * addr through libdw, the symbol tables and DWARF of the module holding
+ * it; false when libdw knows no module there.  Callers hold mu.
+ */
+static bool symbolize_libdw(uintptr_t pc, uintptr_t addr,
+			    struct ph_frame_info *out)
+{
+	Dwfl *d = get_dwfl();
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d, addr) : NULL;
+	Dwarf_Addr start = 0;
+	const char *mname, *fn, *file = NULL;
+	Dwfl_Line *line;
+
+	if (d && !agent_dir_known)
+		find_agent_dir(d);
+	if (!mod)
+		return false;
+	mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL,
+				 NULL);
+	fn = ph_symbolize_fn_name(mod, addr);
+	line = dwfl_module_getsrc(mod, addr);
+	snprintf(out->module, sizeof(out->module), "%s", base(mname));
+	out->offset = pc - (uintptr_t)start;
+	if (fn)
+		snprintf(out->fn, sizeof(out->fn), "%s", fn);
+	if (line) {
+		int lineno = 0;
+
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file) {
+			snprintf(out->file, sizeof(out->file), "%s",
+				 base(file));
+			out->line = lineno > 0 ? lineno : -1;
+		}
+	}
+	/* A frame of no function (a PLT entry) is never the app's. */
+	out->app = mname && !is_system_module(mname) &&
+		   !is_agent_code(out->fn, file) && out->fn[0];
+	return true;
+}
+#else
+/* No libdw (platform.h): dladdr() alone names the frame. */
+static bool symbolize_libdw(uintptr_t pc, uintptr_t addr,
+			    struct ph_frame_info *out)
+{
+	(void)pc;
+	(void)addr;
+	(void)out;
+	return false;
+}
+#endif
+
 /* Callers hold mu. */
 static void symbolize_locked(uintptr_t pc, bool exact,
 			     struct ph_frame_info *out)
 {
 	uintptr_t addr = pc && !exact ? pc - 1 : pc;
-	Dwfl *d = get_dwfl();
-	Dwfl_Module *mod = d ? dwfl_addrmodule(d, addr) : NULL;
 	Dl_info info;
 
 	memset(out, 0, sizeof(*out));
 	out->pc = pc;
 	out->line = -1;
-	if (d && !agent_dir_known)
-		find_agent_dir(d);
-	if (mod) {
-		Dwarf_Addr start = 0;
-		const char *mname = dwfl_module_info(mod, NULL, &start, NULL,
-						     NULL, NULL, NULL, NULL);
-		const char *fn = ph_symbolize_fn_name(mod, addr);
-		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-		const char *file = NULL;
-
-		snprintf(out->module, sizeof(out->module), "%s", base(mname));
-		out->offset = pc - (uintptr_t)start;
-		if (fn)
-			snprintf(out->fn, sizeof(out->fn), "%s", fn);
-		if (line) {
-			int lineno = 0;
-
-			file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL,
-					     NULL);
-			if (file) {
-				snprintf(out->file, sizeof(out->file), "%s",
-					 base(file));
-				out->line = lineno > 0 ? lineno : -1;
-			}
-		}
-		/* A frame of no function (a PLT entry) is never the app's. */
-		out->app = mname && !is_system_module(mname) &&
-			   !is_agent_code(out->fn, file) && out->fn[0];
+	if (symbolize_libdw(pc, addr, out))
 		return;
-	}
 	if (dladdr((void *)addr, &info)) {
-		if (!out->module[0]) {
-			snprintf(out->module, sizeof(out->module), "%s",
-				 base(info.dli_fname));
-			out->offset = pc - (uintptr_t)info.dli_fbase;
-			out->app = info.dli_fname &&
-				   !is_system_module(info.dli_fname);
-		}
+		snprintf(out->module, sizeof(out->module), "%s",
+			 base(info.dli_fname));
+		out->offset = pc - (uintptr_t)info.dli_fbase;
+		out->app = info.dli_fname && !is_system_module(info.dli_fname);
 		if (info.dli_sname)
 			snprintf(out->fn, sizeof(out->fn), "%s",
 				 info.dli_sname);
@@ -256,6 +291,24 @@ static bool is_thread_entry(const struct ph_frame_info *f)
 	return false;
 }
 
+/*
+ * A frame of no function in a module whose other frames have names: the
+ * module has symbols, so the address is in none of its functions (a PLT
+ * entry a call to another library went through, padding).  Not worth a
+ * line: an unresolvable name that reads like a frame past the stack's end.
+ * In a module without symbols (stripped) every frame is kept as
+ * module+offset, the only name it has.
+ */
+static bool no_function(const struct ph_frame_info *fr, size_t n, size_t i)
+{
+	if (fr[i].fn[0] || !fr[i].module[0])
+		return false;
+	for (size_t j = 0; j < n; j++)
+		if (fr[j].fn[0] && !strcmp(fr[j].module, fr[i].module))
+			return true;
+	return false;
+}
+
 size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order)
 {
 	size_t k = 0, first = 0, end = 0;
@@ -273,7 +326,7 @@ size_t ph_frames_pick(const struct ph_frame_info *fr, size_t n, size_t *order)
 		if (fr[i].app && shown(&fr[i]))
 			order[k++] = i;
 	for (size_t i = first; i < end && k < PH_SENT_FRAMES; i++)
-		if (!fr[i].app && shown(&fr[i]))
+		if (!fr[i].app && shown(&fr[i]) && !no_function(fr, end, i))
 			order[k++] = i;
 	return k;
 }

@@ -7,7 +7,8 @@
  *
  * Names come from the full symbol table (static functions included) and
  * file:line from DWARF, through elfutils' libdwfl, when the module has
- * debug info; otherwise from dladdr(); otherwise module+offset.
+ * debug info; otherwise from dladdr(); otherwise module+offset.  Where
+ * the platform has no libdw (platform.h: musl, the NDK), dladdr() alone.
  */
 #ifndef PH_AGENT_SYMBOLIZE_H
 #define PH_AGENT_SYMBOLIZE_H
@@ -41,8 +42,9 @@ void ph_symbolize(uintptr_t pc, bool exact, struct ph_frame_info *out);
  * then the others (system libraries, the agent's own code), each in stack
  * order, at most PH_SENT_FRAMES.  Left out: the capture machinery at the
  * top (signal handler, unwinder, sigreturn), vdso frames, addresses in no
- * module, and everything past the thread's entry: the stack ends after
- * main, or after a thread's start routine (never _start,
+ * module, an address in none of the functions of a module whose other
+ * frames are named (a PLT entry), and everything past the thread's entry: the
+ * stack ends after main, or after a thread's start routine (never _start,
  * __libc_start_main, start_thread or clone).  So order[0], when there is
  * one, is the first app frame whenever the stack has one: the frame to
  * blame.
@@ -67,7 +69,8 @@ void ph_frame_format(const struct ph_frame_info *f, char *buf, size_t size);
  */
 bool ph_symbolize_is_app_path(const char *path);
 /* The name of the function holding addr in mod, or NULL: never an ELF
- * mapping symbol ("$x") nor the function before a PLT entry. */
+ * mapping symbol ("$x") nor the function before a PLT entry.  With libdw
+ * only (PH_PLATFORM_LIBDW). */
 struct Dwfl_Module;
 const char *ph_symbolize_fn_name(struct Dwfl_Module *mod, uintptr_t addr);
 /* Frees the debug-info cache (at stop). */

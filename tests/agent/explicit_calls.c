@@ -7,7 +7,10 @@
  * For tests/e2e/agent_markers.sh, run while a system trace records: each
  * call must be an async slice of the app, its end on the begin's name.
  *
- *	explicit-calls DATA_DIR
+ *	explicit-calls DATA_DIR [APP_ID]
+ *
+ * APP_ID (default e2e.explicit) names the agent's socket, so that runs of
+ * other suites on the same machine do not meet.
  */
 #define _DEFAULT_SOURCE 1 /* usleep */
 #include "porthole.h"
@@ -25,7 +28,7 @@ static void *end_call(void *arg)
 int main(int argc, char **argv)
 {
 	struct porthole_config cfg = {
-		.app_id = "e2e.explicit",
+		.app_id = argc > 2 ? argv[2] : "e2e.explicit",
 		.data_dir = argc > 1 ? argv[1] : NULL,
 		.flags = PORTHOLE_NO_INTEGRATION_CHECK,
 	};

@@ -16,8 +16,11 @@
 #include "../../src/agent/queue.h"
 #include "../../src/agent/symbolize.h"
 
+#if PH_TEST_GLIBC_LIBS
 #include <sqlite3.h>
 #include <execinfo.h>
+#include <zlib.h>
+#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -171,6 +174,8 @@ static struct ph_frame_info resolved(const char *fn, const char *file, int line,
 	return f;
 }
 
+/* glibc's backtrace() (execinfo.h) to compare with. */
+#if PH_TEST_GLIBC_LIBS
 /* Two walks from the same frame: backtrace() and the unwinder's own. */
 static __attribute__((noinline)) void two_walks(void **a, int *na, void **b,
 						int *nb)
@@ -209,6 +214,8 @@ void test_symbolize__unwind_walks_as_backtrace_does(void)
 		CHECK(a[j + i - 1] == b[i]);
 }
 
+#endif
+
 /*
  * A stall inside the agent's SQLite wrapper, as a static link resolves it:
  * the app frame (db_open) is blamed, the wrapper and libsqlite3 follow it,
@@ -242,6 +249,75 @@ void test_symbolize__main_thread_stack_blames_the_app(void)
 	CHECK_STR(line, "db_open(db.c:26)");
 }
 
+/*
+ * arm64's stall sampled in a PLT entry (no CFI: the sampler takes x30 and
+ * the frame records from x29, watchdog.c): the entry is an address in
+ * none of the app module's functions, and is not listed, so the stack
+ * ends at main with no module+offset frame after it.  A stripped module's
+ * frames, all unnamed, are kept.
+ */
+void test_symbolize__a_plt_entry_is_not_a_frame(void)
+{
+	struct ph_frame_info fr[] = {
+		resolved("", "", -1, "porthole-sample", false),
+		resolved("apply_coupon_synchronously", "main.c", 44,
+			 "porthole-sample", true),
+		resolved("planted_stall", "main.c", 74, "porthole-sample",
+			 true),
+		resolved("main", "main.c", 510, "porthole-sample", true),
+		resolved("__libc_start_call_main", "libc_start_call_main.h", 58,
+			 "libc.so.6", false),
+		resolved("_start", "", -1, "porthole-sample", true),
+	};
+	struct ph_frame_info stripped[] = {
+		resolved("", "", -1, "libvendor.so", false),
+		resolved("", "", -1, "libvendor.so", false),
+		resolved("main", "main.c", 9, "app", true),
+	};
+	size_t order[PH_MAX_FRAMES];
+
+	CHECK_INT(ph_frames_pick(fr, PH_ARRAY_SIZE(fr), order), 3);
+	CHECK_INT(order[0], 1);
+	CHECK_INT(order[1], 2);
+	CHECK_INT(order[2], 3);
+	CHECK_INT(ph_frames_pick(stripped, PH_ARRAY_SIZE(stripped), order), 3);
+}
+
+/*
+ * The frame-record walk the arm64 sampler falls back on: it follows the
+ * chain up to fp 0, and never reads a record outside the stack it is
+ * given, one not above the last, or a misaligned one.
+ */
+void test_symbolize__fp_walk_stays_inside_the_stack(void)
+{
+	_Alignas(16) uintptr_t stk[16] = { 0 };
+	uintptr_t pcs[8], lo = (uintptr_t)stk, hi = (uintptr_t)(stk + 16);
+
+	stk[2] = (uintptr_t)&stk[6];
+	stk[3] = 0x1111;
+	stk[6] = (uintptr_t)&stk[10];
+	stk[7] = 0x2222;
+	stk[10] = 0; /* _start's */
+	stk[11] = 0x3333;
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 8), 3);
+	CHECK(pcs[0] == 0x1111 && pcs[1] == 0x2222 && pcs[2] == 0x3333);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 2), 2);
+	/* the next record lies past the stack's end: not read */
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo,
+				      (uintptr_t)(stk + 8), pcs, 8),
+		  2);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo,
+				      (uintptr_t)(stk + 7), pcs, 8),
+		  1);
+	/* below the stack, misaligned, or going down: stops */
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], (uintptr_t)&stk[4],
+				      hi, pcs, 8),
+		  0);
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2] + 4, lo, hi, pcs, 8),
+		  0);
+	stk[6] = (uintptr_t)&stk[2];
+	CHECK_INT(ph_platform_fp_walk((uintptr_t)&stk[2], lo, hi, pcs, 8), 2);
+}
 /* Another thread's stack ends after its start routine. */
 void test_symbolize__thread_stack_ends_at_its_start_routine(void)
 {
@@ -278,6 +354,8 @@ void test_symbolize__frame_lines_omit_what_is_unknown(void)
 	}
 }
 
+/* backtrace(), SQLite and libdw's file:line. */
+#if PH_TEST_GLIBC_LIBS
 /* Called through, so the stack below has an app frame of its own. */
 static __attribute__((noinline)) void stack_here(struct ph_buf *out)
 {
@@ -323,6 +401,8 @@ void test_symbolize__the_agent_linked_in_is_not_the_app(void)
 	CHECK(last && !strstr(last, "__libc"));
 	ph_buf_release(&text);
 }
+
+#endif
 
 /* --- the queue -------------------------------------------------------------
  */
@@ -1031,6 +1111,8 @@ void test_agent__mt_threads_are_named(void)
 	CHECK(thread_gone("porthole-writer"));
 }
 
+/* SQLite in the process. */
+#if PH_TEST_GLIBC_LIBS
 static _Atomic bool renamed_seen;
 
 /*
@@ -1175,6 +1257,8 @@ void test_agent__mt_bound_values_cut_and_opt_out(void)
 	}
 	ph_buf_release(&line);
 }
+
+#endif
 
 /*
  * With nothing to send, the writer backs off: it sleeps 2 ms after an
@@ -1350,6 +1434,160 @@ struct reader {
 	bool in_order;
 };
 
+/* A 200 x 100 frame: 80100 bytes of rows, more than one stored block. */
+static uint8_t big_px[200 * 100 * 4];
+
+static int big_provider(const uint8_t **pixels, int *width, int *height,
+			bool *secure, void *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(big_px); i++)
+		big_px[i] = (uint8_t)(i * 7 + i / 800);
+	*pixels = big_px;
+	*width = 200;
+	*height = 100;
+	*secure = false;
+	return 0;
+}
+
+/* Standard base64 into out (cap bytes); the length, or -1. */
+static long unbase64(const char *s, size_t n, uint8_t *out, size_t cap)
+{
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *tbl =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+			"wxyz0123456789+/";
+		const char *at = strchr(tbl, s[i]);
+
+		if (!at || !s[i])
+			return -1;
+		acc = acc << 6 | (uint32_t)(at - tbl);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (k == cap)
+				return -1;
+			out[k++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return (long)k;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t crc_png(const uint8_t *p, size_t n)
+{
+	uint32_t crc = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int b = 0; b < 8; b++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/*
+ * A zlib stream z into out, exactly want bytes: zlib's own inflate where
+ * the tests have zlib; on musl, where the agent writes stored blocks, a
+ * reader of stored blocks and the Adler-32.  False on any mismatch.
+ */
+static bool unzlib(const uint8_t *z, size_t n, uint8_t *out, size_t want)
+{
+#if PH_TEST_GLIBC_LIBS
+	uLongf len = want;
+
+	return uncompress(out, &len, z, n) == Z_OK && len == want;
+#else
+	size_t at = 2, k = 0;
+	uint32_t a = 1, b = 0;
+	bool last = false;
+
+	if (n < 6 || ((z[0] << 8) | z[1]) % 31 || (z[0] & 15) != 8)
+		return false;
+	while (!last) {
+		size_t len;
+
+		if (at + 5 > n || (z[at] & 6)) /* only stored blocks here */
+			return false;
+		last = z[at] & 1;
+		len = z[at + 1] | (size_t)z[at + 2] << 8;
+		if ((len ^ (z[at + 3] | (size_t)z[at + 4] << 8)) != 0xffff ||
+		    at + 5 + len > n || k + len > want)
+			return false;
+		memcpy(out + k, z + at + 5, len);
+		k += len;
+		at += 5 + len;
+	}
+	for (size_t i = 0; i < k; i++) {
+		a = (a + out[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	return k == want && at + 4 == n && be32(z + at) == (b << 16 | a);
+#endif
+}
+
+/*
+ * The screenshot's PNG read back as a decoder reads it: every chunk's
+ * CRC, the IHDR, and the IDAT's zlib stream inflating to the provider's
+ * rows, each after its filter byte (0).
+ */
+void test_agent__mt_screenshot_png_decodes_to_its_pixels(void)
+{
+	struct ph_client_conn c;
+	struct ph_buf line = PH_BUF_INIT(1 << 22);
+	static uint8_t png[1 << 20], rows[100 * (200 * 4 + 1)];
+	const struct ph_json *v, *data;
+	uint8_t *idat = NULL;
+	size_t at = 8, idat_len = 0;
+	long n;
+	bool iend = false;
+
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock_name, 2000), 0);
+	porthole_set_screenshot_provider(big_provider, NULL);
+	CHECK_INT(ph_client_call(&c, 1, "screenshot", NULL, &line, NULL, 5000),
+		  1);
+	porthole_set_screenshot_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	v = parse(&line);
+	data = ph_json_get(ph_json_get(v, "result"), "data");
+	CHECK(ph_json_is(data, PH_JSON_STRING));
+	n = unbase64(data->u.s, data->n, png, sizeof(png));
+	CHECK(n > 8 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8));
+	while (!iend && at + 12 <= (size_t)n) {
+		uint32_t len = be32(png + at);
+
+		CHECK(at + 12 + len <= (size_t)n);
+		CHECK_INT(crc_png(png + at + 4, len + 4),
+			  be32(png + at + 8 + len));
+		if (!memcmp(png + at + 4, "IHDR", 4)) {
+			CHECK_INT(be32(png + at + 8), 200);
+			CHECK_INT(be32(png + at + 12), 100);
+		} else if (!memcmp(png + at + 4, "IDAT", 4)) {
+			idat = png + at + 8;
+			idat_len = len;
+		}
+		iend = !memcmp(png + at + 4, "IEND", 4);
+		at += 12 + len;
+	}
+	CHECK(iend && idat);
+	CHECK(unzlib(idat, idat_len, rows, sizeof(rows)));
+	for (int y = 0; y < 100; y++) {
+		CHECK_INT(rows[y * 801], 0);
+		CHECK(!memcmp(rows + y * 801 + 1, big_px + y * 800, 800));
+	}
+	ph_buf_release(&line);
+}
 /* Reads marks until the one labelled "last", checking seq order. */
 static void *read_marks(void *p)
 {
@@ -2767,6 +3005,8 @@ void test_agent__mt_only_the_newest_16_reported_exits_are_kept(void)
 	CHECK_INT(left, 16);
 }
 
+/* SQLite in the process. */
+#if PH_TEST_GLIBC_LIBS
 /* --- bound values, noted as bound (sqlite_binds.c) ------------------------ */
 
 struct bind_case {
@@ -2911,6 +3151,8 @@ void test_agent__mt_bound_values_noted_as_bound(void)
 	ph_buf_release(&line);
 }
 
+#endif
+
 /* --- trace markers: the fd an emitter may hold ---------------------------
  */
 
@@ -3004,6 +3246,8 @@ static bool error_starts(const struct ph_json *v, const char *prefix)
 	       !memcmp(e->u.s, prefix, strlen(prefix));
 }
 
+/* SQLite in the process. */
+#if PH_TEST_GLIBC_LIBS
 #define ENDLESS                                                          \
 	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) " \
 	"SELECT count(*) FROM c"
@@ -3099,6 +3343,8 @@ void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
 	ph_buf_release(&line);
 	ph_buf_release(&ev);
 }
+
+#endif
 
 /* --- answers count against a client's budget ---------------------------- */
 
@@ -3491,7 +3737,12 @@ void test_agent__mt_the_watchdog_leaves_an_apps_signal_alone(void)
 	d = ph_json_get(parse(&ev), "data");
 	CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE));
 	/* (the app's frames lead the stack: collect is the first) */
+#if defined(__GLIBC__)
 	CHECK(strstr(ev.buf, "\"stack\":\"collect(test_agent.c:") != NULL);
+#else
+	/* musl's libc.so has no unwind tables: the walk ends in it */
+	CHECK(strstr(ev.buf, "\"stack\":\"") != NULL);
+#endif
 	porthole_main_loop_ping();
 	CHECK_INT(app_rt_runs, 0);
 	raise(SIGRTMIN + 7);
@@ -3502,4 +3753,89 @@ void test_agent__mt_the_watchdog_leaves_an_apps_signal_alone(void)
 	sigaction(SIGRTMIN + 7, &dfl, NULL);
 	ph_buf_release(&ev);
 	ph_buf_release(&line);
+}
+
+#if defined(__aarch64__)
+/*
+ * A leaf with no unwind information, as a PLT entry is on arm64: it spins
+ * until *flag is set, touching neither x29 nor x30.
+ */
+void spin_without_cfi(volatile int *flag);
+__asm__(".text\n"
+	".globl spin_without_cfi\n"
+	".type spin_without_cfi, %function\n"
+	"spin_without_cfi:\n"
+	"1:	ldr w1, [x0]\n"
+	"	cbz w1, 1b\n"
+	"	ret\n"
+	".size spin_without_cfi, .-spin_without_cfi\n");
+
+static __attribute__((noinline)) void stuck_in_leaf(volatile int *flag)
+{
+	spin_without_cfi(flag);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+struct leaf_watch {
+	struct ph_client_conn *c;
+	struct ph_buf *ev;
+	bool named; /* a stack naming stuck_in_leaf came */
+	volatile int done;
+};
+
+/* Reads blocked events until one names the stuck caller (or 5 came). */
+static void *watch_leaf(void *p)
+{
+	struct leaf_watch *w = p;
+
+	for (int i = 0; i < 5 && !w->named; i++) {
+		ph_buf_setlen(w->ev, 0);
+		if (collect(w->c, "blocked", 1, w->ev) != 1)
+			break;
+		w->named = strstr(w->ev->buf, "stuck_in_leaf(") != NULL;
+	}
+	w->done = 1;
+	return NULL;
+}
+#endif
+
+/*
+ * The main thread stalled in code the unwinder has no tables for: the
+ * sampler takes the caller from x30 and the callers above it from the
+ * frame records, so the stack reaches main (the harness's), where the
+ * unwinder alone stopped at the leaf.
+ */
+void test_agent__mt_a_stall_without_unwind_tables_reaches_main(void)
+{
+#if defined(__aarch64__)
+	struct ph_client_conn c;
+	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	struct leaf_watch w = { &c, &ev, false, 0 };
+	pthread_t t;
+
+	CHECK_INT(start_agent(PORTHOLE_NO_DEVICE | PORTHOLE_NO_MEMORY |
+				      PORTHOLE_NO_STARTUP,
+			      0),
+		  PORTHOLE_OK);
+	CHECK_INT(connect_hello(&c, &line), 0);
+	porthole_main_loop_register();
+	porthole_main_loop_ping();
+	CHECK_INT(pthread_create(&t, NULL, watch_leaf, &w), 0);
+	stuck_in_leaf(&w.done);
+	pthread_join(t, NULL);
+	porthole_main_loop_ping();
+	ph_client_close(&c);
+	porthole_stop();
+	atomic_store(&ph_agent.main_tid, 0);
+	CHECK(w.named);
+	CHECK(strstr(ev.buf, "\"stack\":\"spin_without_cfi\\nstuck_in_leaf("
+			     "test_agent.c:"));
+	CHECK(strstr(ev.buf, "\\nmain(harness.c:"));
+	ph_buf_release(&ev);
+	ph_buf_release(&line);
+#else
+	/* x86-64 gives every frame, PLT entries too, unwind tables: the
+	 * sampler needs no fallback there, and has none. */
+	CHECK(true);
+#endif
 }

@@ -9,13 +9,17 @@
 #include "ph_buf.h"
 #include "ph_clock.h"
 #include "ph_error.h"
+#if PH_TEST_GLIBC_LIBS
 #include "ph_inflate.h"
+#endif
 #include "ph_log.h"
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
+#if PH_TEST_GLIBC_LIBS
 #include <zlib.h>
+#endif
 
 void test_buf__empty_is_a_c_string(void)
 {
@@ -287,6 +291,8 @@ void test_log__mt_lines_do_not_interleave(void)
 	ph_buf_release(&b);
 }
 
+/* ph_inflate: the host's, with zlib (none for musl). */
+#if PH_TEST_GLIBC_LIBS
 /* n bytes of c, deflated with framing wbits (as ph_inflate names them). */
 static void deflate_fill(struct ph_buf *out, int wbits, int c, size_t n)
 {
@@ -433,6 +439,7 @@ void test_inflate__corrupt_and_short_streams_say_where(void)
 	ph_buf_release(&z);
 	ph_buf_release(&out);
 }
+#endif
 
 /* ph_grow: from min, doubling to what is needed, and a size that would
  * overflow size_t is refused with the array left as it was. */

@@ -144,3 +144,66 @@ void test_tclock__matches_clock_gettime(void)
 	}
 	CHECK(within);
 }
+
+#if PH_HAVE_TICKS
+/* Reads the counter and the clock until the clock has moved past ns. */
+static void wait_past(int64_t ns)
+{
+	for (int i = 0; i < 100000 && ph_clock_mono_ns() < ns; i++)
+		usleep(1000);
+}
+#endif
+
+/*
+ * The counter path itself (rdtsc, arm64's cntvct_el0), tuned as the
+ * writer tunes it even where the kernel keeps time by another clocksource
+ * (under qemu-user the host's tsc, so the agent itself reads
+ * clock_gettime there): over the same interval it advances as
+ * CLOCK_MONOTONIC does.  Bounds are ratios, wide enough for a preemption
+ * between the two reads: a counter that stands still, or is scaled by the
+ * wrong rate, is off by far more.  On arm64 the rate measured also
+ * agrees with the one the architecture states (cntfrq_el0).
+ */
+void test_tclock__the_counter_runs_at_clock_gettime_rate(void)
+{
+#if PH_HAVE_TICKS
+	struct ph_tclock c;
+	struct ph_tclock_tuner t;
+	int64_t c0, m0, c1, m1;
+	double ratio;
+
+	usable_clock(&c, &t);
+	ph_tclock_tune(&c, &t);
+	CHECK(t.have);
+	wait_past(t.ns + 60 * MS);
+	ph_tclock_tune(&c, &t);
+	CHECK(atomic_load(&c.mult) != 0); /* event calls read the counter */
+	c0 = ph_tclock_ns(&c);
+	m0 = ph_clock_mono_ns();
+	wait_past(m0 + 200 * MS);
+	c1 = ph_tclock_ns(&c);
+	m1 = ph_clock_mono_ns();
+	ratio = (double)(c1 - c0) / (double)(m1 - m0);
+	if (ratio < 0.5 || ratio > 2.0)
+		ph_test_fail(__FILE__, __LINE__, "counter/clock rate %.3f",
+			     ratio);
+#if defined(__aarch64__)
+	{
+		uint64_t frq;
+		double stated;
+
+		__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(frq));
+		CHECK(frq > 0);
+		/* ns per tick x 2^32, as the tuner keeps it */
+		stated = 1e9 / (double)frq * 4294967296.0;
+		ratio = (double)atomic_load(&c.mult) / stated;
+		if (ratio < 0.9 || ratio > 1.1)
+			ph_test_fail(__FILE__, __LINE__,
+				     "measured/cntfrq_el0 rate %.3f", ratio);
+	}
+#endif
+#else
+	/* no counter on this target: event calls read clock_gettime */
+	CHECK(!PH_HAVE_TICKS);
+#endif
+}

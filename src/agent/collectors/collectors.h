@@ -52,6 +52,8 @@ void ph_watchdog_stop(void);
 void ph_watchdog_turned(int64_t now_ns);
 /* The same, reading the clock. */
 void ph_watchdog_answer(void);
+/* On the main thread, as it registers: where its stack lies. */
+void ph_watchdog_main_thread(void);
 
 /* sampler.c: memory and device, every second. */
 int ph_sampler_start(struct ph_agent *a) PH_WUR;

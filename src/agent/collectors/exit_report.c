@@ -28,10 +28,13 @@
 #include "ph_clock.h"
 #include "ph_log.h"
 
+#include "../platform.h"
 #include "../symbolize.h"
 
 #include <dirent.h>
+#if PH_PLATFORM_LIBDW
 #include <elfutils/libdwfl.h>
+#endif
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,10 +108,13 @@ struct crash_module {
 	uintptr_t lo, hi, bias;	   /* as the crashed process had them */
 	char build_id[2 * 20 + 1]; /* hex, or "-" when it had none */
 	char path[256];
+#if PH_PLATFORM_LIBDW
 	Dwfl_Module *mod; /* NULL: the file could not be read */
-	bool stale;	  /* the file's build id is not the crash's */
+#endif
+	bool stale; /* the file's build id is not the crash's */
 };
 
+#if PH_PLATFORM_LIBDW
 static char *crash_debuginfo_path; /* libdwfl's default search */
 static const Dwfl_Callbacks crash_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -116,6 +122,7 @@ static const Dwfl_Callbacks crash_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &crash_debuginfo_path,
 };
+#endif
 
 /* The record's module= lines (a malformed one is skipped). */
 static size_t crash_modules(const char *text, struct crash_module *m,
@@ -140,6 +147,7 @@ static size_t crash_modules(const char *text, struct crash_module *m,
 	return n;
 }
 
+#if PH_PLATFORM_LIBDW
 /* Opens each module file at its old address; checks its build id. */
 static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 {
@@ -165,6 +173,44 @@ static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 	}
 	dwfl_report_end(d, NULL, NULL);
 }
+
+/* Names f (the function, file and line at addr) from its module's file. */
+static void crash_frame_names(const struct crash_module *in, uintptr_t addr,
+			      struct ph_frame_info *f)
+{
+	const char *fn, *file;
+	Dwfl_Line *line;
+	int lineno = 0;
+
+	if (!in->mod || in->stale)
+		return;
+	fn = ph_symbolize_fn_name(in->mod, addr);
+	line = dwfl_module_getsrc(in->mod, addr);
+	if (fn)
+		snprintf(f->fn, sizeof(f->fn), "%s", fn);
+	file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) :
+		      NULL;
+	if (file) {
+		const char *slash = strrchr(file, '/');
+
+		snprintf(f->file, sizeof(f->file), "%s",
+			 slash ? slash + 1 : file);
+		f->line = lineno;
+	}
+}
+#else
+/*
+ * No libdw (platform.h): the frame keeps its module and offset, for the
+ * host or a developer to symbolize against the build.
+ */
+static void crash_frame_names(const struct crash_module *in, uintptr_t addr,
+			      struct ph_frame_info *f)
+{
+	(void)in;
+	(void)addr;
+	(void)f;
+}
+#endif
 
 /*
  * One crashed frame; exact: the interrupted address, not a return one.
@@ -193,25 +239,7 @@ static bool crash_frame(const struct crash_module *m, size_t nm, uintptr_t pc,
 	}
 	f->offset = pc - in->bias;
 	f->app = ph_symbolize_is_app_path(in->path);
-	if (in->mod && !in->stale) {
-		const char *fn = ph_symbolize_fn_name(in->mod, addr);
-		Dwfl_Line *line = dwfl_module_getsrc(in->mod, addr);
-		const char *file;
-		int lineno = 0;
-
-		if (fn)
-			snprintf(f->fn, sizeof(f->fn), "%s", fn);
-		file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL,
-					    NULL) :
-			      NULL;
-		if (file) {
-			const char *slash = strrchr(file, '/');
-
-			snprintf(f->file, sizeof(f->file), "%s",
-				 slash ? slash + 1 : file);
-			f->line = lineno;
-		}
-	}
+	crash_frame_names(in, addr, f);
 	return in->stale;
 }
 
@@ -228,7 +256,9 @@ static int crash_stack(const char *text, struct ph_buf *out)
 	bool stale[PH_MAX_FRAMES];
 	char line[400], pcs_text[PH_MAX_FRAMES * 20];
 	size_t nm = crash_modules(text, m, CRASH_MODULES), n = 0, k = 0;
+#if PH_PLATFORM_LIBDW
 	Dwfl *d;
+#endif
 
 	if (!value(text, "pcs", pcs_text, sizeof(pcs_text))[0])
 		return -1;
@@ -238,11 +268,16 @@ static int crash_stack(const char *text, struct ph_buf *out)
 			break;
 		n++;
 	}
+#if PH_PLATFORM_LIBDW
 	d = dwfl_begin(&crash_callbacks);
 	if (d)
 		crash_report_modules(d, m, nm);
 	else
 		nm = 0;
+#else
+	for (size_t i = 0; i < nm; i++)
+		m[i].stale = false; /* no build id is read to check */
+#endif
 	for (size_t i = 0; i < n; i++)
 		stale[i] = crash_frame(m, nm, pcs[i], i == 0, &fr[i]);
 	for (int pass = 0; pass < 2; pass++)
@@ -262,8 +297,10 @@ static int crash_stack(const char *text, struct ph_buf *out)
 				break; /* 4096 B cap (protocol section 8) */
 			k++;
 		}
+#if PH_PLATFORM_LIBDW
 	if (d)
 		dwfl_end(d);
+#endif
 	return 0;
 }
 

@@ -7,8 +7,11 @@
 #include "ph_common.h"
 #include "collectors.h"
 #include "ph_buf.h"
+#include "../platform.h"
 
+#if PH_PLATFORM_ZLIB
 #include <zlib.h>
+#endif
 
 static _Atomic(porthole_semantics_fn) sem_fn;
 static _Atomic(void *) sem_ctx;
@@ -156,18 +159,91 @@ const char *ph_collectors_semantics(const struct ph_json *params,
 /* --- screenshot ------------------------------------------------------------
  */
 
+#if PH_PLATFORM_ZLIB
+static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	/* crc32() given NULL answers its initial value (IEND has no data) */
+	return n ? (uint32_t)crc32(crc, p, (uInt)n) : crc;
+}
+
+/* raw deflated into a zlib stream, into *z (malloc'd); 0 or PH_E*. */
+static int zlib_stream(const uint8_t *raw, size_t n, uint8_t **z, size_t *zlen)
+{
+	uLongf len = compressBound((uLong)n);
+
+	*z = malloc(len);
+	if (!*z)
+		return PH_ENOMEM;
+	if (compress2(*z, &len, raw, (uLong)n, 6) != Z_OK)
+		return PH_ENOMEM;
+	*zlen = len;
+	return 0;
+}
+#else
+/*
+ * No zlib (platform.h, musl): the PNG's two checksums by hand and its
+ * image data in stored deflate blocks (RFC 1950 and 1951), uncompressed:
+ * a larger file, the same picture.
+ */
+static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static int zlib_stream(const uint8_t *raw, size_t n, uint8_t **z, size_t *zlen)
+{
+	size_t blocks = n / 65535 + 1, at = 2;
+	uint32_t a = 1, b = 0;
+	uint8_t *o = malloc(2 + 5 * blocks + n + 4);
+
+	*z = o;
+	if (!o)
+		return PH_ENOMEM;
+	o[0] = 0x78; /* deflate, 32 KiB window */
+	o[1] = 0x01; /* no dictionary, (0x78 << 8 | 0x01) % 31 == 0 */
+	for (size_t off = 0, len; off < n || !off; off += len) {
+		len = n - off < 65535 ? n - off : 65535;
+		o[at++] = off + len == n; /* BFINAL on the last, BTYPE 00 */
+		o[at++] = (uint8_t)len;
+		o[at++] = (uint8_t)(len >> 8);
+		o[at++] = (uint8_t)~len;
+		o[at++] = (uint8_t)(~len >> 8);
+		memcpy(o + at, raw + off, len);
+		at += len;
+		if (!len)
+			break; /* n == 0: one empty block */
+	}
+	for (size_t i = 0; i < n; i++) { /* Adler-32 */
+		a = (a + raw[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	o[at++] = (uint8_t)(b >> 8);
+	o[at++] = (uint8_t)b;
+	o[at++] = (uint8_t)(a >> 8);
+	o[at++] = (uint8_t)a;
+	*zlen = at;
+	return 0;
+}
+#endif
+
 static int chunk(struct ph_buf *b, const char *type, const uint8_t *data,
 		 size_t n)
 {
 	uint8_t hdr[8] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16),
 			   (uint8_t)(n >> 8), (uint8_t)n };
-	uLong crc;
+	uint32_t crc;
 	uint8_t c[4];
 	int rc;
 
 	memcpy(hdr + 4, type, 4);
-	crc = crc32(0, hdr + 4, 4);
-	crc = crc32(crc, data, (uInt)n);
+	crc = png_crc(0, hdr + 4, 4);
+	crc = png_crc(crc, data, n);
 	c[0] = (uint8_t)(crc >> 24);
 	c[1] = (uint8_t)(crc >> 16);
 	c[2] = (uint8_t)(crc >> 8);
@@ -180,14 +256,14 @@ static int chunk(struct ph_buf *b, const char *type, const uint8_t *data,
 	return rc;
 }
 
-/* RGBA8888 into a PNG (filter 0 rows, zlib). */
+/* RGBA8888 into a PNG (filter 0 rows, a zlib stream). */
 static int encode_png(const uint8_t *px, int width, int height,
 		      struct ph_buf *out)
 {
 	size_t row = (size_t)width * 4, raw_len = (row + 1) * (size_t)height;
 	uint8_t *raw = malloc(raw_len);
-	uLongf zlen = compressBound((uLong)raw_len);
-	uint8_t *z = malloc(zlen);
+	size_t zlen = 0;
+	uint8_t *z = NULL;
 	uint8_t ihdr[13] = { (uint8_t)(width >> 24),
 			     (uint8_t)(width >> 16),
 			     (uint8_t)(width >> 8),
@@ -203,14 +279,15 @@ static int encode_png(const uint8_t *px, int width, int height,
 			     0 };
 	int rc = PH_ENOMEM;
 
-	if (!raw || !z)
+	if (!raw)
 		goto out;
 	for (int y = 0; y < height; y++) {
 		raw[(row + 1) * (size_t)y] = 0;
 		memcpy(raw + (row + 1) * (size_t)y + 1, px + row * (size_t)y,
 		       row);
 	}
-	if (compress2(z, &zlen, raw, (uLong)raw_len, 6) != Z_OK)
+	rc = zlib_stream(raw, raw_len, &z, &zlen);
+	if (rc)
 		goto out;
 	rc = ph_buf_add(out, "\x89PNG\r\n\x1a\n", 8);
 	if (!rc)

@@ -86,6 +86,18 @@ static _Atomic int sample_n;
 static _Atomic bool sample_ready;
 static _Atomic bool sample_asked;
 
+/* The main thread's stack, for the frame-record walk (arm64 below). */
+static _Atomic uintptr_t main_stack_lo, main_stack_hi;
+
+void ph_watchdog_main_thread(void)
+{
+	uintptr_t lo = 0, hi = 0;
+
+	ph_platform_thread_stack(&lo, &hi);
+	atomic_store(&main_stack_lo, lo);
+	atomic_store(&main_stack_hi, hi);
+}
+
 /* The watchdog thread's copy of the newest sample of the open stall. */
 static uintptr_t stack_pcs[PH_MAX_FRAMES];
 static size_t stack_n;
@@ -158,13 +170,24 @@ static void on_sample_signal(int sig, siginfo_t *info, void *uctx)
 	 * Code without unwind information (a PLT entry: arm64 gives them no
 	 * CFI, and a busy loop calling a library spends time in them) ends
 	 * the unwind at the interrupted pc.  Such code is a leaf that has not
-	 * saved the link register, so its caller is in x30.
+	 * saved the link register or touched x29, so its caller is in x30,
+	 * and the callers' frame records chain from x29 up to main and on to
+	 * _start, which leaves x29 0.
 	 */
 	if (n == 3 && uctx) {
-		uintptr_t lr = ((ucontext_t *)uctx)->uc_mcontext.regs[30];
+		const mcontext_t *mc = &((ucontext_t *)uctx)->uc_mcontext;
+		uintptr_t lr = mc->regs[30], lo = atomic_load(&main_stack_lo);
+		uintptr_t hi = atomic_load(&main_stack_hi);
+		int k = 1;
 
 		if (lr && lr != sample_pcs[0])
-			sample_pcs[n++ - 2] = lr;
+			sample_pcs[k++] = lr;
+		/* from sp up, all mapped; not on another stack (a fiber's) */
+		if (mc->sp >= lo && mc->sp < hi)
+			k += ph_platform_fp_walk(mc->regs[29], mc->sp, hi,
+						 sample_pcs + k,
+						 PH_MAX_FRAMES - k);
+		n = k + 2;
 	}
 #endif
 	atomic_store_explicit(&sample_n, n > 2 ? n - 2 : 0,
