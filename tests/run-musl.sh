@@ -22,16 +22,7 @@ out=$(mktemp)
 T=$(mktemp -d)
 trap 'rm -rf "$out" "$T"' EXIT
 
-record() { # record NAME OUTPUT_FILE EXIT_STATUS: keep the closing line
-	line=$(grep -E '^\[[^]]*\] [0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
-	[ -n "$line" ] || line="[$1] 0 passed, 1 failed"
-	if [ "$3" != 0 ] && echo "$line" | grep -q ' 0 failed$'; then
-		echo "  exit status $3 after: $line"
-		line="[$1] 0 passed, 1 failed"
-	fi
-	echo "$line" | tee -a "$results"
-	echo "$line" | grep -q ' 0 failed$' || status=1
-}
+. tests/lib/record.sh
 
 echo "== unit tests (musl)"
 PH_TEST_SUITE=musl:unit "$build/tests/unit-tests" > "$out" 2>&1

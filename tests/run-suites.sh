@@ -19,28 +19,15 @@ status=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Each suite's wall time goes to the log (not the results file), so a
-# slow suite is found by reading one run's output.
-record() { # record NAME OUTPUT_FILE EXIT_STATUS SECONDS: keep the closing line
-	echo "   $4 s"
-	line=$(grep -E '^\[[^]]*\] [0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
-	[ -n "$line" ] || line="[$1] 0 passed, 1 failed"
-	# A clean count with a failing exit (a sanitizer's report at exit, a
-	# crash after the count) is a failure too.
-	if [ "${3:-0}" != 0 ] && echo "$line" | grep -q ' 0 failed$'; then
-		echo "  exit status $3 after: $line"
-		line="[$1] 0 passed, 1 failed"
-	fi
-	echo "$line" | sed "s/^\[/[$label:/" | tee -a "$results"
-	echo "$line" | grep -q ' 0 failed$' || status=1
-}
+. tests/lib/record.sh
 
 echo "== unit tests ($label)"
 started=$(date +%s)
 PH_TEST_SUITE=unit "$build/tests/unit-tests" > "$work/unit.out" 2>&1
 rc=$?
 grep -v '^ok ' "$work/unit.out"
-record unit "$work/unit.out" $rc $(($(date +%s) - started))
+echo "   $(($(date +%s) - started)) s"
+record unit "$work/unit.out" $rc
 
 # One line per suite: NAME SCRIPT.  The longest suites of the last run
 # of any pass (build/suite-seconds) start first, so the lanes end
@@ -72,7 +59,10 @@ sort "$work/list" | while read -r name script; do
 	grep -v '^ok ' "$work/$name.out" 2>/dev/null
 	secs=$(cat "$work/$name.secs" 2>/dev/null || echo 0)
 	echo "$name $secs" >> "$times.new"
-	record "$name" "$work/$name.out" "$(cat "$work/$name.rc" 2>/dev/null || echo 1)" "$secs"
+	# Each suite's wall time goes to the log (not the results file), so
+	# a slow suite is found by reading one run's output.
+	echo "   $secs s"
+	record "$name" "$work/$name.out" "$(cat "$work/$name.rc" 2>/dev/null || echo 1)"
 	[ $status = 0 ] || echo 1 > "$work/failed"
 done
 mv "$times.new" "$times"

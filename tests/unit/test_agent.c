@@ -3528,6 +3528,18 @@ void test_agent__mt_the_legacy_port_refuses_another_uid(void)
 	ph_buf_release(&line);
 }
 
+/* The next event of collect()'s lines at *p, parsed; NULL past the last. */
+static const struct ph_json *next_event(char **p, struct ph_buf *one)
+{
+	char *nl = strchr(*p, '\n');
+
+	ph_buf_reset(one);
+	if (!nl || ph_buf_add(one, *p, (size_t)(nl - *p)))
+		return NULL;
+	*p = nl + 1;
+	return parse(one);
+}
+
 /*
  * A stall is timed between the main thread's own turn-overs (here two
  * pings), not from a watchdog ping, and is sent while it lasts: ongoing
@@ -3538,6 +3550,7 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 {
 	struct ph_client_conn c;
 	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	struct ph_buf one = PH_BUF_INIT(1 << 20);
 	const struct ph_json *d, *stalls;
 	int64_t before1, after1, before2, after2, t[3], ms[3];
 	char *p;
@@ -3560,15 +3573,11 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 	CHECK_INT(collect(&c, "blocked", 1, &ev), 1);
 	p = ev.buf;
 	for (int i = 0; i < 3; i++) {
-		char *nl = strchr(p, '\n');
-		struct ph_buf one = PH_BUF_INIT(1 << 20);
-		const struct ph_json *e;
+		const struct ph_json *e = next_event(&p, &one);
 
-		CHECK(nl != NULL);
-		if (!nl)
+		CHECK(e != NULL);
+		if (!e)
 			break;
-		CHECK_INT(ph_buf_add(&one, p, (size_t)(nl - p)), 0);
-		e = parse(&one);
 		d = ph_json_get(e, "data");
 		CHECK(ph_json_as_int(ph_json_get(e, "t"), &t[i]));
 		CHECK(ph_json_as_int(ph_json_get(d, "durationMs"), &ms[i]));
@@ -3576,8 +3585,6 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 		CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE) ==
 		      (i < 2));
 		CHECK(ph_json_is(ph_json_get(d, "stack"), PH_JSON_STRING));
-		ph_buf_release(&one);
-		p = nl + 1;
 	}
 	/* One stall: its start is the first ping's stamp. */
 	CHECK(t[0] == t[1] && t[1] == t[2]);
@@ -3600,6 +3607,7 @@ void test_agent__mt_a_stall_is_sent_while_it_lasts_and_timed_exactly(void)
 	/* The next tests' main thread is not this one. */
 	atomic_store(&ph_agent.main_tid, 0);
 	ph_buf_release(&ev);
+	ph_buf_release(&one);
 	ph_buf_release(&line);
 }
 
@@ -3612,6 +3620,7 @@ void test_agent__mt_an_unsampled_stall_keeps_the_required_fields(void)
 {
 	struct ph_client_conn c;
 	struct ph_buf ev = PH_BUF_INIT(1 << 20), line = PH_BUF_INIT(1 << 20);
+	struct ph_buf one = PH_BUF_INIT(1 << 20);
 	sigset_t rt, old;
 	char *p;
 
@@ -3633,26 +3642,22 @@ void test_agent__mt_an_unsampled_stall_keeps_the_required_fields(void)
 	CHECK_INT(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
 	p = ev.buf;
 	for (int i = 0; i < 2; i++) {
-		char *nl = strchr(p, '\n');
-		struct ph_buf one = PH_BUF_INIT(1 << 16);
-		const struct ph_json *d;
+		const struct ph_json *e = next_event(&p, &one);
+		const struct ph_json *d = ph_json_get(e, "data");
 
-		CHECK(nl != NULL);
-		if (!nl)
+		CHECK(e != NULL);
+		if (!e)
 			break;
-		CHECK_INT(ph_buf_add(&one, p, (size_t)(nl - p)), 0);
-		d = ph_json_get(parse(&one), "data");
 		CHECK(ph_json_streq(ph_json_get(d, "top"), "?"));
 		CHECK(ph_json_streq(ph_json_get(d, "stack"), ""));
 		CHECK(ph_json_is(ph_json_get(d, "ongoing"), PH_JSON_TRUE) ==
 		      (i == 0));
-		ph_buf_release(&one);
-		p = nl + 1;
 	}
 	ph_client_close(&c);
 	porthole_stop();
 	atomic_store(&ph_agent.main_tid, 0);
 	ph_buf_release(&ev);
+	ph_buf_release(&one);
 	ph_buf_release(&line);
 }
 
