@@ -231,11 +231,20 @@ static void emit_group(struct ph_fctx *c, const struct stall_state *s,
 		line[k] = '\0';
 		ph_fnd_detail(c, f, "stack: %s", line);
 	}
-	ph_fnd_key(c, f, "main-thread-stall:%s%s", dump ? "dump:" : "",
-		   worst->top);
 	ph_parse_frame(c, worst->top, strlen(worst->top), &f->hint);
 	f->hint.fn = ph_fnd_str(c, f->hint.fn);
 	f->hint.file = ph_fnd_str(c, f->hint.file);
+	/*
+	 * The same stall in two runs is the same function: the line is where
+	 * the sample landed in it (a busy loop's compare, or the call inside
+	 * it), so it is not part of the key.
+	 */
+	if (f->hint.fn && f->hint.file)
+		ph_fnd_key(c, f, "main-thread-stall:%s%s(%s)",
+			   dump ? "dump:" : "", f->hint.fn, f->hint.file);
+	else
+		ph_fnd_key(c, f, "main-thread-stall:%s%s",
+			   dump ? "dump:" : "", worst->top);
 	f->hint.app = true;
 	jw = ph_fnd_evidence_begin(c);
 	ph_jw_kv_int(jw, "durationMs", worst->ms);
