@@ -214,7 +214,7 @@ struct ph_strtab {
 	struct ph_arena arena;
 };
 
-struct ph_intmap; /* trace_model.c: int64 -> uint32 hash */
+struct ph_intmap; /* trace_intern.c: int64 -> uint32 hash */
 
 struct ph_trace {
 	struct ph_table tables[PH_T_COUNT];
