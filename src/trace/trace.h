@@ -214,7 +214,7 @@ struct ph_strtab {
 	struct ph_arena arena;
 };
 
-struct ph_intmap; /* trace_model.c: int64 -> uint32 hash */
+struct ph_intmap; /* trace_intern.c: int64 -> uint32 hash */
 
 struct ph_trace {
 	struct ph_table tables[PH_T_COUNT];
@@ -406,7 +406,7 @@ static inline void ph_trace_see_ts(struct ph_trace *t, int64_t ts)
 bool ph_trace_thermal(struct ph_trace *t, int64_t ts, const char *name,
 		      size_t n, bool cdev, double value);
 
-/* Frame timeline (trace_proto.c fills, by cookie). */
+/* Frame timeline (trace_proto_frames.c fills, by cookie). */
 void ph_trace_frames_end(struct ph_trace *t, int64_t cookie, int64_t ts);
 
 /* Clock snapshots: convert a trace-clock timestamp to another clock. */

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * trace_model.c: the columnar tables, the string table, process and thread
- * tracking, and ph_trace_finish(): the time sort and the state machines
- * that turn decoded events into sched, thread_state, slice and counter rows.
+ * trace_model.c: the trace's columnar tables (their schema, growth in
+ * huge-page-aligned blocks), its life cycle and event buffer, stats and
+ * metadata, the process, thread and track tables the decoders fill, and
+ * clock conversion.  The hash map and string table are in
+ * trace_intern.c, atrace payload parsing in trace_atrace.c, and
+ * ph_trace_finish()'s time sort and state machines in trace_finish.c.
  *
- * The state machines follow what the field's trace processor documents for
- * its tables, so detector SQL written against its schema reads the same
- * here; the code is ours.
+ * The tables follow what the field's trace processor documents for its
+ * schema, so detector SQL written against it reads the same here; the
+ * code is ours.
  */
 #include "ph_common.h"
 #include "trace/trace.h"
@@ -241,144 +244,7 @@ int64_t ph_table_add_slow(struct ph_table *tb)
 	return (int64_t)tb->rows++;
 }
 
-/* --- int64 -> uint32 map ------------------------------------------------- */
-
-struct ph_intmap {
-	uint64_t *keys;
-	uint32_t *vals; /* value + 1; 0 = empty */
-	size_t n, cap;	/* cap is a power of two */
-};
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-struct ph_intmap *ph_intmap_new(void)
-{
-	return calloc(1, sizeof(struct ph_intmap));
-}
-
-void ph_intmap_free(struct ph_intmap *m)
-{
-	if (!m)
-		return;
-	free(m->keys);
-	free(m->vals);
-	free(m);
-}
-
-bool ph_intmap_get(const struct ph_intmap *m, uint64_t key, uint32_t *val)
-{
-	size_t i;
-
-	if (!m->cap)
-		return false;
-	for (i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->vals[i])
-			return false;
-		if (m->keys[i] == key) {
-			*val = m->vals[i] - 1;
-			return true;
-		}
-	}
-}
-
-static int intmap_grow(struct ph_intmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	uint64_t *k = calloc(cap, sizeof(*k));
-	uint32_t *v = calloc(cap, sizeof(*v));
-
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return PH_ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->vals[i])
-			continue;
-		for (j = mix64(m->keys[i]) & (cap - 1); v[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = cap;
-	return 0;
-}
-
-int ph_intmap_put(struct ph_intmap *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && intmap_grow(m))
-		return PH_ENOMEM;
-	for (i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->vals[i]) {
-			m->keys[i] = key;
-			m->vals[i] = val + 1;
-			m->n++;
-			return 0;
-		}
-		if (m->keys[i] == key) {
-			m->vals[i] = val + 1;
-			return 0;
-		}
-	}
-}
-
-/* Removal by tombstone would complicate probing; a dead key maps to ~0. */
-void ph_intmap_del(struct ph_intmap *m, uint64_t key)
-{
-	uint32_t v;
-
-	if (ph_intmap_get(m, key, &v))
-		(void)ph_intmap_put(m, key, UINT32_MAX - 1);
-}
-
-/* --- strings ------------------------------------------------------------- */
-
-/*
- * A word-at-a-time hash: comm and slice names are 8-30 bytes, and this
- * runs twice per sched_switch, so byte-wise FNV showed in profiles.
- */
-uint64_t ph_trace_strhash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-
-	while (n >= 8) {
-		uint64_t w;
-
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 29;
-		s += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t w = 0;
-
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
-	}
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
-}
-
-#define hash_bytes ph_trace_strhash
+/* --- big blocks ---------------------------------------------------------- */
 
 void ph_trace_hugepages(void *p, size_t n)
 {
@@ -445,69 +311,6 @@ uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
 		b = tmp;
 	}
 	return a;
-}
-
-static int strtab_rehash(struct ph_strtab *st)
-{
-	uint32_t ns = st->nslots ? st->nslots * 2 : 1024;
-	uint32_t *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return PH_ENOMEM;
-	for (uint32_t id = 1; id < st->n; id++) {
-		uint64_t h = hash_bytes(st->strs[id], st->len[id]);
-		uint32_t i;
-
-		for (i = h & (ns - 1); slots[i]; i = (i + 1) & (ns - 1))
-			;
-		slots[i] = id;
-	}
-	free(st->slots);
-	st->slots = slots;
-	st->nslots = ns;
-	return 0;
-}
-
-uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n)
-{
-	struct ph_strtab *st = &t->strs;
-	uint64_t h;
-	uint32_t i;
-	char *copy;
-
-	if (!s)
-		return 0;
-	if ((st->n + 1) * 2 > st->nslots && strtab_rehash(st))
-		return 0;
-	h = hash_bytes(s, n);
-	for (i = h & (st->nslots - 1); st->slots[i];
-	     i = (i + 1) & (st->nslots - 1)) {
-		uint32_t id = st->slots[i];
-
-		if (st->len[id] == n && !memcmp(st->strs[id], s, n))
-			return id;
-	}
-	if (st->n >= st->alloc) {
-		/* the two arrays in step: each grows from the same count */
-		size_t na = st->alloc, nl = st->alloc;
-
-		if (PH_GROW(st->strs, na, (size_t)st->n + 1, 1024) ||
-		    PH_GROW(st->len, nl, (size_t)st->n + 1, 1024) ||
-		    na > UINT32_MAX)
-			return 0;
-		if (!st->alloc) {
-			st->strs[0] = NULL;
-			st->len[0] = 0;
-		}
-		st->alloc = (uint32_t)na;
-	}
-	copy = ph_arena_strndup(&st->arena, s, n);
-	if (!copy)
-		return 0;
-	st->strs[st->n] = copy;
-	st->len[st->n] = (uint32_t)n;
-	st->slots[i] = st->n;
-	return st->n++;
 }
 
 /* --- life cycle ---------------------------------------------------------- */
@@ -921,115 +724,5 @@ int64_t ph_trace_to_clock(const struct ph_trace *t, int64_t ts, int clock)
 		    __builtin_add_overflow(d, best->clk[clock], &r))
 			return PH_NULL_I64;
 		return r;
-	}
-}
-
-/* --- atrace -------------------------------------------------------------- */
-
-static bool parse_i64(const char *s, size_t n, int64_t *out)
-{
-	int64_t v = 0;
-	bool neg = false;
-	size_t i = 0;
-
-	if (i < n && (s[i] == '-' || s[i] == '+'))
-		neg = s[i++] == '-';
-	if (i == n)
-		return false;
-	for (; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > INT64_MAX / 10 - 10)
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = neg ? -v : v;
-	return true;
-}
-
-int ph_atrace_parse(const char *s, size_t n, struct ph_atrace *out)
-{
-	const char *f[6];
-	size_t fl[6];
-	int nf = 0;
-	size_t i, start = 0;
-
-	memset(out, 0, sizeof(*out));
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' ||
-		     s[n - 1] == '\0'))
-		n--;
-	if (!n)
-		return PH_ECORRUPT;
-	/* split on '|' into at most 6 fields; the last takes the rest */
-	for (i = 0; i <= n && nf < 6; i++) {
-		if (i == n || (s[i] == '|' && nf < 5)) {
-			f[nf] = s + start;
-			fl[nf++] = i - start;
-			start = i + 1;
-		}
-	}
-	if (fl[0] != 1)
-		return PH_ECORRUPT;
-	if (nf >= 2 && fl[1] && !parse_i64(f[1], fl[1], &out->tgid))
-		return PH_ECORRUPT;
-	switch (f[0][0]) {
-	case 'B':
-	case 'I':
-		if (nf < 3)
-			return PH_ECORRUPT;
-		out->op = f[0][0] == 'B' ? PH_AT_B : PH_AT_I;
-		/* the name is everything after the pid, '|' included */
-		out->name = f[2];
-		out->name_len = (size_t)(s + n - f[2]);
-		return 0;
-	case 'E': out->op = PH_AT_E; return 0;
-	case 'C': {
-		char buf[64];
-		char *end;
-
-		if (nf < 4 || !fl[3] || fl[3] >= sizeof(buf))
-			return PH_ECORRUPT;
-		memcpy(buf, f[3], fl[3]);
-		buf[fl[3]] = 0;
-		out->value = strtod(buf, &end);
-		if (*end)
-			return PH_ECORRUPT;
-		out->op = PH_AT_C;
-		out->name = f[2];
-		out->name_len = fl[2];
-		return 0;
-	}
-	case 'S':
-	case 'F':
-		if (nf < 4 || !parse_i64(f[3], fl[3], &out->cookie))
-			return PH_ECORRUPT;
-		out->op = f[0][0] == 'S' ? PH_AT_S : PH_AT_F;
-		out->name = f[2];
-		out->name_len = fl[2];
-		return 0;
-	case 'N':
-		if (nf < 4)
-			return PH_ECORRUPT;
-		out->op = PH_AT_N;
-		out->track = f[2];
-		out->track_len = fl[2];
-		out->name = f[3];
-		out->name_len = (size_t)(s + n - f[3]);
-		return 0;
-	case 'G': /* G|tgid|track|name|cookie */
-		if (nf < 5 || !parse_i64(f[4], fl[4], &out->cookie))
-			return PH_ECORRUPT;
-		out->op = PH_AT_G;
-		out->track = f[2];
-		out->track_len = fl[2];
-		out->name = f[3];
-		out->name_len = fl[3];
-		return 0;
-	case 'H': /* H|tgid|track|cookie: ends G's slice by track and cookie */
-		if (nf < 4 || !parse_i64(f[3], fl[3], &out->cookie))
-			return PH_ECORRUPT;
-		out->op = PH_AT_H;
-		out->track = f[2];
-		out->track_len = fl[2];
-		return 0;
-	default: return PH_ECORRUPT;
 	}
 }
