@@ -243,8 +243,8 @@ static void emit_group(struct ph_fctx *c, const struct stall_state *s,
 		ph_fnd_key(c, f, "main-thread-stall:%s%s(%s)",
 			   dump ? "dump:" : "", f->hint.fn, f->hint.file);
 	else
-		ph_fnd_key(c, f, "main-thread-stall:%s%s",
-			   dump ? "dump:" : "", worst->top);
+		ph_fnd_key(c, f, "main-thread-stall:%s%s", dump ? "dump:" : "",
+			   worst->top);
 	f->hint.app = true;
 	jw = ph_fnd_evidence_begin(c);
 	ph_jw_kv_int(jw, "durationMs", worst->ms);
