@@ -836,17 +836,17 @@ void test_host__a_stall_blames_the_app_frame_without_a_line(void)
  * A stall's identity across runs is its function and file: the line is
  * where the sample landed in it, which differs run to run (a busy loop's
  * compare, or the call inside it), and compare matches findings by key.
+ * Two stalls of one function in one run are one finding, counted twice.
  */
 void test_host__a_stalls_key_is_its_function_not_the_line(void)
 {
 	struct ph_window w = { 0, 100000 };
 	const char *top[2] = { "pay(pay.c:3)", "pay(pay.c:9)" };
+	struct ph_store s;
+	struct ph_analysis *a;
+	const struct ph_finding *f;
 
 	for (int i = 0; i < 2; i++) {
-		struct ph_store s;
-		struct ph_analysis *a;
-		const struct ph_finding *f;
-
 		CHECK_INT(ph_store_init(&s, 1 << 20), 0);
 		add_blocked(&s, 1000, 1, 600, false, top[i]);
 		a = ph_analyze_store(&s, w);
@@ -859,6 +859,16 @@ void test_host__a_stalls_key_is_its_function_not_the_line(void)
 		ph_analysis_free(a);
 		ph_store_release(&s);
 	}
+	CHECK_INT(ph_store_init(&s, 1 << 20), 0);
+	add_blocked(&s, 1000, 1, 600, false, top[0]);
+	add_blocked(&s, 5000, 2, 700, false, top[1]);
+	a = ph_analyze_store(&s, w);
+	CHECK(a);
+	f = ph_analysis_find(a, "main-thread-stall");
+	CHECK(f && f->count == 2 && strstr(f->title, "pay(pay.c:9)"));
+	CHECK_INT(a->nf, 1);
+	ph_analysis_free(a);
+	ph_store_release(&s);
 }
 
 void test_host__a_stall_sent_while_it_lasts_counts_once(void)

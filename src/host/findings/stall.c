@@ -20,6 +20,7 @@ struct stall {
 	int64_t t, ms;
 	bool open;	   /* its newest event is ongoing */
 	const char *top;   /* the top app frame's line */
+	const char *where; /* its function and file: the group and the key */
 	const char *stack; /* first lines of the stack */
 	const char *module;
 };
@@ -79,6 +80,24 @@ static void top_app_frame(struct ph_fctx *c, const struct ph_event *ev,
 		x->top = "unknown";
 }
 
+/*
+ * The same stall in two runs, or twice in one, is the same function: the
+ * line is where the sample landed in it (a busy loop's compare, or the
+ * call inside it), so stalls group and are keyed by "fn(file)" when the
+ * top frame has both, else by the whole top line.
+ */
+static const char *stall_where(struct ph_fctx *c, const char *top)
+{
+	struct ph_where_hint h = { 0 };
+	char buf[400];
+
+	ph_parse_frame(c, top, strlen(top), &h);
+	if (!h.fn || !h.file)
+		return top;
+	snprintf(buf, sizeof(buf), "%s(%s)", h.fn, h.file);
+	return ph_keep(c, buf, strlen(buf));
+}
+
 /* One blocked event into x: a new stall, or an open one's newer view. */
 static void read_stall(struct ph_fctx *c, const struct ph_event *ev,
 		       struct stall *x)
@@ -90,11 +109,13 @@ static void read_stall(struct ph_fctx *c, const struct ph_event *ev,
 	x->open = ph_ev_true(ev, "ongoing");
 	if (!ph_ev_int(ev, "durationMs", &x->ms))
 		x->ms = 0;
-	/* A sample that did not come keeps the stack an earlier one had. */
+	/* A sample that did not come (top "?", the stack empty or absent)
+	 * keeps the stack an earlier one had. */
 	if (x->top && ph_ev_str(ev, "top", &stack, &n) && n == 1 &&
-	    stack[0] == '?' && !ph_ev_get(ev, "stack"))
+	    stack[0] == '?' && (!ph_ev_str(ev, "stack", &stack, &n) || n == 0))
 		return;
 	top_app_frame(c, ev, x);
+	x->where = stall_where(c, x->top);
 	x->stack = NULL;
 	if (ph_ev_str(ev, "stack", &stack, &n)) {
 		/* Keep the first four frames: enough to read. */
@@ -157,7 +178,7 @@ static void emit_group(struct ph_fctx *c, const struct stall_state *s,
 	for (size_t i = first; i < s->n; i++) {
 		const struct stall *x = &s->v[i];
 
-		if (strcmp(x->top, x0->top) || in_dump(s, x) != dump)
+		if (strcmp(x->where, x0->where) || in_dump(s, x) != dump)
 			continue;
 		count++;
 		total += x->ms;
@@ -234,17 +255,8 @@ static void emit_group(struct ph_fctx *c, const struct stall_state *s,
 	ph_parse_frame(c, worst->top, strlen(worst->top), &f->hint);
 	f->hint.fn = ph_fnd_str(c, f->hint.fn);
 	f->hint.file = ph_fnd_str(c, f->hint.file);
-	/*
-	 * The same stall in two runs is the same function: the line is where
-	 * the sample landed in it (a busy loop's compare, or the call inside
-	 * it), so it is not part of the key.
-	 */
-	if (f->hint.fn && f->hint.file)
-		ph_fnd_key(c, f, "main-thread-stall:%s%s(%s)",
-			   dump ? "dump:" : "", f->hint.fn, f->hint.file);
-	else
-		ph_fnd_key(c, f, "main-thread-stall:%s%s", dump ? "dump:" : "",
-			   worst->top);
+	ph_fnd_key(c, f, "main-thread-stall:%s%s", dump ? "dump:" : "",
+		   x0->where);
 	f->hint.app = true;
 	jw = ph_fnd_evidence_begin(c);
 	ph_jw_kv_int(jw, "durationMs", worst->ms);
@@ -275,7 +287,7 @@ static void emit(struct ph_fctx *c, void *p)
 		bool dump = in_dump(s, &s->v[i]), seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(s->v[j].top, s->v[i].top) &&
+			seen = !strcmp(s->v[j].where, s->v[i].where) &&
 			       in_dump(s, &s->v[j]) == dump;
 		if (!seen)
 			emit_group(c, s, i, dump);
