@@ -3367,6 +3367,54 @@ void test_agent__mt_db_query_has_a_deadline_and_its_own_thread(void)
 	ph_buf_release(&ev);
 }
 
+/* The app's connection, mid-commit for 300 ms, then done. */
+static void *commit_later(void *p)
+{
+	usleep(300 * 1000);
+	sqlite3_exec(p, "COMMIT", NULL, NULL, NULL);
+	return NULL;
+}
+
+/*
+ * A look at the database while the app commits waits for the commit (up
+ * to the request's deadline) instead of failing with "database is
+ * locked", as it did whenever an inspection met one.
+ */
+void test_agent__mt_db_query_waits_out_a_commit(void)
+{
+	struct ph_client_conn a;
+	struct ph_buf line = PH_BUF_INIT(1 << 20);
+	char path[512];
+	const struct ph_json *v;
+	sqlite3 *db = NULL;
+	pthread_t t;
+
+	snprintf(path, sizeof(path), "%s/busy.db", ph_test_tmpdir());
+	CHECK_INT(start_agent(QUIET, 0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(7)",
+			       NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(connect_hello(&a, &line), 0);
+	/* an exclusive lock keeps every reader out until the commit */
+	CHECK_INT(sqlite3_exec(db, "BEGIN EXCLUSIVE; UPDATE t SET x = 8", NULL,
+			       NULL, NULL),
+		  SQLITE_OK);
+	pthread_create(&t, NULL, commit_later, db);
+	v = db_call(&a, 2, "db_query",
+		    "{\"database\":\"busy.db\",\"sql\":\"SELECT x FROM t\"}",
+		    &line, 30000);
+	pthread_join(t, NULL);
+	CHECK(v && ph_json_get(v, "result"));
+	CHECK(v && !ph_json_get(v, "error"));
+	CHECK(strstr(line.buf, "[[\"8\"]]") || strstr(line.buf, "[[8]]"));
+	ph_client_close(&a);
+	porthole_stop();
+	sqlite3_close(db);
+	ph_buf_release(&line);
+}
+
 #endif
 
 /* --- answers count against a client's budget ---------------------------- */

@@ -17,8 +17,9 @@
  * own thread ("porthole-db", started at the first request), one at a
  * time, while the writer goes on fanning events out.  SQLite's progress
  * handler ends it at its deadline (params.timeoutMs) or when the agent
- * stops; an answer holds at most ROWS_CAP rows and ANSWER_CAP bytes of
- * them; an error met while rows are read is the answer's error.
+ * stops, and its busy handler waits out an app's commit until then; an
+ * answer holds at most ROWS_CAP rows and ANSWER_CAP bytes of them; an
+ * error met while rows are read is the answer's error.
  */
 #include "ph_common.h"
 #include "collectors.h"
@@ -64,6 +65,7 @@ static struct {
 	int (*column_bytes)(sqlite3_stmt *, int);
 	sqlite3_int64 (*column_int64)(sqlite3_stmt *, int);
 	int (*stmt_readonly)(sqlite3_stmt *);
+	int (*busy_handler)(sqlite3 *, int (*)(void *, int), void *);
 	int (*set_authorizer)(sqlite3 *,
 			      int (*)(void *, int, const char *, const char *,
 				      const char *, const char *),
@@ -102,6 +104,7 @@ static bool load(void)
 	LOAD(column_int64, "sqlite3_column_int64");
 	LOAD(stmt_readonly, "sqlite3_stmt_readonly");
 	LOAD(set_authorizer, "sqlite3_set_authorizer");
+	LOAD(busy_handler, "sqlite3_busy_handler");
 	LOAD(errmsg, "sqlite3_errmsg");
 	LOAD(bind_int64, "sqlite3_bind_int64");
 	LOAD(progress_handler, "sqlite3_progress_handler");
@@ -110,8 +113,8 @@ static bool load(void)
 		fn.finalize && fn.column_count && fn.column_name &&
 		fn.column_decltype && fn.column_type && fn.column_text &&
 		fn.column_bytes && fn.column_int64 && fn.stmt_readonly &&
-		fn.set_authorizer && fn.errmsg && fn.bind_int64 &&
-		fn.progress_handler;
+		fn.set_authorizer && fn.busy_handler && fn.errmsg &&
+		fn.bind_int64 && fn.progress_handler;
 	return fn.ok;
 }
 
@@ -124,6 +127,22 @@ static int progress(void *ctx)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * The app's connection is committing (its lock keeps readers out for the
+ * moment): wait for it, a few ms at a time, until the request's deadline.
+ * Without this a look at a busy app's database failed with "database is
+ * locked" whenever it met a commit.
+ */
+static int busy(void *ctx, int tries)
+{
+	(void)ctx;
+	(void)tries;
+	if (atomic_load(&stopping) || ph_clock_mono_ns() >= deadline_ns)
+		return 0;
+	usleep(2000);
+	return 1;
 }
 
 /* Why a statement failed while it ran: the deadline, or SQLite's word. */
@@ -206,6 +225,7 @@ static const char *open_db(const struct ph_json *params, sqlite3 **db,
 		return "EIO: could not open the database read-only";
 	}
 	fn.set_authorizer(*db, authorize, NULL);
+	fn.busy_handler(*db, busy, NULL);
 	fn.progress_handler(*db, PROGRESS_STEPS, progress, NULL);
 	return NULL;
 }
