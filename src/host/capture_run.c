@@ -318,6 +318,7 @@ int ph_capture_run(const struct ph_capture_run_opts *o,
 	const char *scenario = o->scenario, *out = o->out;
 	const char *driver = o->driver, *app_id = o->app_id;
 	char *const *cmdv = o->cmdv;
+	/* mkdtemp fills in the Xs: the announce file and iotrace scratch */
 	char announce_dir[] = "/tmp/porthole-capture-XXXXXX";
 	char announce[200];
 	struct ph_capture_info info = { 0 };
