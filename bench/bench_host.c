@@ -8,7 +8,8 @@
  *    fast as the socket takes them) into a real ph_live: the device link,
  *    the store (every line parsed) and the session file on disk.  Timed
  *    from the first event byte sent to the last event stored and the
- *    session file flushed and closed (bytes checked).
+ *    session file flushed and closed (bytes checked); best of three
+ *    runs, each into a fresh store.
  *  - ingest_copy_events_per_s / ingest_ratio_copy: the floor beside it,
  *    the same replay into a reader that only copies the socket's bytes to
  *    a file (read(2) 64 KiB, write(2), close: no parsing, no store),
@@ -445,43 +446,42 @@ static double ingest_copy_rate(const struct ph_buf *b, uint64_t want)
 	return (double)want / ((double)(t1 - r.sent_ns) / 1e9);
 }
 
-static int bench_ingest(void)
+/*
+ * One ingest of the payload b (want events) into a fresh ph_live and its
+ * session file: seconds from the first event byte sent to the file
+ * closed, or -1 when a byte or an event is missing.
+ */
+static double ingest_once(const struct ph_buf *b, uint64_t want)
 {
-	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
-	struct gen g = { .rnd = 7 };
 	struct replay r = { 0 };
 	struct ph_live lv;
 	pthread_t th;
-	char path[4400], extra[200];
+	char path[4400];
 	int64_t t1;
-	uint64_t want, lost;
-	int rc = 0;
+	uint64_t lost;
+	double s = -1;
 
-	if (gen_profile(&g, &b))
-		return -1;
-	while ((uint64_t)g.seq < INGEST_EVENTS)
-		if (gen_cycle(&g, &b))
-			return -1;
-	want = (uint64_t)g.seq;
 	snprintf(r.name, sizeof(r.name), "porthole.bench-ingest-%d",
 		 (int)getpid());
 	r.lfd = listen_abstract(r.name);
-	r.payload = b.buf;
-	r.len = b.len;
+	r.payload = b->buf;
+	r.len = b->len;
 	if (r.lfd < 0)
 		return -1;
 	run_sh("rm -rf " WORKDIR "/ingest");
-	setenv("PORTHOLE_PROJECT_ROOT", WORKDIR "/ingest", 1);
-	setenv("PORTHOLE_SESSIONS",
-	       getenv("BENCH_SESSIONS") ? getenv("BENCH_SESSIONS") : "1", 1);
-	if (ph_live_init(&lv))
+	if (ph_live_init(&lv)) {
+		close(r.lfd);
 		return -1;
+	}
 	lv.link.socket = r.name;
 	lv.link.host = NULL;
 	lv.link.once = true;
 	pthread_create(&th, NULL, replay_run, &r);
-	if (ph_live_start(&lv))
-		return -1;
+	if (ph_live_start(&lv)) {
+		shutdown(r.lfd, SHUT_RDWR); /* wakes the replay's accept */
+		pthread_join(th, NULL);
+		goto out;
+	}
 	for (;;) {
 		uint64_t n;
 
@@ -502,39 +502,75 @@ static int bench_ingest(void)
 		fprintf(stderr, "ingest: %.3f s\n",
 			(double)(t1 - r.sent_ns) / 1e9);
 	if (r.ready < 0 || lv.store.in.events != want ||
-	    file_size(path) != b.len + sizeof(hello_line) - 1 +
+	    file_size(path) != b->len + sizeof(hello_line) - 1 +
 				       sizeof(timeline_line) - 1) {
 		fprintf(stderr,
 			"bench-host: ingest: stored %" PRIu64 " of %" PRIu64
 			" events, session file %" PRIu64
 			" bytes of %zu, %" PRIu64 " lost\n",
 			lv.store.in.events, want, file_size(path),
-			b.len + sizeof(hello_line) - 1 + sizeof(timeline_line) -
-				1,
+			b->len + sizeof(hello_line) - 1 +
+				sizeof(timeline_line) - 1,
 			lost);
-		rc = -1;
 	} else {
-		double s = (double)(t1 - r.sent_ns) / 1e9;
+		s = (double)(t1 - r.sent_ns) / 1e9;
+	}
+out:
+	ph_live_release(&lv);
+	close(r.lfd);
+	return s;
+}
+
+/*
+ * Best of three, as the other engines' load figures: each run starts a
+ * fresh store, whose first 256 MiB are new pages (this VM's first touch
+ * of a page varies several-fold from run to run), and writes a fresh
+ * session file.
+ */
+static int bench_ingest(void)
+{
+	struct ph_buf b = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct gen g = { .rnd = 7 };
+	char extra[200];
+	uint64_t want;
+	double best = -1;
+	int rc = 0;
+
+	if (gen_profile(&g, &b))
+		return -1;
+	while ((uint64_t)g.seq < INGEST_EVENTS)
+		if (gen_cycle(&g, &b))
+			return -1;
+	want = (uint64_t)g.seq;
+	setenv("PORTHOLE_PROJECT_ROOT", WORKDIR "/ingest", 1);
+	setenv("PORTHOLE_SESSIONS",
+	       getenv("BENCH_SESSIONS") ? getenv("BENCH_SESSIONS") : "1", 1);
+	for (int i = 0; i < 3 && !rc; i++) {
+		double s = ingest_once(&b, want);
+
+		if (s < 0)
+			rc = -1;
+		else if (best < 0 || s < best)
+			best = s;
+	}
+	if (!rc) {
+		double copy = ingest_copy_rate(&b, want);
 
 		snprintf(extra, sizeof(extra),
 			 "\"events\":%" PRIu64
-			 ",\"bytes\":%zu,\"seconds\":%.3f",
-			 want, b.len, s);
-		double copy = ingest_copy_rate(&b, want);
-
-		emit("ingest_events_per_s", (double)want / s, "events/s",
+			 ",\"bytes\":%zu,\"seconds\":%.3f,\"runs\":3",
+			 want, b.len, best);
+		emit("ingest_events_per_s", (double)want / best, "events/s",
 		     extra);
 		if (copy < 0) {
 			rc = -1;
 		} else {
 			emit("ingest_copy_events_per_s", copy, "events/s",
 			     NULL);
-			emit("ingest_ratio_copy", (double)want / s / copy, "x",
-			     "\"note\":\"ingest / copy-only\"");
+			emit("ingest_ratio_copy", (double)want / best / copy,
+			     "x", "\"note\":\"ingest / copy-only\"");
 		}
 	}
-	ph_live_release(&lv);
-	close(r.lfd);
 	ph_buf_release(&b);
 	run_sh("rm -rf " WORKDIR "/ingest");
 	return rc;

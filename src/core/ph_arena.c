@@ -7,6 +7,8 @@
 #include "ph_common.h"
 #include "ph_arena.h"
 
+#include <sys/mman.h>
+
 struct ph_arena_block {
 	struct ph_arena_block *prev;
 	size_t size; /* bytes of data[] */
@@ -14,11 +16,36 @@ struct ph_arena_block {
 	_Alignas(16) char data[];
 };
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
 void ph_arena_init(struct ph_arena *a, size_t block_size, size_t cap)
 {
 	memset(a, 0, sizeof(*a));
 	a->block_size = block_size ? block_size : PH_ARENA_DEFAULT_BLOCK;
 	a->cap = cap;
+}
+
+void ph_arena_init_huge(struct ph_arena *a, size_t cap)
+{
+	ph_arena_init(a, HUGE_PAGE - sizeof(struct ph_arena_block), cap);
+	a->huge = true;
+}
+
+/* A regular block: in a huge arena, one whole aligned huge page. */
+static struct ph_arena_block *block_new(const struct ph_arena *a, size_t want)
+{
+	struct ph_arena_block *b;
+
+	if (!a->huge || want != a->block_size)
+		return malloc(sizeof(*b) + want);
+	b = aligned_alloc(HUGE_PAGE, HUGE_PAGE);
+#ifdef MADV_HUGEPAGE
+	/* Before the first write, so the first fault maps the whole page;
+	 * where THP is off this is refused and 4 KiB pages serve. */
+	if (b)
+		(void)madvise(b, HUGE_PAGE, MADV_HUGEPAGE);
+#endif
+	return b;
 }
 
 static void free_chain(struct ph_arena_block *b)
@@ -35,7 +62,9 @@ void ph_arena_release(struct ph_arena *a)
 {
 	free_chain(a->head);
 	free_chain(a->spare);
+	bool huge = a->huge;
 	ph_arena_init(a, a->block_size, a->cap);
+	a->huge = huge;
 }
 
 void ph_arena_recycle(struct ph_arena *a)
@@ -99,7 +128,7 @@ void *ph_arena_alloc_slow(struct ph_arena *a, size_t size, size_t align)
 	if (want == a->block_size && a->spare) {
 		b = a->spare;
 		a->spare = b->prev;
-	} else if (!(b = malloc(sizeof(*b) + want))) {
+	} else if (!(b = block_new(a, want))) {
 		return NULL;
 	}
 	b->size = want;

@@ -30,11 +30,20 @@ struct ph_arena {
 	/* Regular blocks ph_arena_recycle kept, handed out again before any
 	 * new one is allocated; not counted in total. */
 	struct ph_arena_block *spare;
+	/* Regular blocks are 2 MiB-aligned huge pages (ph_arena_init_huge). */
+	bool huge;
 };
 
 #define PH_ARENA_DEFAULT_BLOCK ((size_t)64 * 1024)
 
 void ph_arena_init(struct ph_arena *a, size_t block_size, size_t cap);
+/*
+ * An arena whose regular blocks are one 2 MiB huge page each, header
+ * included, advised MADV_HUGEPAGE: for an arena that fills hundreds of MB
+ * (the live store), where a fault per 4 KiB page costs more than the
+ * parse that fills it.
+ */
+void ph_arena_init_huge(struct ph_arena *a, size_t cap);
 /* Frees every block. The arena can be used again. */
 void ph_arena_release(struct ph_arena *a);
 /* Forgets every allocation but keeps one block for reuse. */

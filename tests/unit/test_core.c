@@ -152,6 +152,35 @@ void test_arena__aligned_after_full_odd_block(void)
 	ph_arena_release(&a);
 }
 
+/* A huge arena's regular block is one aligned 2 MiB page, header
+ * included, so the first fault maps it whole; it stays huge after a
+ * release, and an oversized request still gets its own block. */
+void test_arena__huge_blocks_are_whole_aligned_pages(void)
+{
+	const uintptr_t page = (uintptr_t)2 << 20;
+	struct ph_arena a;
+	char *first, *p;
+	size_t n = 0;
+
+	ph_arena_init_huge(&a, (size_t)64 << 20);
+	CHECK(a.huge);
+	first = ph_arena_alloc_bytes(&a, 1);
+	CHECK(first);
+	CHECK((uintptr_t)first % page < 64); /* just past the header */
+	/* the block takes about 2 MiB before a second one starts */
+	while ((p = ph_arena_alloc_bytes(&a, 4096)) &&
+	       ((uintptr_t)p & ~(page - 1)) == ((uintptr_t)first & ~(page - 1)))
+		n += 4096;
+	CHECK(p);
+	CHECK(n > page - 8192 && n < page);
+	CHECK_INT((uintptr_t)p % page < 64, 1);
+	CHECK(ph_arena_alloc(&a, (size_t)3 << 20)); /* oversized: its own */
+	ph_arena_release(&a);
+	CHECK(a.huge);
+	CHECK(ph_arena_alloc_bytes(&a, 1));
+	ph_arena_release(&a);
+}
+
 void test_arena__many_small_allocations(void)
 {
 	struct ph_arena a;
