@@ -315,15 +315,18 @@ static int grow(void **p, size_t cap, size_t sz)
 
 static int rows_push(struct sj_rows *r)
 {
+	size_t cap = r->cap ? r->cap * 2 : 256;
+
 	if (r->n < r->cap)
 		return SQLITE_OK;
-	r->cap = r->cap ? r->cap * 2 : 256;
-	if (grow((void **)&r->ts, r->cap, 8) ||
-	    grow((void **)&r->end, r->cap, 8) ||
-	    grow((void **)&r->part, r->cap, 8) ||
-	    grow((void **)&r->vals, r->cap * (size_t)(r->ncols ? r->ncols : 1),
+	/* The capacity rises only once every array holds it: an array
+	 * that grew before a later one failed is merely roomier. */
+	if (grow((void **)&r->ts, cap, 8) || grow((void **)&r->end, cap, 8) ||
+	    grow((void **)&r->part, cap, 8) ||
+	    grow((void **)&r->vals, cap * (size_t)(r->ncols ? r->ncols : 1),
 		 sizeof(sqlite3_value *)))
 		return SQLITE_NOMEM;
+	r->cap = cap;
 	return SQLITE_OK;
 }
 
@@ -432,9 +435,11 @@ static int emit(struct sj_cur *c, int64_t ts, int64_t end, int64_t part,
 		size_t ra, size_t rb)
 {
 	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		if (grow((void **)&c->out, c->cap, sizeof(*c->out)))
+		size_t cap = c->cap ? c->cap * 2 : 256;
+
+		if (grow((void **)&c->out, cap, sizeof(*c->out)))
 			return SQLITE_NOMEM;
+		c->cap = cap;
 	}
 	c->out[c->n++] = (struct sj_out){ ts, end - ts, part, (uint32_t)ra,
 					  (uint32_t)rb };

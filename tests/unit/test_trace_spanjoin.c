@@ -169,3 +169,54 @@ void test_trace__spanjoin_bad_arguments(void)
 	CHECK(strstr(err, "nope") != NULL);
 	sqlite3_close(db);
 }
+
+/*
+ * Out of memory at every step of a join: SQLite's hard heap limit is
+ * raised from just above what the tables hold until the join answers.
+ * Each refusal is SQLITE_NOMEM with the arrays consistent (ASan checks
+ * every write, and the cursor is reused across the refusals), and the
+ * answer once memory suffices is the one without a limit.
+ */
+void test_trace__spanjoin_out_of_memory_at_each_step(void)
+{
+	sqlite3 *db = sj_db();
+	sqlite3_stmt *st = NULL;
+	int64_t want, got = -1, base;
+	int refused = 0, rc = SQLITE_NOMEM;
+
+	CHECK(db);
+	CHECK_INT(
+		exec(db,
+		     "CREATE TABLE a(ts, dur, utid, name);"
+		     "CREATE TABLE b(ts, dur, utid, state);"
+		     "WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 "
+		     "FROM i WHERE n < 2999) "
+		     "INSERT INTO a SELECT n * 10, 8, n % 3, 'x' || n FROM i;"
+		     "WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 "
+		     "FROM i WHERE n < 2999) "
+		     "INSERT INTO b SELECT n * 10 + 4, 8, n % 3, 'R' FROM i;"
+		     "CREATE VIRTUAL TABLE j USING SPAN_JOIN(a PARTITIONED "
+		     "utid, b PARTITIONED utid);",
+		     NULL, 0),
+		SQLITE_OK);
+	want = one(db, "SELECT SUM(dur) FROM j");
+	CHECK_INT(want, 3000 * 4);
+	CHECK(sqlite3_prepare_v2(db, "SELECT SUM(dur) FROM j", -1, &st, NULL) ==
+	      SQLITE_OK);
+	base = sqlite3_memory_used();
+	for (int64_t lim = base + 1024; rc == SQLITE_NOMEM; lim += 4096) {
+		sqlite3_hard_heap_limit64(lim);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			got = sqlite3_column_int64(st, 0);
+		else
+			refused += rc == SQLITE_NOMEM;
+		sqlite3_reset(st);
+	}
+	sqlite3_hard_heap_limit64(0);
+	CHECK_INT(rc, SQLITE_ROW);
+	CHECK_INT(got, want);
+	CHECK(refused > 10); /* the limit bit at many points of the join */
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
