@@ -527,6 +527,37 @@ static void report(FILE *f, const struct ph_iot_parse_opts *o,
 		plural(ds->files, "file", "files"));
 }
 
+/* The ftrace event lines read so far, whatever their event. */
+static uint64_t events_seen(const struct ph_iot_parse_stats *st)
+{
+	uint64_t n = st->other_events + st->malformed;
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(st->block); i++)
+		n += st->block[i];
+	return n;
+}
+
+/*
+ * An input with lines that are not ftrace and not one ftrace event is not
+ * a trace (a wrong file, a log): converting it to no rows would read as a
+ * disk that did nothing.  Names the input, its line count and its first
+ * line that is not ftrace.  An empty input, or one of only an ftrace
+ * header, is a trace of nothing (trace_pipe read while no I/O ran) and
+ * passes, with the warning that no block event was read.
+ */
+static int not_ftrace(const struct ph_iot_parse_opts *o, size_t i,
+		      uint64_t lines, const struct ph_iot_line_at *first)
+{
+	const char *name = strcmp(o->inputs[i], "-") ? o->inputs[i] :
+						       "standard input";
+
+	return ph_error(PH_EINVAL,
+			"%s: not ftrace text: none of its %" PRIu64
+			" lines is an ftrace event (the first is line %" PRIu64
+			", byte %" PRIu64 ")",
+			name, lines, first->line, first->offset);
+}
+
 int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 {
 	struct input *in = calloc(o->n_inputs ? o->n_inputs : 1, sizeof(*in));
@@ -574,12 +605,23 @@ int ph_iot_parse_files(const struct ph_iot_parse_opts *o)
 				  o->compression, o->rotate_bytes)))
 		goto out;
 	for (size_t i = 0; i < o->n_inputs; i++) {
+		uint64_t events = events_seen(&s.st), lines = s.st.lines;
+
+		s.st.not_ftrace_at.line = 0;
 		rc = ph_iot_text_reader_feed(&s, in[i].data, in[i].len);
 		if (!rc)
 			rc = ph_iot_text_reader_end_input(&s);
+		if (!rc && events_seen(&s.st) == events &&
+		    s.st.not_ftrace_at.line)
+			rc = not_ftrace(o, i, s.st.lines - lines,
+					&s.st.not_ftrace_at);
 		if (rc)
 			goto out;
 	}
+	if (!s.st.block[PH_IOT_EV_ISSUE] && !s.st.block[PH_IOT_EV_COMPLETE])
+		ph_warn("no block_rq_issue or block_rq_complete event in the "
+			"input (no I/O ran, or the block tracepoints were "
+			"off): the ds files hold no request");
 	if ((rc = ph_iot_csv_close_file(&ds)))
 		goto out;
 	warn_lines(o, &s.st);

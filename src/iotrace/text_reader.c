@@ -181,10 +181,14 @@ static ALWAYS_INLINE int parsed(struct ph_iot_text_reader *s,
 		return 0;
 	case PH_IOT_LINE_OTHER: s->st.other_events++; return 0;
 	default:
-		if (blank(r->line, r->line + r->len))
+		if (blank(r->line, r->line + r->len)) {
 			s->st.blank++;
-		else
-			s->st.unknown++;
+			return 0;
+		}
+		s->st.unknown++;
+		if (!s->st.not_ftrace_at.line)
+			s->st.not_ftrace_at =
+				line_at(s, r->line, PH_IOT_AT_NOT_EVENT);
 		return 0;
 	}
 }

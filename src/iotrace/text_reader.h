@@ -73,6 +73,9 @@ struct ph_iot_parse_stats {
 	 * likely cut off mid-write (a torn copy, a full disk) */
 	bool torn;
 	struct ph_iot_line_at torn_at;
+	/* The first line that is not an ftrace event (line 0: none yet); a
+	 * caller that asks per input clears it before feeding the next. */
+	struct ph_iot_line_at not_ftrace_at;
 };
 
 struct ph_iot_text_reader;

@@ -159,9 +159,22 @@ check "parse: lines in a second, gzipped input count from its start" sh -c "
 	'$P' iotrace parse '$FX' - --out '$T/torn2' < '$T/torn.gz' > /dev/null 2> '$T/torn2.err' &&
 	grep -q 'standard input:2 (byte 102): rejected' '$T/torn2.err' &&
 	grep -q 'standard input:4 (byte 302): the last line has no newline' '$T/torn2.err'"
+check "parse: text with no ftrace event is refused, by line and byte" sh -c "
+	printf '# a log\nREADME for the app\nmore\n' > '$T/log.txt' &&
+	python3 -c 'import zipfile; zipfile.ZipFile(\"$T/log.zip\", \"w\").write(\"$T/log.txt\", \"log.txt\")' &&
+	for f in log.txt log.zip; do
+		'$P' iotrace parse '$T/'\$f --out '$T/log' > /dev/null 2> '$T/log.err'
+		[ \$? -eq 2 ] || { echo \$f exit; exit 1; }
+		grep -q \"\$f: not ftrace text: none of its 3 lines is an ftrace event (the first is line 2, byte 8)\" '$T/log.err' || { cat '$T/log.err'; exit 1; }
+		[ ! -e '$T/log/manifest.json' ] || exit 1
+	done &&
+	'$P' iotrace parse '$FX' '$T/log.txt' --out '$T/log' > /dev/null 2> '$T/log.err'
+	[ \$? -eq 2 ] && grep -q 'log.txt: not ftrace text' '$T/log.err' &&
+	'$P' iotrace parse '$FX' --out '$T/log' > /dev/null"
 check "parse: nothing to pair is not an error" sh -c "
 	printf '# tracer: nop\n' > '$T/empty.txt' &&
-	'$P' iotrace parse '$T/empty.txt' --out '$T/e' > /dev/null &&
+	'$P' iotrace parse '$T/empty.txt' --out '$T/e' > /dev/null 2> '$T/e.err' &&
+	grep -q 'no block_rq_issue or block_rq_complete event in the input (no I/O ran' '$T/e.err' &&
 	[ -d '$T/e/ds' ] && [ -z \"\$(ls '$T/e/ds')\" ] &&
 	'$P' iotrace summary '$T/e' | grep -q '0 rows in 0 ds files'"
 check "summary: tables and a histogram" sh -c "
