@@ -35,6 +35,16 @@ int ph_run_stoppable(char *const argv[], struct ph_buf *out, int timeout_ms,
 		return -1;
 	}
 	if (pid == 0) {
+		sigset_t intr;
+
+		/* It is stopped with SIGINT: an ignored or blocked SIGINT
+		 * this process inherited (started with nohup or `&` in a
+		 * script) must not pass to it, and a shell cannot trap a
+		 * signal that was ignored when it started. */
+		signal(SIGINT, SIG_DFL);
+		sigemptyset(&intr);
+		sigaddset(&intr, SIGINT);
+		sigprocmask(SIG_UNBLOCK, &intr, NULL);
 		devnull = open("/dev/null", O_RDONLY);
 		if (devnull >= 0)
 			dup2(devnull, 0);
