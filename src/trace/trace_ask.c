@@ -151,6 +151,46 @@ static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
 }
 
 /*
+ * What the kernel dropped before the trace was written (`lost`: what,
+ * count, why): a ring buffer that overran leaves holes, and a thread or
+ * a state absent from the tables may have been in one.  Absent when
+ * nothing was reported lost.
+ */
+static void lost_notes(struct ph_trace *t, struct ph_jw *w)
+{
+	static const struct {
+		const char *stat, *what;
+	} kinds[] = {
+		{ "ftrace_text_lost_events", "ftrace events (trace_pipe's "
+					     "LOST lines)" },
+		{ "ftrace_lost_events", "ftrace bundles that lost events" },
+	};
+	bool any = false;
+
+	for (size_t i = 0; i < PH_ARRAY_SIZE(kinds); i++) {
+		int64_t n = ph_trace_stat_get(t, kinds[i].stat);
+
+		if (n <= 0)
+			continue;
+		if (!any) {
+			ph_jw_key(w, "lost");
+			ph_jw_arr_begin(w);
+			any = true;
+		}
+		ph_jw_obj_begin(w);
+		ph_jw_kv_str(w, "what", kinds[i].what);
+		ph_jw_kv_int(w, "count", n);
+		ph_jw_kv_str(w, "why",
+			     "the kernel's ring buffer overran while "
+			     "recording: the trace has holes, and what is "
+			     "not in it may still have happened");
+		ph_jw_obj_end(w);
+	}
+	if (any)
+		ph_jw_arr_end(w);
+}
+
+/*
  * What the decoder left out of the tables, so that an answer never reads
  * as complete when it is not: packets of kinds it does not decode
  * (`not_decoded`: what, packets) and packets set aside from the trace's
@@ -179,6 +219,7 @@ static void decoder_notes(struct ph_trace *t, struct ph_jw *w)
 	}
 	if (any)
 		ph_jw_arr_end(w);
+	lost_notes(t, w);
 	if (ts0 <= 0)
 		return;
 	ph_jw_key(w, "set_aside");
@@ -409,6 +450,15 @@ static void print_text(const char *js, FILE *txt)
 			"not decoded: %s (%.0f packets): not in any table\n",
 			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
 			k);
+	}
+	x = ph_json_get(root, "lost");
+	for (uint32_t i = 0; x && i < x->n; i++) {
+		double k = 0;
+
+		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
+		fprintf(txt, "lost: %.0f %s: %s\n", k,
+			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
+			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
 	}
 	x = ph_json_get(root, "set_aside");
 	for (uint32_t i = 0; x && i < x->n; i++) {

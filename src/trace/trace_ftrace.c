@@ -23,8 +23,9 @@
  *                                                 receiving thread
  *
  * Lines starting with '#' are comments; `# trace_clock: mono` (written by
- * porthole trace record) names the clock.  Lines that do not parse are
- * counted (ftrace_text_unparsed_lines), never fatal: a print can hold
+ * porthole trace record) names the clock.  trace_pipe's
+ * `CPU:N [LOST M EVENTS]` adds M to ftrace_text_lost_events.  Lines that do not
+ * parse are counted (ftrace_text_unparsed_lines), never fatal: a print can hold
  * newlines, which tracefs writes as they are.
  *
  * Systrace HTML: the ftrace text and the process dump sit in
@@ -170,6 +171,21 @@ static void line(struct ph_trace *t, const char *s, const char *end)
 				t->trace_clock = PH_CLK_BOOTTIME;
 		}
 		return;
+	}
+	/* trace_pipe's "CPU:N [LOST M EVENTS]": the ring buffer overran
+	 * before the reader took M events of CPU N */
+	if (end - p > 4 && !memcmp(p, "CPU:", 4) &&
+	    (q = FIND(p, end, " [LOST ")) != NULL) {
+		int64_t m = 0;
+
+		for (q += 7;
+		     q < end && *q >= '0' && *q <= '9' && m < INT64_MAX / 10;
+		     q++)
+			m = m * 10 + (*q - '0');
+		if (end - q >= 8 && !memcmp(q, " EVENTS]", 8)) {
+			ph_trace_stat(t, "ftrace_text_lost_events", m);
+			return;
+		}
 	}
 	/* the CPU: the first "[ddd]" preceded by a space */
 	for (br = p; (br = memchr(br, '[', (size_t)(end - br))); br++) {

@@ -282,12 +282,19 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 		ph_jw_init(&jw, out);
 		rc = ph_trace_ask(t, NULL, from, to, NULL, 0, NULL, &jw, why,
 				  size);
+		int64_t lost = ph_trace_stat_get(t, "ftrace_text_lost_events") +
+			       ph_trace_stat_get(t, "ftrace_lost_events");
+
 		if (!rc)
 			snprintf(why, size,
 				 "the app's process (pid %s) is not in this "
-				 "trace: the answers are about its busiest "
+				 "trace%s: the answers are about its busiest "
 				 "process",
-				 process);
+				 process,
+				 lost > 0 ? ", which lost events (the ring "
+					    "buffer overran: the app may have "
+					    "run in a hole)" :
+					    "");
 	} else if (!rc) {
 		why[0] = '\0';
 	}

@@ -222,6 +222,7 @@ void test_trace__ask_unanswered_and_skipped(void)
 		       "thread_states"));
 	CHECK_INT(ph_json_get(root, "findings")->n, 0);
 	CHECK_INT(ph_json_get(root, "ruled_out")->n, 2);
+	CHECK(!ph_json_get(root, "lost")); /* nothing was lost */
 	ph_arena_release(&a);
 	ph_buf_release(&out);
 	/* no such process: an error, nothing written */
@@ -230,6 +231,55 @@ void test_trace__ask_unanswered_and_skipped(void)
 	CHECK_INT(ph_trace_ask(&t, "nope", PH_NULL_I64, PH_NULL_I64, NULL, 0,
 			       "detectors", &w, err, sizeof(err)),
 		  PH_ENOENT);
+	ph_buf_release(&out);
+	ph_trace_release(&t);
+}
+
+/*
+ * trace_pipe's "CPU:N [LOST M EVENTS]" lines are the kernel saying the
+ * ring buffer overran: they are counted, not unparsed, and every answer
+ * says the trace has holes.
+ */
+void test_trace__lost_events_are_counted_and_said(void)
+{
+	static const char txt[] =
+		"# trace_clock: mono\n"
+		"  app-100  (  100) [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"CPU:1 [LOST 42 EVENTS]\n"
+		"  app-100  (  100) [000] d..2.  1.200000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"CPU:0 [LOST 8 EVENTS]\n";
+	struct ph_trace t;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *lost;
+	struct ph_jw w;
+	char err[512];
+
+	CHECK_INT(ph_trace_init(&t), 0);
+	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
+	CHECK_INT(ph_trace_stat_get(&t, "ftrace_text_lost_events"), 50);
+	CHECK_INT(ph_trace_stat_get(&t, "ftrace_text_unparsed_lines"), 0);
+	CHECK_INT(t.tables[PH_T_SCHED].rows, 2);
+	ph_jw_init(&w, &out);
+	CHECK_INT(ph_trace_ask(&t, NULL, PH_NULL_I64, PH_NULL_I64, NULL, 0,
+			       "detectors", &w, err, sizeof(err)),
+		  0);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	CHECK_INT(ph_json_parse(&a, out.buf, out.len, &root, NULL), 0);
+	lost = ph_json_get(root, "lost");
+	CHECK(lost && lost->n == 1);
+	if (lost && lost->n == 1) {
+		const struct ph_json *l = ph_json_at(lost, 0);
+		const char *why = ph_json_strdup(&a, ph_json_get(l, "why"));
+		int64_t n = -1;
+
+		CHECK(ph_json_as_int(ph_json_get(l, "count"), &n));
+		CHECK_INT(n, 50);
+		CHECK(why && strstr(why, "the trace has holes"));
+	}
+	ph_arena_release(&a);
 	ph_buf_release(&out);
 	ph_trace_release(&t);
 }

@@ -187,6 +187,38 @@ void test_ui__trace_id_refused_before_anything_runs(void)
 		CHECK_INT(b.len, 0);
 		ph_buf_release(&b);
 	}
+	{
+		/* the app's pid is not in a trace: asked about the busiest
+		 * process instead, and when the trace lost events, the note
+		 * says the app may have run in a hole */
+		static const char *const traces[2] = {
+			"# trace_clock: mono\n"
+			"  x-100  (  100) [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=100 next_prio=120\n"
+			"  x-100  (  100) [000] d..2.  1.200000: sched_switch: prev_comm=x prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n",
+			"CPU:0 [LOST 7 EVENTS]\n"
+		};
+		struct ph_buf b = PH_BUF_INIT(1 << 20);
+		char tp[PATH_MAX];
+
+		snprintf(tp, sizeof(tp), "%s/live.trace", dir);
+		for (int lost = 0; lost < 2; lost++) {
+			CHECK((f = fopen(tp, "w")) != NULL);
+			fputs(traces[0], f);
+			if (lost)
+				fputs(traces[1], f);
+			fclose(f);
+			ph_buf_reset(&b);
+			CHECK_INT(ph_ui_trace_ask(dir, "live.trace",
+						  PH_WINDOW_ALL, 4242, &b, why,
+						  sizeof(why)),
+				  0);
+			CHECK(strstr(why, "(pid 4242) is not in this trace"));
+			CHECK(!strstr(why, "lost events") == !lost);
+			CHECK(b.len && strstr(b.buf, "\"pid\":100"));
+		}
+		unlink(tp);
+		ph_buf_release(&b);
+	}
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/run-1.pftrace", dir);
 	unlink(path);
