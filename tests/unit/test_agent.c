@@ -2774,6 +2774,86 @@ void test_agent__mt_a_kill_is_explained_by_what_it_left(void)
 	ph_buf_release(&line);
 }
 
+/* The exit events ph_exits_report_dir hands over, as the writer sends them. */
+struct exit_events {
+	struct ph_buf json; /* their JSON lines */
+	int n;
+};
+
+static void keep_exit_event(const struct ph_rec *r, void *ctx)
+{
+	struct exit_events *ev = ctx;
+
+	if (!ph_encode_event(r, 1, &ev->json))
+		ev->n++;
+}
+
+/* A frame to crash in, for a record to name (not inlined: it has a name). */
+static __attribute__((noinline)) void test_exits_crashed_here(void)
+{
+	__asm__ volatile("");
+}
+
+/*
+ * A crash record whose module list names one file twice at one load bias,
+ * as only a hand-written or corrupt record does, both at the same range
+ * and at two: reported, its stack symbolized from the first line, and
+ * never a crash (libdwfl, handed the file twice, freed the first module
+ * and the stack was read from freed memory).
+ */
+void test_exits__a_module_listed_twice_is_read_once(void)
+{
+	extern char __executable_start, _end;
+	const char *dir = ph_test_tmpdir();
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+	uintptr_t lo = (uintptr_t)&__executable_start, hi = (uintptr_t)&_end;
+	uintptr_t pc = (uintptr_t)test_exits_crashed_here;
+	char exe[256], line[700], rec[2048];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	CHECK(dir);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	/* PIE: the first segment is at file address 0, so its start is the
+	 * bias. */
+	snprintf(line, sizeof(line),
+		 "module=0x%" PRIxPTR " 0x%" PRIxPTR " 0x%" PRIxPTR " - %s\n",
+		 lo, hi, lo, exe);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100001\n"
+		 "timestamp=1\npcs=0x%" PRIxPTR "\n%s%s--- stack\n",
+		 pc, line, line);
+	CHECK_INT(write_text(dir, "exit-4100001.rec", rec), 0);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 "module=0x%" PRIxPTR " 0x%" PRIxPTR " 0x%" PRIxPTR " - %s\n",
+		 hi + 4096, hi + 8192, lo, exe);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100002\n"
+		 "timestamp=2\npcs=0x%" PRIxPTR "\n%s--- stack\n",
+		 pc, line);
+	CHECK_INT(write_text(dir, "exit-4100002.rec", rec), 0);
+
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	CHECK_INT(ev.n, 2);
+	/* each event names the frame, from the one module read (without
+	 * libdw, by its module and offset) */
+	{
+#if PH_PLATFORM_LIBDW
+		const char *want = "\"mainStack\":\"test_exits_crashed_here(";
+#else
+		const char *want = "\"mainStack\":\"unit-tests+0x";
+#endif
+		int named = 0;
+
+		for (const char *p = ev.json.buf; (p = strstr(p, want)); p++)
+			named++;
+		CHECK_INT(named, 2);
+	}
+	CHECK(exists_in(dir, "exit-4100001.seen"));
+	CHECK(exists_in(dir, "exit-4100002.seen"));
+	ph_buf_release(&ev.json);
+}
+
 /* Own state file's importance line, or -1 (the sampler writes it). */
 static int importance_now(const char *dir)
 {
