@@ -2854,6 +2854,51 @@ void test_exits__a_module_listed_twice_is_read_once(void)
 	ph_buf_release(&ev.json);
 }
 
+/*
+ * A crash record whose module path names a FIFO (or a terminal): the
+ * file is not opened to wait for a writer, and the frame keeps its
+ * module and offset.  Reported in a child, so a start that hangs is a
+ * failure here, not a test run that never ends.
+ */
+void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char fifo[512], rec[1024];
+	pid_t child;
+	int status = -1;
+
+	CHECK(dir);
+	snprintf(fifo, sizeof(fifo), "%s/not-a-library", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100003\n"
+		 "timestamp=3\npcs=0x5010\n"
+		 "module=0x5000 0x6000 0x5000 - %s\n--- stack\n",
+		 fifo);
+	CHECK_INT(write_text(dir, "exit-4100003.rec", rec), 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+
+		ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+		_exit(ev.n == 1 && strstr(ev.json.buf, "\"mainStack\":"
+						       "\"not-a-library+0x10") ?
+			      0 :
+			      1);
+	}
+	/* generous: the report takes milliseconds; a hang takes forever */
+	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
+		usleep(50 * 1000);
+	if (status == -1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		status = -1;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(exists_in(dir, "exit-4100003.seen"));
+}
+
 /* Own state file's importance line, or -1 (the sampler writes it). */
 static int importance_now(const char *dir)
 {

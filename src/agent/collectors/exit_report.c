@@ -168,6 +168,23 @@ static size_t crash_modules(const char *text, struct crash_module *m,
 }
 
 #if PH_PLATFORM_LIBDW
+/*
+ * A module file for libdwfl, or -1: opened without waiting, and only a
+ * regular file.  The path is the record's, which could name a FIFO or a
+ * terminal (/dev/stdin), whose open or read would hang the start.
+ */
+static int open_module_file(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Opens each module file at its old address; checks its build id. */
 static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 {
@@ -176,14 +193,20 @@ static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 		const unsigned char *bits;
 		GElf_Addr at;
 		char hex[sizeof(m[i].build_id)] = "";
-		int len;
+		int len, fd;
 
 		m[i].mod = NULL;
 		m[i].stale = false;
 		if (m[i].path[0] != '/')
 			continue; /* the vdso: no file */
-		m[i].mod = dwfl_report_elf(d, m[i].path, m[i].path, -1,
+		fd = open_module_file(m[i].path);
+		if (fd < 0)
+			continue;
+		/* libdwfl keeps fd with the module, and closes it at the end */
+		m[i].mod = dwfl_report_elf(d, m[i].path, m[i].path, fd,
 					   m[i].bias, false);
+		if (!m[i].mod)
+			close(fd);
 		if (!m[i].mod || !strcmp(m[i].build_id, "-"))
 			continue; /* no id to check: trusted */
 		len = dwfl_module_build_id(m[i].mod, &bits, &at);
