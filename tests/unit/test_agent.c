@@ -2899,6 +2899,81 @@ void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
 	CHECK(exists_in(dir, "exit-4100003.seen"));
 }
 
+/*
+ * In a child: the report over dir, then `exits` and `exit_trace` for
+ * timestamp 6 there; 0 when one event was reported and both answers name
+ * the record of pid 4100006.
+ */
+static int report_and_list(const char *dir)
+{
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+	struct ph_buf list = PH_BUF_INIT(1 << 20), trace = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *params = NULL;
+	struct ph_jw w;
+
+	snprintf(ph_agent.data_dir, sizeof(ph_agent.data_dir), "%s", dir);
+	ph_agent.pid = 0;
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	ph_jw_init(&w, &list);
+	(void)ph_collectors_exits(&w);
+	ph_arena_init(&a, 0, 1 << 20);
+	if (ph_jw_finish(&w) ||
+	    ph_json_parse(&a, "{\"timestamp\":6}", 15, &params, NULL))
+		return 1;
+	ph_jw_init(&w, &trace);
+	(void)ph_collectors_exit_trace(params, &w);
+	if (ph_jw_finish(&w))
+		return 1;
+	return ev.n == 1 && strstr(list.buf, "\"pid\":4100006") &&
+			       strstr(trace.buf, "\"found\":true") ?
+		       0 :
+		       1;
+}
+
+/*
+ * FIFOs in the data dir where records and state files go (anyone who can
+ * write there can make one): the start and the `exits` and `exit_trace`
+ * answers read none of them, a record that is one is left where it is,
+ * and a state file that is one is taken for none.  In a child, so a hang
+ * is a failure here, not a test run that never ends.
+ */
+void test_exits__fifos_in_the_data_dir_do_not_hang_the_start(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char path[512], rec[512];
+	pid_t child;
+	int status = -1;
+
+	CHECK(dir);
+	snprintf(path, sizeof(path), "%s/exit-4100004.rec", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/exit-4100005.seen", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/exit-4100006.state", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	killed_record(rec, sizeof(rec), 4100006, "another-boot");
+	CHECK(strstr(rec, "timestamp=1000\n"));
+	memcpy(strstr(rec, "timestamp=1000\n"), "timestamp=0006", 14);
+	CHECK_INT(write_text(dir, "exit-4100006.rec", rec), 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0)
+		_exit(report_and_list(dir));
+	/* generous: the report takes milliseconds; a hang takes forever */
+	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
+		usleep(50 * 1000);
+	if (status == -1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		status = -1;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(exists_in(dir, "exit-4100006.seen"));
+	CHECK(!exists_in(dir, "exit-4100006.state"));
+	CHECK(exists_in(dir, "exit-4100004.rec")); /* refused, and said */
+}
+
 /* Own state file's importance line, or -1 (the sampler writes it). */
 static int importance_now(const char *dir)
 {

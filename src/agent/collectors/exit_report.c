@@ -63,6 +63,46 @@ static const char *value(const char *text, const char *key, char *buf,
 	return buf;
 }
 
+/*
+ * ph_buf_read_file for a file in the data dir, which anyone who can write
+ * there could have made a FIFO (whose open waits for a writer, forever)
+ * or a directory: opened without waiting, and read only when a regular
+ * file (PH_ECORRUPT otherwise).  All or nothing, as ph_buf_read_file.
+ */
+static int read_regular(struct ph_buf *b, const char *path)
+{
+	size_t old = b->len;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT ? PH_ENOENT : PH_EIO;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return PH_ECORRUPT;
+	}
+	do
+		n = ph_buf_read_once(b, fd, 1 << 16);
+	while (n > 0);
+	close(fd);
+	if (n < 0) {
+		ph_buf_setlen(b, old);
+		return (int)n;
+	}
+	return 0;
+}
+
+/* Why read_regular refused a file, for the log. */
+static const char *unread_why(int rc)
+{
+	if (rc == PH_ECORRUPT)
+		return "not a regular file";
+	if (rc == PH_ETOOBIG)
+		return "larger than a record can be";
+	return strerror(errno);
+}
+
 /* "module(fn+0x1a)[0x...]" lines into "fn(?:-1)" frames, app first. */
 static void stack_text(const char *text, struct ph_buf *out, int max)
 {
@@ -539,7 +579,7 @@ static int resolve_kill(const char *rec_path, const char *rec, const char *seen,
 	int fd, rc;
 
 	state_path_of(rec_path, state_path, sizeof(state_path));
-	if (ph_buf_read_file(&state, state_path))
+	if (read_regular(&state, state_path))
 		ph_buf_reset(&state); /* the process died before its first */
 	st_stack = stack_part(state.buf);
 	explain_kill(rec, state.buf, kmsg, merged);
@@ -631,13 +671,13 @@ static void report_one(const char *path, const struct report_to *to)
 	const char *rec;
 	uint64_t pos = 0;
 	struct ph_rec *r, own = { 0 };
-	int rc = ph_buf_read_file(&text, path);
+	int rc = read_regular(&text, path);
 
 	if (rc) {
 		/* Left in place and said why: tried again at the next start. */
 		if (rc != PH_ENOENT)
 			ph_warn("exit record %s not reported: %s", path,
-				ph_strerror(rc));
+				unread_why(rc));
 		goto out;
 	}
 	snprintf(seen, sizeof(seen), "%.*s.seen", (int)(strlen(path) - 4),
@@ -787,7 +827,7 @@ const char *ph_collectors_exit_trace(const struct ph_json *params,
 		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
 			 e->d_name);
 		ph_buf_reset(&text);
-		if (ph_buf_read_file(&text, path))
+		if (read_regular(&text, path))
 			continue;
 		found = want >= 0 &&
 			strtoll(value(text.buf, "timestamp", v, sizeof(v)),
@@ -868,7 +908,7 @@ const char *ph_collectors_exits(struct ph_jw *w)
 		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
 			 e->d_name);
 		ph_buf_reset(&text);
-		if (!ph_buf_read_file(&text, path))
+		if (!read_regular(&text, path))
 			list_one(w, text.buf, seen);
 	}
 	ph_jw_arr_end(w);
