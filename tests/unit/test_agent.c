@@ -2900,6 +2900,43 @@ void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
 }
 
 /*
+ * An ANR's other threads are counted from the record's threads= (the
+ * stuck one among them); a count below one, absent or out of range, is
+ * none to give: otherThreadCount is left out, never -1 and never the
+ * wrap of INT64_MIN - 1.
+ */
+void test_exits__a_thread_count_below_one_gives_no_other_thread_count(void)
+{
+	const char *dir = ph_test_tmpdir();
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+
+	CHECK(dir);
+	CHECK_INT(write_text(dir, "exit-4100007.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100007\n"
+			     "threads=-9223372036854775808\n--- stack\nx\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4100008.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100008\n"
+			     "--- stack\nx\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4100009.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100009\n"
+			     "threads=3\n--- stack\nx\n"),
+		  0);
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	CHECK_INT(ev.n, 3);
+	{
+		const char *p = strstr(ev.json.buf, "\"otherThreadCount\"");
+
+		/* one count, pid 4100009's */
+		CHECK(p && !strncmp(p, "\"otherThreadCount\":2", 20) &&
+		      (p[20] < '0' || p[20] > '9'));
+		CHECK(p && !strstr(p + 1, "\"otherThreadCount\""));
+	}
+	ph_buf_release(&ev.json);
+}
+
+/*
  * In a child: the report over dir, then `exits` and `exit_trace` for
  * timestamp 6 there; 0 when one event was reported and both answers name
  * the record of pid 4100006.

@@ -465,7 +465,9 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 		if (!msg || !p || !strstr(msg, want))
 			continue;
 		usec = strtoll(p + 1, NULL, 10);
-		if (usec / 1000 < since_mono_ms - KERNEL_CLOCK_SLACK_MS)
+		/* (added on the left: since_mono_ms is the record's, and
+		 * could be INT64_MIN) */
+		if (usec / 1000 + KERNEL_CLOCK_SLACK_MS < since_mono_ms)
 			continue; /* an earlier process that had this pid */
 		snprintf(line, size, "%.*s", (int)strcspn(msg + 1, "\n"),
 			 msg + 1);
@@ -651,12 +653,14 @@ static void exit_event(struct ph_rec *r, const char *rec, struct ph_buf *stack)
 	if (stack->len) {
 		char states[720];
 
+		long long threads =
+			strtoll(value(rec, "threads", v, sizeof(v)), NULL, 10);
+
 		ph_rec_strn(r, PH_KEY_MAIN_STACK, PH_F_STR, stack->buf,
 			    stack->len, 4096);
-		ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT,
-			   strtoll(value(rec, "threads", v, sizeof(v)), NULL,
-				   10) -
-				   1);
+		/* the crashed or stuck thread is one: fewer is no count */
+		if (threads >= 1)
+			ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT, threads - 1);
 		thread_states(r, value(rec, "thread_states", states,
 				       sizeof(states)));
 	}
