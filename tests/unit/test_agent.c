@@ -2937,6 +2937,43 @@ void test_exits__a_thread_count_below_one_gives_no_other_thread_count(void)
 }
 
 /*
+ * A record's timestamp with many leading zeros: `exit_trace` finds the
+ * record by the timestamp `exits` lists for it.
+ */
+void test_exits__exit_trace_finds_what_exits_lists(void)
+{
+	const char *dir = ph_test_tmpdir();
+	struct ph_buf list = PH_BUF_INIT(1 << 20), trace = PH_BUF_INIT(1 << 20);
+	char saved_dir[sizeof(ph_agent.data_dir)];
+	struct ph_json *params = NULL;
+	struct ph_arena a;
+	struct ph_jw w;
+
+	CHECK(dir);
+	CHECK_INT(write_text(dir, "exit-4100010.seen",
+			     "state=crashed\nreason=REASON_CRASH_NATIVE\n"
+			     "pid=4100010\ntimestamp=00000000000000000000"
+			     "000000000000000000005\n"),
+		  0);
+	memcpy(saved_dir, ph_agent.data_dir, sizeof(saved_dir));
+	snprintf(ph_agent.data_dir, sizeof(ph_agent.data_dir), "%s", dir);
+	ph_jw_init(&w, &list);
+	(void)ph_collectors_exits(&w);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	ph_arena_init(&a, 0, 1 << 20);
+	CHECK_INT(ph_json_parse(&a, "{\"timestamp\":5}", 15, &params, NULL), 0);
+	ph_jw_init(&w, &trace);
+	(void)ph_collectors_exit_trace(params, &w);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	memcpy(ph_agent.data_dir, saved_dir, sizeof(saved_dir));
+	CHECK(strstr(list.buf, "\"timestamp\":5,"));
+	CHECK(strstr(trace.buf, "\"found\":true"));
+	ph_arena_release(&a);
+	ph_buf_release(&list);
+	ph_buf_release(&trace);
+}
+
+/*
  * In a child: the report over dir, then `exits` and `exit_trace` for
  * timestamp 6 there; 0 when one event was reported and both answers name
  * the record of pid 4100006.

@@ -811,6 +811,18 @@ void ph_exits_report_dir(const char *dir, int mine_pid, bool kmsg,
 	report_dir(dir, mine_pid, &to);
 }
 
+/*
+ * A record's timestamp, read one way for `exits` to list and `exit_trace`
+ * to find (a value cut shorter in one of them listed a record the other
+ * could not find).
+ */
+static int64_t record_timestamp(const char *text)
+{
+	char v[64];
+
+	return strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10);
+}
+
 /* exit_trace {timestamp}: the record of the exit at that wall-clock ms. */
 const char *ph_collectors_exit_trace(const struct ph_json *params,
 				     struct ph_jw *w)
@@ -824,7 +836,7 @@ const char *ph_collectors_exit_trace(const struct ph_json *params,
 	if (!ph_json_as_int(ph_json_get(params, "timestamp"), &want))
 		want = -1;
 	while (d && !found && (e = readdir(d))) {
-		char path[700], v[32];
+		char path[700];
 
 		if (strncmp(e->d_name, "exit-", 5))
 			continue;
@@ -833,9 +845,7 @@ const char *ph_collectors_exit_trace(const struct ph_json *params,
 		ph_buf_reset(&text);
 		if (read_regular(&text, path))
 			continue;
-		found = want >= 0 &&
-			strtoll(value(text.buf, "timestamp", v, sizeof(v)),
-				NULL, 10) == want;
+		found = want >= 0 && record_timestamp(text.buf) == want;
 	}
 	if (d)
 		closedir(d);
@@ -860,8 +870,7 @@ static void list_one(struct ph_jw *w, const char *text, bool reported)
 	char v[64];
 
 	ph_jw_obj_begin(w);
-	ph_jw_kv_int(w, "timestamp",
-		     strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10));
+	ph_jw_kv_int(w, "timestamp", record_timestamp(text));
 	ph_jw_kv_int(w, "pid",
 		     strtoll(value(text, "pid", v, sizeof(v)), NULL, 10));
 	/* running: the process never wrote its end, so it was killed */
