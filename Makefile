@@ -389,6 +389,13 @@ build/fuzz/bin/%: tests/fuzz/%.c $(LIBPH)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS) -ljansson
 
+# The agent's reader of exit records: the agent's objects, not the host's.
+build/fuzz/bin/fuzz_exit_record: tests/fuzz/fuzz_exit_record.c \
+		$(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(AGENT_LIBS)
+
 fuzz-smoke: fuzz
 	@tests/fuzz-smoke.sh $(FUZZ_SECONDS) $(RESULTS) $(FUZZ_BIN)
 

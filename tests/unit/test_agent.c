@@ -2774,6 +2774,280 @@ void test_agent__mt_a_kill_is_explained_by_what_it_left(void)
 	ph_buf_release(&line);
 }
 
+/* The exit events ph_exits_report_dir hands over, as the writer sends them. */
+struct exit_events {
+	struct ph_buf json; /* their JSON lines */
+	int n;
+};
+
+static void keep_exit_event(const struct ph_rec *r, void *ctx)
+{
+	struct exit_events *ev = ctx;
+
+	if (!ph_encode_event(r, 1, &ev->json))
+		ev->n++;
+}
+
+/* A frame to crash in, for a record to name (not inlined: it has a name). */
+static __attribute__((noinline)) void test_exits_crashed_here(void)
+{
+	__asm__ volatile("");
+}
+
+/*
+ * A crash record whose module list names one file twice at one load bias,
+ * as only a hand-written or corrupt record does, both at the same range
+ * and at two: reported, its stack symbolized from the first line, and
+ * never a crash (libdwfl, handed the file twice, freed the first module
+ * and the stack was read from freed memory).
+ */
+void test_exits__a_module_listed_twice_is_read_once(void)
+{
+	extern char __executable_start, _end;
+	const char *dir = ph_test_tmpdir();
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+	uintptr_t lo = (uintptr_t)&__executable_start, hi = (uintptr_t)&_end;
+	uintptr_t pc = (uintptr_t)test_exits_crashed_here;
+	char exe[256], line[700], rec[2048];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	CHECK(dir);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	/* PIE: the first segment is at file address 0, so its start is the
+	 * bias. */
+	snprintf(line, sizeof(line),
+		 "module=0x%" PRIxPTR " 0x%" PRIxPTR " 0x%" PRIxPTR " - %s\n",
+		 lo, hi, lo, exe);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100001\n"
+		 "timestamp=1\npcs=0x%" PRIxPTR "\n%s%s--- stack\n",
+		 pc, line, line);
+	CHECK_INT(write_text(dir, "exit-4100001.rec", rec), 0);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 "module=0x%" PRIxPTR " 0x%" PRIxPTR " 0x%" PRIxPTR " - %s\n",
+		 hi + 4096, hi + 8192, lo, exe);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100002\n"
+		 "timestamp=2\npcs=0x%" PRIxPTR "\n%s--- stack\n",
+		 pc, line);
+	CHECK_INT(write_text(dir, "exit-4100002.rec", rec), 0);
+
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	CHECK_INT(ev.n, 2);
+	/* each event names the frame, from the one module read (without
+	 * libdw, by its module and offset) */
+	{
+#if PH_PLATFORM_LIBDW
+		const char *want = "\"mainStack\":\"test_exits_crashed_here(";
+#else
+		const char *want = "\"mainStack\":\"unit-tests+0x";
+#endif
+		int named = 0;
+
+		for (const char *p = ev.json.buf; (p = strstr(p, want)); p++)
+			named++;
+		CHECK_INT(named, 2);
+	}
+	CHECK(exists_in(dir, "exit-4100001.seen"));
+	CHECK(exists_in(dir, "exit-4100002.seen"));
+	ph_buf_release(&ev.json);
+}
+
+/*
+ * A crash record whose module path names a FIFO (or a terminal): the
+ * file is not opened to wait for a writer, and the frame keeps its
+ * module and offset.  Reported in a child, so a start that hangs is a
+ * failure here, not a test run that never ends.
+ */
+void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char fifo[512], rec[1024];
+	pid_t child;
+	int status = -1;
+
+	CHECK(dir);
+	snprintf(fifo, sizeof(fifo), "%s/not-a-library", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	snprintf(rec, sizeof(rec),
+		 "state=crashed\nreason=REASON_CRASH_NATIVE\npid=4100003\n"
+		 "timestamp=3\npcs=0x5010\n"
+		 "module=0x5000 0x6000 0x5000 - %s\n--- stack\n",
+		 fifo);
+	CHECK_INT(write_text(dir, "exit-4100003.rec", rec), 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+
+		ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+		_exit(ev.n == 1 && strstr(ev.json.buf, "\"mainStack\":"
+						       "\"not-a-library+0x10") ?
+			      0 :
+			      1);
+	}
+	/* generous: the report takes milliseconds; a hang takes forever */
+	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
+		usleep(50 * 1000);
+	if (status == -1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		status = -1;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(exists_in(dir, "exit-4100003.seen"));
+}
+
+/*
+ * An ANR's other threads are counted from the record's threads= (the
+ * stuck one among them); a count below one, absent or out of range, is
+ * none to give: otherThreadCount is left out, never -1 and never the
+ * wrap of INT64_MIN - 1.
+ */
+void test_exits__a_thread_count_below_one_gives_no_other_thread_count(void)
+{
+	const char *dir = ph_test_tmpdir();
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+
+	CHECK(dir);
+	CHECK_INT(write_text(dir, "exit-4100007.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100007\n"
+			     "threads=-9223372036854775808\n--- stack\nx\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4100008.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100008\n"
+			     "--- stack\nx\n"),
+		  0);
+	CHECK_INT(write_text(dir, "exit-4100009.rec",
+			     "state=crashed\nreason=REASON_ANR\npid=4100009\n"
+			     "threads=3\n--- stack\nx\n"),
+		  0);
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	CHECK_INT(ev.n, 3);
+	{
+		const char *p = strstr(ev.json.buf, "\"otherThreadCount\"");
+
+		/* one count, pid 4100009's */
+		CHECK(p && !strncmp(p, "\"otherThreadCount\":2", 20) &&
+		      (p[20] < '0' || p[20] > '9'));
+		CHECK(p && !strstr(p + 1, "\"otherThreadCount\""));
+	}
+	ph_buf_release(&ev.json);
+}
+
+/*
+ * A record's timestamp with many leading zeros: `exit_trace` finds the
+ * record by the timestamp `exits` lists for it.
+ */
+void test_exits__exit_trace_finds_what_exits_lists(void)
+{
+	const char *dir = ph_test_tmpdir();
+	struct ph_buf list = PH_BUF_INIT(1 << 20), trace = PH_BUF_INIT(1 << 20);
+	char saved_dir[sizeof(ph_agent.data_dir)];
+	struct ph_json *params = NULL;
+	struct ph_arena a;
+	struct ph_jw w;
+
+	CHECK(dir);
+	CHECK_INT(write_text(dir, "exit-4100010.seen",
+			     "state=crashed\nreason=REASON_CRASH_NATIVE\n"
+			     "pid=4100010\ntimestamp=00000000000000000000"
+			     "000000000000000000005\n"),
+		  0);
+	memcpy(saved_dir, ph_agent.data_dir, sizeof(saved_dir));
+	snprintf(ph_agent.data_dir, sizeof(ph_agent.data_dir), "%s", dir);
+	ph_jw_init(&w, &list);
+	(void)ph_collectors_exits(&w);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	ph_arena_init(&a, 0, 1 << 20);
+	CHECK_INT(ph_json_parse(&a, "{\"timestamp\":5}", 15, &params, NULL), 0);
+	ph_jw_init(&w, &trace);
+	(void)ph_collectors_exit_trace(params, &w);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	memcpy(ph_agent.data_dir, saved_dir, sizeof(saved_dir));
+	CHECK(strstr(list.buf, "\"timestamp\":5,"));
+	CHECK(strstr(trace.buf, "\"found\":true"));
+	ph_arena_release(&a);
+	ph_buf_release(&list);
+	ph_buf_release(&trace);
+}
+
+/*
+ * In a child: the report over dir, then `exits` and `exit_trace` for
+ * timestamp 6 there; 0 when one event was reported and both answers name
+ * the record of pid 4100006.
+ */
+static int report_and_list(const char *dir)
+{
+	struct exit_events ev = { .json = PH_BUF_INIT(1 << 20) };
+	struct ph_buf list = PH_BUF_INIT(1 << 20), trace = PH_BUF_INIT(1 << 20);
+	struct ph_arena a;
+	struct ph_json *params = NULL;
+	struct ph_jw w;
+
+	snprintf(ph_agent.data_dir, sizeof(ph_agent.data_dir), "%s", dir);
+	ph_agent.pid = 0;
+	ph_exits_report_dir(dir, 0, false, keep_exit_event, &ev);
+	ph_jw_init(&w, &list);
+	(void)ph_collectors_exits(&w);
+	ph_arena_init(&a, 0, 1 << 20);
+	if (ph_jw_finish(&w) ||
+	    ph_json_parse(&a, "{\"timestamp\":6}", 15, &params, NULL))
+		return 1;
+	ph_jw_init(&w, &trace);
+	(void)ph_collectors_exit_trace(params, &w);
+	if (ph_jw_finish(&w))
+		return 1;
+	return ev.n == 1 && strstr(list.buf, "\"pid\":4100006") &&
+			       strstr(trace.buf, "\"found\":true") ?
+		       0 :
+		       1;
+}
+
+/*
+ * FIFOs in the data dir where records and state files go (anyone who can
+ * write there can make one): the start and the `exits` and `exit_trace`
+ * answers read none of them, a record that is one is left where it is,
+ * and a state file that is one is taken for none.  In a child, so a hang
+ * is a failure here, not a test run that never ends.
+ */
+void test_exits__fifos_in_the_data_dir_do_not_hang_the_start(void)
+{
+	const char *dir = ph_test_tmpdir();
+	char path[512], rec[512];
+	pid_t child;
+	int status = -1;
+
+	CHECK(dir);
+	snprintf(path, sizeof(path), "%s/exit-4100004.rec", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/exit-4100005.seen", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/exit-4100006.state", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	killed_record(rec, sizeof(rec), 4100006, "another-boot");
+	CHECK(strstr(rec, "timestamp=1000\n"));
+	memcpy(strstr(rec, "timestamp=1000\n"), "timestamp=0006", 14);
+	CHECK_INT(write_text(dir, "exit-4100006.rec", rec), 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0)
+		_exit(report_and_list(dir));
+	/* generous: the report takes milliseconds; a hang takes forever */
+	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
+		usleep(50 * 1000);
+	if (status == -1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		status = -1;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(exists_in(dir, "exit-4100006.seen"));
+	CHECK(!exists_in(dir, "exit-4100006.state"));
+	CHECK(exists_in(dir, "exit-4100004.rec")); /* refused, and said */
+}
+
 /* Own state file's importance line, or -1 (the sampler writes it). */
 static int importance_now(const char *dir)
 {

@@ -83,6 +83,18 @@ void ph_exits_note_answered(void);
 void ph_exits_thread_altstack(void);
 /* exit_report.c: earlier processes' ends, at start and on request. */
 void ph_exits_report_previous(struct ph_agent *a);
+/*
+ * For tests and tests/fuzz/fuzz_exit_record.c: reports the records in dir
+ * but exit-<mine_pid>.rec as ph_exits_report_previous does, handing each
+ * exit event, whole, to sink (called before the record becomes .seen)
+ * instead of the agent's queue, so the agent need not run.  kmsg false
+ * leaves /dev/kmsg unread (the kernel-log test for an out-of-memory kill
+ * is skipped): read whole per record, it is slow, and what it holds
+ * changes under a fuzzer, whose runs must replay.
+ */
+void ph_exits_report_dir(const char *dir, int mine_pid, bool kmsg,
+			 void (*sink)(const struct ph_rec *r, void *ctx),
+			 void *ctx);
 void ph_exits_read_boot_id(char *out, size_t size);
 const char *ph_collectors_exits(struct ph_jw *w);
 const char *ph_collectors_exit_trace(const struct ph_json *params,

@@ -63,6 +63,46 @@ static const char *value(const char *text, const char *key, char *buf,
 	return buf;
 }
 
+/*
+ * ph_buf_read_file for a file in the data dir, which anyone who can write
+ * there could have made a FIFO (whose open waits for a writer, forever)
+ * or a directory: opened without waiting, and read only when a regular
+ * file (PH_ECORRUPT otherwise).  All or nothing, as ph_buf_read_file.
+ */
+static int read_regular(struct ph_buf *b, const char *path)
+{
+	size_t old = b->len;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT ? PH_ENOENT : PH_EIO;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return PH_ECORRUPT;
+	}
+	do
+		n = ph_buf_read_once(b, fd, 1 << 16);
+	while (n > 0);
+	close(fd);
+	if (n < 0) {
+		ph_buf_setlen(b, old);
+		return (int)n;
+	}
+	return 0;
+}
+
+/* Why read_regular refused a file, for the log. */
+static const char *unread_why(int rc)
+{
+	if (rc == PH_ECORRUPT)
+		return "not a regular file";
+	if (rc == PH_ETOOBIG)
+		return "larger than a record can be";
+	return strerror(errno);
+}
+
 /* "module(fn+0x1a)[0x...]" lines into "fn(?:-1)" frames, app first. */
 static void stack_text(const char *text, struct ph_buf *out, int max)
 {
@@ -124,7 +164,27 @@ static const Dwfl_Callbacks crash_callbacks = {
 };
 #endif
 
-/* The record's module= lines (a malformed one is skipped). */
+/*
+ * Whether module k repeats one of the k before it: its range overlaps
+ * theirs, or it is the same file at the same load bias.  The handler
+ * writes each loaded module once; libdwfl, handed one file twice at one
+ * bias (whatever the ranges the line says), frees the first module it
+ * made and the stack is then read from freed memory.
+ */
+static bool crash_module_repeats(const struct crash_module *m, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if ((m[k].lo < m[i].hi && m[i].lo < m[k].hi) ||
+		    (m[k].bias == m[i].bias && !strcmp(m[k].path, m[i].path)))
+			return true;
+	return false;
+}
+
+/*
+ * The record's module= lines; a malformed one is skipped, and so is one
+ * that repeats an earlier one (a record anyone could have written must
+ * not crash the start).
+ */
 static size_t crash_modules(const char *text, struct crash_module *m,
 			    size_t max)
 {
@@ -139,7 +199,7 @@ static size_t crash_modules(const char *text, struct crash_module *m,
 			   " %40s %255[^\n]",
 			   &m[n].lo, &m[n].hi, &m[n].bias, m[n].build_id,
 			   m[n].path) == 5 &&
-		    m[n].lo < m[n].hi)
+		    m[n].lo < m[n].hi && !crash_module_repeats(m, n))
 			n++;
 		p = strchr(p, '\n');
 		p = p ? p + 1 : NULL;
@@ -148,6 +208,23 @@ static size_t crash_modules(const char *text, struct crash_module *m,
 }
 
 #if PH_PLATFORM_LIBDW
+/*
+ * A module file for libdwfl, or -1: opened without waiting, and only a
+ * regular file.  The path is the record's, which could name a FIFO or a
+ * terminal (/dev/stdin), whose open or read would hang the start.
+ */
+static int open_module_file(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Opens each module file at its old address; checks its build id. */
 static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 {
@@ -156,14 +233,20 @@ static void crash_report_modules(Dwfl *d, struct crash_module *m, size_t n)
 		const unsigned char *bits;
 		GElf_Addr at;
 		char hex[sizeof(m[i].build_id)] = "";
-		int len;
+		int len, fd;
 
 		m[i].mod = NULL;
 		m[i].stale = false;
 		if (m[i].path[0] != '/')
 			continue; /* the vdso: no file */
-		m[i].mod = dwfl_report_elf(d, m[i].path, m[i].path, -1,
+		fd = open_module_file(m[i].path);
+		if (fd < 0)
+			continue;
+		/* libdwfl keeps fd with the module, and closes it at the end */
+		m[i].mod = dwfl_report_elf(d, m[i].path, m[i].path, fd,
 					   m[i].bias, false);
+		if (!m[i].mod)
+			close(fd);
 		if (!m[i].mod || !strcmp(m[i].build_id, "-"))
 			continue; /* no id to check: trusted */
 		len = dwfl_module_build_id(m[i].mod, &bits, &at);
@@ -382,7 +465,9 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 		if (!msg || !p || !strstr(msg, want))
 			continue;
 		usec = strtoll(p + 1, NULL, 10);
-		if (usec / 1000 < since_mono_ms - KERNEL_CLOCK_SLACK_MS)
+		/* (added on the left: since_mono_ms is the record's, and
+		 * could be INT64_MIN) */
+		if (usec / 1000 + KERNEL_CLOCK_SLACK_MS < since_mono_ms)
 			continue; /* an earlier process that had this pid */
 		snprintf(line, size, "%.*s", (int)strcspn(msg + 1, "\n"),
 			 msg + 1);
@@ -397,11 +482,22 @@ static int oom_kill_line(int pid, int64_t since_mono_ms, char *line,
 static char boot_now[40];
 
 /*
+ * Where one report's exit events go, and whether the kernel log is read
+ * (ph_exits_report_dir).  The agent's: its queue, and the log.
+ */
+struct report_to {
+	bool kmsg; /* look for an out-of-memory kill in /dev/kmsg */
+	void (*sink)(const struct ph_rec *r, void *ctx); /* NULL: the queue */
+	void *ctx;
+};
+
+/*
  * Why a process whose record still says "running" is gone, as the lines
  * that go before its record (they win over the record's own): reason and
  * description.
  */
-static void explain_kill(const char *rec, const char *state, struct ph_buf *out)
+static void explain_kill(const char *rec, const char *state, bool kmsg,
+			 struct ph_buf *out)
 {
 	char v[64], line[400];
 	int pid = (int)strtol(value(rec, "pid", v, sizeof(v)), NULL, 10);
@@ -420,7 +516,8 @@ static void explain_kill(const char *rec, const char *state, struct ph_buf *out)
 		(void)rc;
 		return;
 	}
-	kernel = oom_kill_line(pid, started, line, sizeof(line));
+	if (kmsg)
+		kernel = oom_kill_line(pid, started, line, sizeof(line));
 	if (kernel == 1)
 		rc = ph_buf_addf(out,
 				 "reason=REASON_LOW_MEMORY\n"
@@ -476,7 +573,7 @@ static const char *stack_part(const char *text)
  * `seen` (a new file renamed in place); 0 if done.
  */
 static int resolve_kill(const char *rec_path, const char *rec, const char *seen,
-			struct ph_buf *merged)
+			bool kmsg, struct ph_buf *merged)
 {
 	char state_path[720], tmp[730];
 	struct ph_buf state = PH_BUF_INIT(64 * 1024);
@@ -484,10 +581,10 @@ static int resolve_kill(const char *rec_path, const char *rec, const char *seen,
 	int fd, rc;
 
 	state_path_of(rec_path, state_path, sizeof(state_path));
-	if (ph_buf_read_file(&state, state_path))
+	if (read_regular(&state, state_path))
 		ph_buf_reset(&state); /* the process died before its first */
 	st_stack = stack_part(state.buf);
-	explain_kill(rec, state.buf, merged);
+	explain_kill(rec, state.buf, kmsg, merged);
 	rc = ph_buf_addf(merged, "%.*s%s%s", (int)(st_stack - state.buf),
 			 state.buf, rec, st_stack);
 	ph_buf_release(&state);
@@ -509,38 +606,15 @@ static int resolve_kill(const char *rec_path, const char *rec, const char *seen,
 	return 0;
 }
 
-static void report_one(const char *path)
+/*
+ * The exit event of a record (rec: made whole by resolve_kill when it was
+ * killed) into r; stack is scratch for its main stack.
+ */
+static void exit_event(struct ph_rec *r, const char *rec, struct ph_buf *stack)
 {
-	struct ph_buf text = PH_BUF_INIT(256 * 1024);
-	struct ph_buf merged = PH_BUF_INIT(384 * 1024);
-	struct ph_buf stack = PH_BUF_INIT(4096);
-	char state[16], reason[48], v[64], seen[720];
-	const char *rec;
-	uint64_t pos;
-	struct ph_rec *r;
+	char reason[48], v[64];
 
-	if (ph_buf_read_file(&text, path))
-		goto out;
-	snprintf(seen, sizeof(seen), "%.*s.seen", (int)(strlen(path) - 4),
-		 path);
-	value(text.buf, "state", state, sizeof(state));
-	rec = text.buf;
-	if (!strcmp(state, "running")) {
-		if (resolve_kill(path, text.buf, seen, &merged))
-			goto out; /* try again next start */
-		rec = merged.buf;
-	} else if (!strcmp(state, "exited") &&
-		   !strcmp(value(rec, "status", v, sizeof(v)), "0")) {
-		/* A clean exit with status 0 is an ordinary end, not worth
-		 * an event; everything else is. */
-		rename(path, seen);
-		unlink_state(path);
-		goto out;
-	}
 	value(rec, "reason", reason, sizeof(reason));
-	r = ph_emit_begin(PH_KIND_EXIT, &pos);
-	if (!r)
-		goto out; /* try again next start */
 	ph_rec_str(r, PH_KEY_REASON, reason[0] ? reason : "REASON_UNKNOWN", 48);
 	ph_rec_int(r, PH_KEY_IMPORTANCE,
 		   value(rec, "importance", v, sizeof(v))[0] ?
@@ -571,24 +645,74 @@ static void report_one(const char *path)
 	ph_rec_bool(r, PH_KEY_VERSION_ASSUMED, false);
 	/* A stack: a native crash's, or an ANR's (mainStack: ANR or native
 	 * crash only, as the runtime sends it). */
-	if (!strcmp(reason, "REASON_CRASH_NATIVE") && !crash_stack(rec, &stack))
+	if (!strcmp(reason, "REASON_CRASH_NATIVE") && !crash_stack(rec, stack))
 		; /* symbolized from its raw addresses */
 	else if (!strcmp(reason, "REASON_CRASH_NATIVE") ||
 		 !strcmp(reason, "REASON_ANR"))
-		stack_text(rec, &stack, 12);
-	if (stack.len) {
+		stack_text(rec, stack, 12);
+	if (stack->len) {
 		char states[720];
 
-		ph_rec_strn(r, PH_KEY_MAIN_STACK, PH_F_STR, stack.buf,
-			    stack.len, 4096);
-		ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT,
-			   strtoll(value(rec, "threads", v, sizeof(v)), NULL,
-				   10) -
-				   1);
+		long long threads =
+			strtoll(value(rec, "threads", v, sizeof(v)), NULL, 10);
+
+		ph_rec_strn(r, PH_KEY_MAIN_STACK, PH_F_STR, stack->buf,
+			    stack->len, 4096);
+		/* the crashed or stuck thread is one: fewer is no count */
+		if (threads >= 1)
+			ph_rec_int(r, PH_KEY_OTHER_THREAD_COUNT, threads - 1);
 		thread_states(r, value(rec, "thread_states", states,
 				       sizeof(states)));
 	}
-	ph_emit_commit(pos);
+}
+
+static void report_one(const char *path, const struct report_to *to)
+{
+	struct ph_buf text = PH_BUF_INIT(256 * 1024);
+	struct ph_buf merged = PH_BUF_INIT(384 * 1024);
+	struct ph_buf stack = PH_BUF_INIT(4096);
+	char state[16], v[64], seen[720];
+	const char *rec;
+	uint64_t pos = 0;
+	struct ph_rec *r, own = { 0 };
+	int rc = read_regular(&text, path);
+
+	if (rc) {
+		/* Left in place and said why: tried again at the next start. */
+		if (rc != PH_ENOENT)
+			ph_warn("exit record %s not reported: %s", path,
+				unread_why(rc));
+		goto out;
+	}
+	snprintf(seen, sizeof(seen), "%.*s.seen", (int)(strlen(path) - 4),
+		 path);
+	value(text.buf, "state", state, sizeof(state));
+	rec = text.buf;
+	if (!strcmp(state, "running")) {
+		if (resolve_kill(path, text.buf, seen, to->kmsg, &merged))
+			goto out; /* try again next start */
+		rec = merged.buf;
+	} else if (!strcmp(state, "exited") &&
+		   !strcmp(value(rec, "status", v, sizeof(v)), "0")) {
+		/* A clean exit with status 0 is an ordinary end, not worth
+		 * an event; everything else is. */
+		rename(path, seen);
+		unlink_state(path);
+		goto out;
+	}
+	if (to->sink) {
+		r = &own;
+		ph_rec_head(r, PH_KIND_EXIT, 0);
+	} else {
+		r = ph_emit_begin(PH_KIND_EXIT, &pos);
+	}
+	if (!r)
+		goto out; /* try again next start */
+	exit_event(r, rec, &stack);
+	if (to->sink)
+		to->sink(r, to->ctx);
+	else
+		ph_emit_commit(pos);
 	if (rec == text.buf) {
 		/* A crash or an exit: the state file has nothing to add. */
 		rename(path, seen);
@@ -646,16 +770,17 @@ static void prune_seen(const char *dir)
 		closedir(d);
 }
 
-void ph_exits_report_previous(struct ph_agent *a)
+static void report_dir(const char *dir, int mine_pid,
+		       const struct report_to *to)
 {
-	DIR *d = opendir(a->data_dir);
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[700], mine[32];
 
 	if (!d)
 		return;
 	ph_exits_read_boot_id(boot_now, sizeof(boot_now));
-	snprintf(mine, sizeof(mine), "exit-%d.rec", a->pid);
+	snprintf(mine, sizeof(mine), "exit-%d.rec", mine_pid);
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 
@@ -663,11 +788,39 @@ void ph_exits_report_previous(struct ph_agent *a)
 		    strcmp(e->d_name + n - 4, ".rec") ||
 		    !strcmp(e->d_name, mine))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", a->data_dir, e->d_name);
-		report_one(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		report_one(path, to);
 	}
 	closedir(d);
-	prune_seen(a->data_dir);
+	prune_seen(dir);
+}
+
+void ph_exits_report_previous(struct ph_agent *a)
+{
+	static const struct report_to queue = { .kmsg = true };
+
+	report_dir(a->data_dir, a->pid, &queue);
+}
+
+void ph_exits_report_dir(const char *dir, int mine_pid, bool kmsg,
+			 void (*sink)(const struct ph_rec *r, void *ctx),
+			 void *ctx)
+{
+	const struct report_to to = { .kmsg = kmsg, .sink = sink, .ctx = ctx };
+
+	report_dir(dir, mine_pid, &to);
+}
+
+/*
+ * A record's timestamp, read one way for `exits` to list and `exit_trace`
+ * to find (a value cut shorter in one of them listed a record the other
+ * could not find).
+ */
+static int64_t record_timestamp(const char *text)
+{
+	char v[64];
+
+	return strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10);
 }
 
 /* exit_trace {timestamp}: the record of the exit at that wall-clock ms. */
@@ -683,18 +836,16 @@ const char *ph_collectors_exit_trace(const struct ph_json *params,
 	if (!ph_json_as_int(ph_json_get(params, "timestamp"), &want))
 		want = -1;
 	while (d && !found && (e = readdir(d))) {
-		char path[700], v[32];
+		char path[700];
 
 		if (strncmp(e->d_name, "exit-", 5))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
 			 e->d_name);
 		ph_buf_reset(&text);
-		if (ph_buf_read_file(&text, path))
+		if (read_regular(&text, path))
 			continue;
-		found = want >= 0 &&
-			strtoll(value(text.buf, "timestamp", v, sizeof(v)),
-				NULL, 10) == want;
+		found = want >= 0 && record_timestamp(text.buf) == want;
 	}
 	if (d)
 		closedir(d);
@@ -719,8 +870,7 @@ static void list_one(struct ph_jw *w, const char *text, bool reported)
 	char v[64];
 
 	ph_jw_obj_begin(w);
-	ph_jw_kv_int(w, "timestamp",
-		     strtoll(value(text, "timestamp", v, sizeof(v)), NULL, 10));
+	ph_jw_kv_int(w, "timestamp", record_timestamp(text));
 	ph_jw_kv_int(w, "pid",
 		     strtoll(value(text, "pid", v, sizeof(v)), NULL, 10));
 	/* running: the process never wrote its end, so it was killed */
@@ -771,7 +921,7 @@ const char *ph_collectors_exits(struct ph_jw *w)
 		snprintf(path, sizeof(path), "%s/%s", ph_agent.data_dir,
 			 e->d_name);
 		ph_buf_reset(&text);
-		if (!ph_buf_read_file(&text, path))
+		if (!read_regular(&text, path))
 			list_one(w, text.buf, seen);
 	}
 	ph_jw_arr_end(w);
