@@ -85,6 +85,9 @@ static int timeout_ms;	      /* the request's, for the message */
 static _Atomic bool stopping; /* set by ph_inspector_stop */
 static bool expired;	      /* the last statement ran out of time */
 
+/* The longest deadline a request gets (ph_inspector_cap_timeout). */
+static _Atomic int timeout_cap_ms = TIMEOUT_MAX_MS;
+
 static bool load(void)
 {
 	if (fn.ok)
@@ -160,6 +163,13 @@ static const char *step_error(sqlite3 *db)
 	else
 		snprintf(msg, sizeof(msg), "EIO: %s", fn.errmsg(db));
 	return msg;
+}
+
+void ph_inspector_cap_timeout(int ms)
+{
+	bool capped = ms > 0 && ms < TIMEOUT_MAX_MS;
+
+	atomic_store(&timeout_cap_ms, capped ? ms : TIMEOUT_MAX_MS);
 }
 
 void ph_inspector_add_database(const char *path)
@@ -499,6 +509,8 @@ static const char *run_method(int which, const struct ph_json *params,
 			return "EINVAL: timeoutMs must be positive";
 		timeout_ms = t < TIMEOUT_MAX_MS ? (int)t : TIMEOUT_MAX_MS;
 	}
+	if (timeout_ms > atomic_load(&timeout_cap_ms))
+		timeout_ms = atomic_load(&timeout_cap_ms);
 	expired = false;
 	deadline_ns = ph_clock_mono_ns() + (int64_t)timeout_ms * 1000000;
 	switch (which) {
