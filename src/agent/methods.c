@@ -87,7 +87,7 @@ static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 	f.cursor = ph_json_as_int(ph_json_get(params, "sinceSeq"), &v);
 	f.since_seq = f.cursor ? v : 0;
 	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
-		f.from = now - v;
+		f.from = ph_state_since(now, v);
 	if (ph_json_as_int(ph_json_get(params, "from"), &v))
 		f.from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))

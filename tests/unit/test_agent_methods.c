@@ -172,3 +172,46 @@ void test_agent_methods__logs_counts_what_its_ring_let_go(void)
 	porthole_stop();
 	ph_arena_release(&a);
 }
+
+static int64_t events(const struct ph_json *r)
+{
+	const struct ph_json *e = ph_json_get(r, "events");
+
+	return ph_json_is(e, PH_JSON_ARRAY) ? (int64_t)e->n : -1;
+}
+
+/*
+ * A sinceMs so negative that now - sinceMs passes INT64_MAX is a floor
+ * after every event, an empty window: the subtraction overflowed (undefined
+ * behaviour, in practice a floor before every event).  Found by
+ * tests/fuzz/fuzz_agent_methods.c.
+ */
+void test_agent_methods__most_negative_since_ms_is_an_empty_window(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	static const char p[] = "{\"sinceMs\":-9223372036854775808}";
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_log_str(PORTHOLE_INFO, "Net", "one");
+	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
+	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
+	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
+	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	CHECK_INT(entries(ask_until(&c, &a, "logs", "{}", three_lines)), 3);
+	CHECK_INT(int_of(ask_until(&c, &a, "recompositions", "{}", two_nodes),
+			 "totalNodes"),
+		  2);
+	CHECK_INT(entries(ask(&c, &a, "logs", p)), 0);
+	CHECK_INT(int_of(ask(&c, &a, "recompositions", p), "totalNodes"), 0);
+	CHECK_INT(events(ask(&c, &a, "timeline", p)), 0);
+	/* the other end: a floor before every event */
+	CHECK_INT(entries(ask(&c, &a, "logs",
+			      "{\"sinceMs\":9223372036854775807}")),
+		  3);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
