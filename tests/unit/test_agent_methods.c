@@ -215,3 +215,42 @@ void test_agent_methods__most_negative_since_ms_is_an_empty_window(void)
 	porthole_stop();
 	ph_arena_release(&a);
 }
+
+/* A column holding a button. */
+static void two_node_tree(struct porthole_sem *t, void *ctx)
+{
+	struct porthole_sem_node column = { .role = "Column" };
+	struct porthole_sem_node button = { .role = "Button", .text = "Pay" };
+
+	(void)ctx;
+	porthole_sem_begin(t, &column);
+	porthole_sem_begin(t, &button);
+	porthole_sem_end(t);
+	porthole_sem_end(t);
+}
+
+/*
+ * semantics_tree's maxNodes past what an int holds asks for every node:
+ * it was cut to its low 32 bits (2^32 became 0, and the answer had no
+ * root).  Found by tests/fuzz/fuzz_agent_methods.c.
+ */
+void test_agent_methods__max_nodes_past_int_is_every_node(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_set_semantics_provider(two_node_tree, NULL);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask(&c, &a, "semantics_tree", "{\"maxNodes\":4294967296}");
+	CHECK(ph_json_is(ph_json_get(r, "root"), PH_JSON_OBJECT));
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_FALSE));
+	r = ask(&c, &a, "semantics_tree", "{\"maxNodes\":1}");
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE));
+	porthole_set_semantics_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
