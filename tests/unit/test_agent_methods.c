@@ -183,8 +183,8 @@ static int64_t events(const struct ph_json *r)
 /*
  * A sinceMs so negative that now - sinceMs passes INT64_MAX is a floor
  * after every event, an empty window: the subtraction overflowed (undefined
- * behaviour, in practice a floor before every event).  Found by
- * tests/fuzz/fuzz_agent_methods.c.
+ * behaviour, in practice a floor before every event).  The fuzz target's
+ * reproducer: tests/fuzz/corpus/agent_methods/regress-since-ms-overflow.
  */
 void test_agent_methods__most_negative_since_ms_is_an_empty_window(void)
 {
@@ -232,7 +232,8 @@ static void two_node_tree(struct porthole_sem *t, void *ctx)
 /*
  * semantics_tree's maxNodes past what an int holds asks for every node:
  * it was cut to its low 32 bits (2^32 became 0, and the answer had no
- * root).  Found by tests/fuzz/fuzz_agent_methods.c.
+ * root).  The fuzz target's reproducer:
+ * tests/fuzz/corpus/agent_methods/regress-max-nodes-past-int.
  */
 void test_agent_methods__max_nodes_past_int_is_every_node(void)
 {
