@@ -14,15 +14,17 @@
  *   - the answer carries the request's id when the request had a usable
  *     one (an integer by ph_json_as_int), else -1;
  *   - "ok" is a boolean; an answer with ok true has a result, one with ok
- *     false an error that names what was wrong (a non-empty string; a
- *     line that is not JSON says the byte offset, inside the line);
+ *     false an error that names what was wrong (error_is_named; a line
+ *     that is not JSON says the byte offset, inside the line);
  *   - the handler never waits: a database request goes to the inspector
  *     and comes back by its deadline, which the fuzz setup caps at
  *     DB_DEADLINE_MS (ph_inspector_cap_timeout), so a recursive CTE that
  *     never ends costs one short deadline, not the 60 s a client may ask.
  *
  * Answers are read out of the client's send buffer, as the writer would
- * send them; the client's fd is /dev/null and never written.
+ * send them; the client's fd is /dev/null and never written.  An input
+ * whose first line is "#full" plays a client that does not read: every
+ * request must then be refused unrun (EBUSY) and counted toward its drop.
  */
 #include "ph_common.h"
 #include "ph_json.h"
@@ -265,11 +267,42 @@ static void deliver_db_answer(void)
 	ph_buf_release(&answer);
 }
 
-/* The one answer in the client's send buffer, checked, then dropped. */
-static void check_answer(int64_t id, size_t line_len)
+/*
+ * An error that names what was wrong: an errno-style code ("EINVAL: why",
+ * or the bare code), or one of the protocol's own forms (protocol.md
+ * section 1.3 and db_query's refusals), each with its detail.
+ */
+static bool error_is_named(const struct ph_json *e)
 {
-	const char *text = client->out.buf + client->out_off;
-	size_t len = client->out.len - client->out_off;
+	static const char *const forms[] = { "malformed request: ",
+					     "unknown method '", "refused: " };
+	size_t code = 1;
+
+	if (!ph_json_is(e, PH_JSON_STRING) || !e->n)
+		return false;
+	for (size_t i = 0; i < PH_ARRAY_SIZE(forms); i++) {
+		size_t n = strlen(forms[i]);
+
+		if (e->n > n && !memcmp(e->u.s, forms[i], n))
+			return true;
+	}
+	if (e->u.s[0] != 'E')
+		return false;
+	while (code < e->n && e->u.s[code] >= 'A' && e->u.s[code] <= 'Z')
+		code++;
+	return code > 2 && (code == e->n || (e->n > code + 2 &&
+					     !memcmp(e->u.s + code, ": ", 2)));
+}
+
+/*
+ * The one answer in the client's send buffer after its first `mark`
+ * bytes, checked, then dropped; false when it says ok.
+ */
+static bool check_answer(size_t mark, int64_t id, size_t line_len)
+{
+	const char *text = client->out.buf + mark;
+	size_t len = client->out.len - mark;
+	bool said_ok;
 	const char *nl = memchr(text, '\n', len);
 	struct ph_arena a;
 	struct ph_json *v;
@@ -295,7 +328,7 @@ static void check_answer(int64_t id, size_t line_len)
 	} else if (ph_json_is(ok, PH_JSON_FALSE)) {
 		const char *at;
 
-		if (!ph_json_is(error, PH_JSON_STRING) || !error->n)
+		if (!error_is_named(error))
 			__builtin_trap();
 		/* a line that is not JSON: the offset is inside it */
 		at = memmem(error->u.s, error->n, " at byte ", 9);
@@ -305,15 +338,37 @@ static void check_answer(int64_t id, size_t line_len)
 	} else {
 		__builtin_trap();
 	}
+	said_ok = ph_json_is(ok, PH_JSON_TRUE);
 	ph_arena_release(&a);
-	ph_buf_reset(&client->out);
-	client->out_off = 0;
+	ph_buf_setlen(&client->out, mark);
+	return said_ok;
+}
+
+/*
+ * A first line "#full" (not handed to the handler): the client holds its
+ * share of unsent bytes, as one that does not read its socket, so every
+ * request must be refused, and counted, without running.
+ */
+static size_t fill_unread(const uint8_t *data, size_t size, size_t *at)
+{
+	size_t share = ph_server_client_share(&server);
+
+	if (size < 6 || memcmp(data, "#full\n", 6))
+		return 0;
+	*at = 6;
+	if (ph_buf_grow(&client->out, share))
+		__builtin_trap();
+	memset(client->out.buf, ' ', share);
+	ph_buf_setlen(&client->out, share);
+	return share;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool ready, was_reset;
-	size_t at = 0;
+	size_t at = 0, mark;
+	uint32_t refused;
+	bool ok;
 
 	if (!ready) {
 		setup();
@@ -323,7 +378,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		refill_state();
 	was_reset = false;
 	client->refused = 0;
-	while (at < size) {
+	mark = fill_unread(data, size, &at);
+	while (at < size && client->refused <= PH_CLIENT_REFUSALS_MAX) {
 		const uint8_t *nl = memchr(data + at, '\n', size - at);
 		size_t len = nl ? (size_t)(nl - (data + at)) : size - at;
 		/* its own copy, so a read one byte past the line is caught */
@@ -337,12 +393,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		id = wanted_id(line, len, &was_reset);
+		refused = client->refused;
 		if (ph_methods_handle(&server, client, line, len) == PH_EAGAIN)
 			__builtin_trap(); /* nothing else is waiting */
 		if (client->db_waiting)
 			deliver_db_answer();
-		check_answer(id, len);
+		ok = check_answer(mark, id, len);
+		/* past its share: refused unrun, and counted toward a drop */
+		if (mark && (ok || client->refused != refused + 1))
+			__builtin_trap();
 		free(line);
 	}
+	ph_buf_reset(&client->out);
 	return 0;
 }
