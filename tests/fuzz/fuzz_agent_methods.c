@@ -119,6 +119,7 @@ static void make_database(void)
 			 "INSERT INTO cart VALUES(1,'tea',2.5,x'00ff'),"
 			 "(2,'milk',NULL,NULL),(3,'a \"quoted\" name',1,'');"
 			 "CREATE TABLE \"odd name\"(x);"
+			 "CREATE TABLE \"say \"\"hi\"\"\"(x);"
 			 "CREATE VIEW cheap AS SELECT * FROM cart WHERE "
 			 "price < 2;",
 			 NULL, NULL, NULL) != SQLITE_OK)

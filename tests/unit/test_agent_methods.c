@@ -14,6 +14,7 @@
 #include "ph_json.h"
 #include "porthole.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 static char sock[108];
@@ -251,6 +252,46 @@ void test_agent_methods__max_nodes_past_int_is_every_node(void)
 	r = ask(&c, &a, "semantics_tree", "{\"maxNodes\":1}");
 	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE));
 	porthole_set_semantics_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
+
+/*
+ * A table whose name holds a double quote is read like any other: the
+ * inspector quotes names as SQL does ("say ""hi"""), where it refused
+ * them (db_rows: "no such table") or could not count them (db_tables:
+ * rows -1).
+ */
+void test_agent_methods__a_table_named_with_a_quote_is_read(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r, *tables;
+	char path[512];
+	sqlite3 *db = NULL;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	snprintf(path, sizeof(path), "%s/quoted.db", ph_test_tmpdir());
+	CHECK_INT(start(0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db,
+			       "CREATE TABLE \"say \"\"hi\"\"\"(x);"
+			       "INSERT INTO \"say \"\"hi\"\"\" VALUES(1),(2);",
+			       NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask(&c, &a, "db_rows",
+		"{\"database\":\"quoted.db\",\"table\":\"say \\\"hi\\\"\"}");
+	CHECK(ph_json_is(ph_json_get(r, "rows"), PH_JSON_ARRAY));
+	CHECK_INT(ph_json_get(r, "rows")->n, 2);
+	CHECK_INT(int_of(r, "total"), 2);
+	r = ask(&c, &a, "db_tables", "{\"database\":\"quoted.db\"}");
+	tables = ph_json_get(r, "tables");
+	CHECK(ph_json_is(tables, PH_JSON_ARRAY) && tables->n == 1);
+	CHECK_INT(int_of(&tables->u.items[0], "rows"), 2);
+	sqlite3_close(db);
 	ph_client_close(&c);
 	porthole_stop();
 	ph_arena_release(&a);
