@@ -396,6 +396,13 @@ build/fuzz/bin/fuzz_exit_record: tests/fuzz/fuzz_exit_record.c \
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(AGENT_LIBS)
 
+# The agent's request handler needs the agent itself, not the host library.
+build/fuzz/bin/fuzz_agent_methods: tests/fuzz/fuzz_agent_methods.c $(AGENT_OBJ)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ -lsqlite3 \
+		$(AGENT_LIBS)
+
 fuzz-smoke: fuzz
 	@tests/fuzz-smoke.sh $(FUZZ_SECONDS) $(RESULTS) $(FUZZ_BIN)
 

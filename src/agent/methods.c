@@ -87,7 +87,7 @@ static const char *m_timeline(struct ph_server *s, const struct ph_json *params,
 	f.cursor = ph_json_as_int(ph_json_get(params, "sinceSeq"), &v);
 	f.since_seq = f.cursor ? v : 0;
 	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
-		f.from = now - v;
+		f.from = ph_state_since(now, v);
 	if (ph_json_as_int(ph_json_get(params, "from"), &v))
 		f.from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))
@@ -332,7 +332,7 @@ static const struct method methods[] = {
 /*
  * The database methods run on the inspector's thread (inspector.c): a
  * query may take up to its deadline, and the writer must not wait for it.
- * Their answers come back through ph_server_deliver_db.
+ * Their answers come back through server.c's deliver_db_answer.
  */
 static const struct {
 	const char *name;

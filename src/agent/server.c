@@ -329,8 +329,7 @@ static void handle_record(struct ph_server *s, struct ph_rec *r)
 	fan_out(s, r, seq);
 }
 
-/* Drains up to `max` events; returns how many it took. */
-static size_t drain(struct ph_server *s, size_t max)
+size_t ph_server_drain(struct ph_server *s, size_t max)
 {
 	size_t n = 0;
 	uint64_t late = 0;
@@ -637,7 +636,7 @@ static void *writer_main(void *arg)
 	ph_platform_name_self("porthole-writer");
 	ph_collectors_writer_started();
 	while (!atomic_load(&s->quit)) {
-		size_t took = drain(s, 4096);
+		size_t took = ph_server_drain(s, 4096);
 		int n;
 
 		/* keeps the event clock true: a reading a second */
@@ -677,7 +676,7 @@ static void *writer_main(void *arg)
 		}
 	}
 	/* Last events, then tell each client everything it was sent. */
-	drain(s, SIZE_MAX);
+	ph_server_drain(s, SIZE_MAX);
 	for (int i = 0; i < PH_MAX_CLIENTS; i++) {
 		struct ph_client *c = &s->clients[i];
 
@@ -717,14 +716,11 @@ static bool take_own_name(struct ph_agent *a)
 	return true;
 }
 
-int ph_server_start(struct ph_agent *a)
+int ph_server_init(struct ph_server *s, struct ph_agent *a)
 {
-	struct ph_server *s = calloc(1, sizeof(*s));
 	size_t ring = a->cfg.ring_size ? a->cfg.ring_size : 4096;
-	int rc = PH_ENOMEM;
 
-	if (!s)
-		return PH_ENOMEM;
+	memset(s, 0, sizeof(*s));
 	s->agent = a;
 	ph_merge_init(&s->merge, &a->lanes);
 	s->epfd = -1;
@@ -739,8 +735,35 @@ int ph_server_start(struct ph_agent *a)
 	ph_state_init(&s->state);
 	s->state.recomp_since = a->started_at;
 	/* ~512 bytes per event on average keeps the text in step. */
-	if (ph_ring_init(&s->ring, ring, ring * 512))
-		goto fail;
+	if (ph_ring_init(&s->ring, ring, ring * 512)) {
+		ph_server_release(s);
+		return PH_ENOMEM;
+	}
+	return 0;
+}
+
+void ph_server_release(struct ph_server *s)
+{
+	ph_ring_release(&s->ring);
+	ph_buf_release(&s->line);
+	ph_buf_release(&s->resp);
+	ph_arena_release(&s->arena);
+	ph_json_reader_release(&s->reader);
+	ph_state_release(&s->state);
+}
+
+int ph_server_start(struct ph_agent *a)
+{
+	struct ph_server *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return PH_ENOMEM;
+	rc = ph_server_init(s, a);
+	if (rc) {
+		free(s);
+		return rc;
+	}
 	rc = PH_EIO;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	a->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -798,9 +821,7 @@ fail:
 		close(s->tcp_fd);
 	if (s->epfd >= 0)
 		close(s->epfd);
-	ph_ring_release(&s->ring);
-	ph_arena_release(&s->arena);
-	ph_json_reader_release(&s->reader);
+	ph_server_release(s);
 	free(s);
 	return rc;
 }
@@ -823,12 +844,7 @@ void ph_server_stop(struct ph_agent *a)
 		close(s->tcp_fd);
 	close(s->epfd);
 	close(a->wake_fd);
-	ph_ring_release(&s->ring);
-	ph_buf_release(&s->line);
-	ph_buf_release(&s->resp);
-	ph_arena_release(&s->arena);
-	ph_json_reader_release(&s->reader);
-	ph_state_release(&s->state);
+	ph_server_release(s);
 	free(s);
 	a->server = NULL;
 }

@@ -92,6 +92,17 @@ struct ph_server {
 	struct ph_state state;
 };
 
+/*
+ * The writer's state for agent a, without its socket or its thread
+ * (ph_server_start adds those): ring, buffers and aggregates, sized by
+ * a->cfg.  0 or PH_ENOMEM.  ph_server_release frees what it holds, not s.
+ * The fuzz target (tests/fuzz/fuzz_agent_methods.c) answers requests on
+ * one made this way.
+ */
+int ph_server_init(struct ph_server *s, struct ph_agent *a) PH_WUR;
+void ph_server_release(struct ph_server *s);
+/* Takes up to max events off the queues into s; returns how many. */
+size_t ph_server_drain(struct ph_server *s, size_t max);
 /* The unsent event bytes each client may hold now (server.c). */
 size_t ph_server_client_share(const struct ph_server *s);
 /* Drops the sent prefix of c's send buffer once it is worth a move. */

@@ -154,6 +154,18 @@ void ph_state_apply(struct ph_state *st, struct ph_rec *r, uint64_t seq,
 /* The newest stall's top frame, from its encoded event. */
 void ph_state_stall_top(struct ph_state *st, const char *top, size_t n);
 
+/*
+ * A window's floor for params.sinceMs: now - since_ms.  A client may send
+ * any integer; one so negative that the floor passes INT64_MAX is a floor
+ * after every event (an empty window), never a signed overflow.
+ */
+static inline int64_t ph_state_since(int64_t now, int64_t since_ms)
+{
+	int64_t from;
+
+	return __builtin_sub_overflow(now, since_ms, &from) ? INT64_MAX : from;
+}
+
 /* Method answers, written as the `result` value. */
 void ph_state_recompositions(const struct ph_state *st, struct ph_jw *w,
 			     const struct ph_json *params, int64_t now);

@@ -22,7 +22,7 @@ static void window(const struct ph_json *params, int64_t now, int64_t *from,
 	*from = 0;
 	*to = now;
 	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
-		*from = now - v;
+		*from = ph_state_since(now, v);
 	if (ph_json_as_int(ph_json_get(params, "from"), &v))
 		*from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))

@@ -14,6 +14,9 @@
 #include "ph_json.h"
 #include "porthole.h"
 
+#if PH_TEST_GLIBC_LIBS /* SQLite: not in the musl build (Makefile) */
+#include <sqlite3.h>
+#endif
 #include <unistd.h>
 
 static char sock[108];
@@ -172,3 +175,128 @@ void test_agent_methods__logs_counts_what_its_ring_let_go(void)
 	porthole_stop();
 	ph_arena_release(&a);
 }
+
+static int64_t events(const struct ph_json *r)
+{
+	const struct ph_json *e = ph_json_get(r, "events");
+
+	return ph_json_is(e, PH_JSON_ARRAY) ? (int64_t)e->n : -1;
+}
+
+/*
+ * A sinceMs so negative that now - sinceMs passes INT64_MAX is a floor
+ * after every event, an empty window: the subtraction overflowed (undefined
+ * behaviour, in practice a floor before every event).  The fuzz target's
+ * reproducer: tests/fuzz/corpus/agent_methods/regress-since-ms-overflow.
+ */
+void test_agent_methods__most_negative_since_ms_is_an_empty_window(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	static const char p[] = "{\"sinceMs\":-9223372036854775808}";
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_log_str(PORTHOLE_INFO, "Net", "one");
+	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
+	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
+	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
+	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	CHECK_INT(entries(ask_until(&c, &a, "logs", "{}", three_lines)), 3);
+	CHECK_INT(int_of(ask_until(&c, &a, "recompositions", "{}", two_nodes),
+			 "totalNodes"),
+		  2);
+	CHECK_INT(entries(ask(&c, &a, "logs", p)), 0);
+	CHECK_INT(int_of(ask(&c, &a, "recompositions", p), "totalNodes"), 0);
+	CHECK_INT(events(ask(&c, &a, "timeline", p)), 0);
+	/* the other end: a floor before every event */
+	CHECK_INT(entries(ask(&c, &a, "logs",
+			      "{\"sinceMs\":9223372036854775807}")),
+		  3);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
+
+/* A column holding a button. */
+static void two_node_tree(struct porthole_sem *t, void *ctx)
+{
+	struct porthole_sem_node column = { .role = "Column" };
+	struct porthole_sem_node button = { .role = "Button", .text = "Pay" };
+
+	(void)ctx;
+	porthole_sem_begin(t, &column);
+	porthole_sem_begin(t, &button);
+	porthole_sem_end(t);
+	porthole_sem_end(t);
+}
+
+/*
+ * semantics_tree's maxNodes past what an int holds asks for every node:
+ * it was cut to its low 32 bits (2^32 became 0, and the answer had no
+ * root).  The fuzz target's reproducer:
+ * tests/fuzz/corpus/agent_methods/regress-max-nodes-past-int.
+ */
+void test_agent_methods__max_nodes_past_int_is_every_node(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_set_semantics_provider(two_node_tree, NULL);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask(&c, &a, "semantics_tree", "{\"maxNodes\":4294967296}");
+	CHECK(ph_json_is(ph_json_get(r, "root"), PH_JSON_OBJECT));
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_FALSE));
+	r = ask(&c, &a, "semantics_tree", "{\"maxNodes\":1}");
+	CHECK(ph_json_is(ph_json_get(r, "truncated"), PH_JSON_TRUE));
+	porthole_set_semantics_provider(NULL, NULL);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
+
+#if PH_TEST_GLIBC_LIBS
+/*
+ * A table whose name holds a double quote is read like any other: the
+ * inspector quotes names as SQL does ("say ""hi"""), where it refused
+ * them (db_rows: "no such table") or could not count them (db_tables:
+ * rows -1).
+ */
+void test_agent_methods__a_table_named_with_a_quote_is_read(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r, *tables;
+	char path[512];
+	sqlite3 *db = NULL;
+
+	ph_arena_init(&a, 0, SIZE_MAX);
+	snprintf(path, sizeof(path), "%s/quoted.db", ph_test_tmpdir());
+	CHECK_INT(start(0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db,
+			       "CREATE TABLE \"say \"\"hi\"\"\"(x);"
+			       "INSERT INTO \"say \"\"hi\"\"\" VALUES(1),(2);",
+			       NULL, NULL, NULL),
+		  SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask(&c, &a, "db_rows",
+		"{\"database\":\"quoted.db\",\"table\":\"say \\\"hi\\\"\"}");
+	CHECK(ph_json_is(ph_json_get(r, "rows"), PH_JSON_ARRAY));
+	CHECK_INT(ph_json_get(r, "rows")->n, 2);
+	CHECK_INT(int_of(r, "total"), 2);
+	r = ask(&c, &a, "db_tables", "{\"database\":\"quoted.db\"}");
+	tables = ph_json_get(r, "tables");
+	CHECK(ph_json_is(tables, PH_JSON_ARRAY) && tables->n == 1);
+	CHECK_INT(int_of(&tables->u.items[0], "rows"), 2);
+	sqlite3_close(db);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
+#endif

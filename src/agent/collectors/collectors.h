@@ -135,6 +135,11 @@ int ph_inspector_submit(int which, const char *line, size_t len, int64_t id,
 bool ph_inspector_take(struct ph_buf *out, uint64_t *conn);
 void ph_inspector_stop(void);
 void ph_inspector_add_database(const char *path);
+/*
+ * For tests only (the fuzz target): no request's deadline is later than
+ * ms after it starts, whatever its timeoutMs says; 0 restores the limit.
+ */
+void ph_inspector_cap_timeout(int ms);
 
 /* providers.c: semantics tree and screenshot. */
 const char *ph_collectors_semantics(const struct ph_json *params,

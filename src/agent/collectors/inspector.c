@@ -85,6 +85,9 @@ static int timeout_ms;	      /* the request's, for the message */
 static _Atomic bool stopping; /* set by ph_inspector_stop */
 static bool expired;	      /* the last statement ran out of time */
 
+/* The longest deadline a request gets (ph_inspector_cap_timeout). */
+static _Atomic int timeout_cap_ms = TIMEOUT_MAX_MS;
+
 static bool load(void)
 {
 	if (fn.ok)
@@ -160,6 +163,13 @@ static const char *step_error(sqlite3 *db)
 	else
 		snprintf(msg, sizeof(msg), "EIO: %s", fn.errmsg(db));
 	return msg;
+}
+
+void ph_inspector_cap_timeout(int ms)
+{
+	bool capped = ms > 0 && ms < TIMEOUT_MAX_MS;
+
+	atomic_store(&timeout_cap_ms, capped ? ms : TIMEOUT_MAX_MS);
 }
 
 void ph_inspector_add_database(const char *path)
@@ -303,13 +313,38 @@ static int page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/*
+ * name as an SQL identifier, in double quotes with each of its own
+ * doubled (a"b is "a""b"), into out; false when it does not fit.
+ */
+static bool quote_ident(const char *name, char *out, size_t size)
+{
+	size_t at = 0;
+
+	if (size < 3)
+		return false;
+	out[at++] = '"';
+	for (; *name; name++) {
+		if (at + (*name == '"' ? 2 : 1) + 2 > size)
+			return false;
+		if (*name == '"')
+			out[at++] = '"';
+		out[at++] = *name;
+	}
+	out[at++] = '"';
+	out[at] = '\0';
+	return true;
+}
+
 static int64_t count_rows(sqlite3 *db, const char *table)
 {
-	char sql[300];
+	char sql[300], quoted[260];
 	sqlite3_stmt *st;
 	int64_t n = -1;
 
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\"", table);
+	if (!quote_ident(table, quoted, sizeof(quoted)))
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", quoted);
 	if (fn.prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (fn.step(st) == SQLITE_ROW)
@@ -332,7 +367,7 @@ static bool table_exists(sqlite3 *db, const char *name)
 	while (!found && fn.step(st) == SQLITE_ROW)
 		found = !strcmp((const char *)fn.column_text(st, 0), name);
 	fn.finalize(st);
-	return found && !strchr(name, '"');
+	return found;
 }
 
 static const char *db_tables(const struct ph_json *params, struct ph_jw *w)
@@ -377,7 +412,7 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 {
 	const struct ph_json *t = ph_json_get(params, "table");
 	int64_t limit = 100, offset = 0, v;
-	char path[256], table[128], sql[300];
+	char path[256], table[128], quoted[260], sql[300];
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st;
 	bool truncated = false;
@@ -397,8 +432,11 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 		fn.close_v2(db);
 		return "ENOENT: no such table";
 	}
-	snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" LIMIT ? OFFSET ?",
-		 table);
+	if (!quote_ident(table, quoted, sizeof(quoted))) {
+		fn.close_v2(db);
+		return "EINVAL: table name too long";
+	}
+	snprintf(sql, sizeof(sql), "SELECT * FROM %s LIMIT ? OFFSET ?", quoted);
 	if (fn.prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		fn.close_v2(db);
 		return "EIO: could not read the table";
@@ -499,6 +537,8 @@ static const char *run_method(int which, const struct ph_json *params,
 			return "EINVAL: timeoutMs must be positive";
 		timeout_ms = t < TIMEOUT_MAX_MS ? (int)t : TIMEOUT_MAX_MS;
 	}
+	if (timeout_ms > atomic_load(&timeout_cap_ms))
+		timeout_ms = atomic_load(&timeout_cap_ms);
 	expired = false;
 	deadline_ns = ph_clock_mono_ns() + (int64_t)timeout_ms * 1000000;
 	switch (which) {

@@ -313,7 +313,7 @@ const char *ph_collectors_logs_method(struct ph_server *s,
 	if (ph_json_as_int(ph_json_get(params, "limit"), &v) && v > 0)
 		limit = v;
 	if (ph_json_as_int(ph_json_get(params, "sinceMs"), &v))
-		from = now - v;
+		from = ph_state_since(now, v);
 	if (ph_json_as_int(ph_json_get(params, "from"), &v))
 		from = v;
 	if (ph_json_as_int(ph_json_get(params, "to"), &v))

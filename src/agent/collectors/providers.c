@@ -131,8 +131,9 @@ const char *ph_collectors_semantics(const struct ph_json *params,
 
 	if (ph_json_as_int(ph_json_get(params, "maxDepth"), &v) && v > 0)
 		t.max_depth = (int)(v < 60 ? v : 60);
+	/* any count an int cannot hold is "all of them", not its low bits */
 	if (ph_json_as_int(ph_json_get(params, "maxNodes"), &v) && v > 0)
-		t.max_nodes = (int)v;
+		t.max_nodes = (int)(v < INT_MAX ? v : INT_MAX);
 	ph_jw_obj_begin(w);
 	ph_jw_kv_int(w, "capturedAt", ph_uptime_ms_fast());
 	ph_jw_kv_bool(w, "merged", true);
