@@ -60,9 +60,10 @@ static void free_chain(struct ph_arena_block *b)
 
 void ph_arena_release(struct ph_arena *a)
 {
+	bool huge = a->huge;
+
 	free_chain(a->head);
 	free_chain(a->spare);
-	bool huge = a->huge;
 	ph_arena_init(a, a->block_size, a->cap);
 	a->huge = huge;
 }

@@ -23,9 +23,9 @@
  *                                                 receiving thread
  *
  * Lines starting with '#' are comments; `# trace_clock: mono` (written by
- * porthole trace record) names the clock.  trace_pipe's
- * `CPU:N [LOST M EVENTS]` adds M to ftrace_text_lost_events.  Lines that do not
- * parse are counted (ftrace_text_unparsed_lines), never fatal: a print can hold
+ * porthole trace record) names the clock.  trace_pipe's `CPU:N [LOST M
+ * EVENTS]` adds M to ftrace_text_lost_events.  Lines that do not parse are
+ * counted (ftrace_text_unparsed_lines), never fatal: a print can hold
  * newlines, which tracefs writes as they are.
  *
  * Systrace HTML: the ftrace text and the process dump sit in
