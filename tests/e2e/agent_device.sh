@@ -166,9 +166,16 @@ for _ in 1 2; do
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec python3 -c "$1" "$2" 21' \
 		"$CG" "$THRASH" "$T/big" &
 done
+# PSI's avg10 while the thrash runs, once a second: read after it ends,
+# the average has decayed for as long as the sample outlived it
+for _ in $(seq 22); do
+	sed -n 's/^some avg10=\([0-9.]*\).*/\1/p' /proc/pressure/memory
+	sleep 1
+done > "$T/psi.avg10" &
 wait
 check "memory pressure was real (PSI some avg10 at 10 % or more)" \
-	awk '/^some/ { print; split($2, a, "="); exit !(a[2] >= 10) }' /proc/pressure/memory
+	awk '$1 > max { max = $1 }
+		END { print "highest avg10 " max; exit !(max >= 10) }' "$T/psi.avg10"
 check "trimMemory: running moderate, from PSI" \
 	grep -q '"event":"device","t":[0-9]*,"seq":[0-9]*,"data":{"kind":"trimMemory","level":"running moderate","raw":"5"}' "$T/psi.ndjson"
 rmdir "$CG"
