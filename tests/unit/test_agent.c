@@ -2855,6 +2855,25 @@ void test_exits__a_module_listed_twice_is_read_once(void)
 }
 
 /*
+ * The child's exit status, or -1 when it has not exited within a minute
+ * (it is killed): generous, where a report takes milliseconds and a hang
+ * takes forever.
+ */
+static int exit_within_a_minute(pid_t child)
+{
+	int status = -1;
+
+	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
+		usleep(50 * 1000);
+	if (status == -1) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
  * A crash record whose module path names a FIFO (or a terminal): the
  * file is not opened to wait for a writer, and the frame keeps its
  * module and offset.  Reported in a child, so a start that hangs is a
@@ -2865,7 +2884,6 @@ void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
 	const char *dir = ph_test_tmpdir();
 	char fifo[512], rec[1024];
 	pid_t child;
-	int status = -1;
 
 	CHECK(dir);
 	snprintf(fifo, sizeof(fifo), "%s/not-a-library", dir);
@@ -2887,15 +2905,7 @@ void test_exits__a_module_path_naming_a_fifo_does_not_hang_the_start(void)
 			      0 :
 			      1);
 	}
-	/* generous: the report takes milliseconds; a hang takes forever */
-	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
-		usleep(50 * 1000);
-	if (status == -1) {
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
-		status = -1;
-	}
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(exit_within_a_minute(child), 0);
 	CHECK(exists_in(dir, "exit-4100003.seen"));
 }
 
@@ -3017,7 +3027,6 @@ void test_exits__fifos_in_the_data_dir_do_not_hang_the_start(void)
 	const char *dir = ph_test_tmpdir();
 	char path[512], rec[512];
 	pid_t child;
-	int status = -1;
 
 	CHECK(dir);
 	snprintf(path, sizeof(path), "%s/exit-4100004.rec", dir);
@@ -3034,15 +3043,7 @@ void test_exits__fifos_in_the_data_dir_do_not_hang_the_start(void)
 	CHECK(child >= 0);
 	if (child == 0)
 		_exit(report_and_list(dir));
-	/* generous: the report takes milliseconds; a hang takes forever */
-	for (int i = 0; i < 1200 && waitpid(child, &status, WNOHANG) == 0; i++)
-		usleep(50 * 1000);
-	if (status == -1) {
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
-		status = -1;
-	}
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(exit_within_a_minute(child), 0);
 	CHECK(exists_in(dir, "exit-4100006.seen"));
 	CHECK(!exists_in(dir, "exit-4100006.state"));
 	CHECK(exists_in(dir, "exit-4100004.rec")); /* refused, and said */

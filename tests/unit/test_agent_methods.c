@@ -107,6 +107,24 @@ static bool all_evicted(const struct ph_json *r)
 	return int_of(r, "evicted") == 3;
 }
 
+/* An agent holding three logs (two tagged Net) and two recomposed nodes
+ * (one on screen cart), connected to as c once it answers with them. */
+static void start_with_three_logs_and_two_nodes(struct ph_client_conn *c,
+						struct ph_arena *a)
+{
+	CHECK_INT(start(0), PORTHOLE_OK);
+	porthole_log_str(PORTHOLE_INFO, "Net", "one");
+	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
+	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
+	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
+	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
+	CHECK_INT(ph_client_connect(c, sock, 2000), 0);
+	CHECK_INT(entries(ask_until(c, a, "logs", "{}", three_lines)), 3);
+	CHECK_INT(int_of(ask_until(c, a, "recompositions", "{}", two_nodes),
+			 "totalNodes"),
+		  2);
+}
+
 void test_agent_methods__empty_and_null_strings_are_absent(void)
 {
 	struct ph_client_conn c;
@@ -114,17 +132,7 @@ void test_agent_methods__empty_and_null_strings_are_absent(void)
 	static const char *const none[] = { "\"\"", "\"null\"" };
 
 	ph_arena_init(&a, 0, SIZE_MAX);
-	CHECK_INT(start(0), PORTHOLE_OK);
-	porthole_log_str(PORTHOLE_INFO, "Net", "one");
-	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
-	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
-	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
-	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
-	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
-	CHECK_INT(entries(ask_until(&c, &a, "logs", "{}", three_lines)), 3);
-	CHECK_INT(int_of(ask_until(&c, &a, "recompositions", "{}", two_nodes),
-			 "totalNodes"),
-		  2);
+	start_with_three_logs_and_two_nodes(&c, &a);
 	/* a real filter still filters */
 	CHECK_INT(entries(ask(&c, &a, "logs", "{\"tag\":\"net\"}")), 2);
 	CHECK_INT(int_of(ask(&c, &a, "recompositions", "{\"screen\":\"cart\"}"),
@@ -196,17 +204,7 @@ void test_agent_methods__most_negative_since_ms_is_an_empty_window(void)
 	static const char p[] = "{\"sinceMs\":-9223372036854775808}";
 
 	ph_arena_init(&a, 0, SIZE_MAX);
-	CHECK_INT(start(0), PORTHOLE_OK);
-	porthole_log_str(PORTHOLE_INFO, "Net", "one");
-	porthole_log_str(PORTHOLE_WARN, "Cart", "two");
-	porthole_log_str(PORTHOLE_ERROR, "Net", "three");
-	porthole_recompose("Cart.Row#1", "Cart.Row", "cart", NULL, 0);
-	porthole_recompose("Home.Top#1", "Home.Top", "home", NULL, 0);
-	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
-	CHECK_INT(entries(ask_until(&c, &a, "logs", "{}", three_lines)), 3);
-	CHECK_INT(int_of(ask_until(&c, &a, "recompositions", "{}", two_nodes),
-			 "totalNodes"),
-		  2);
+	start_with_three_logs_and_two_nodes(&c, &a);
 	CHECK_INT(entries(ask(&c, &a, "logs", p)), 0);
 	CHECK_INT(int_of(ask(&c, &a, "recompositions", p), "totalNodes"), 0);
 	CHECK_INT(events(ask(&c, &a, "timeline", p)), 0);
