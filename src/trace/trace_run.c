@@ -591,6 +591,38 @@ static int find_anchors(sqlite3 *db, struct ph_trace *t,
 	return 0;
 }
 
+/*
+ * A given window, cut to what the trace holds: past its first or last
+ * event nothing was observed, and a state still open at the trace's end
+ * must not read as lasting to a window's end the trace never reached.
+ * The window's note says when it was cut; a window wholly outside the
+ * trace is an error that names both.
+ */
+static int clamp_to_trace(const struct ph_trace *t, struct ph_tctx *c,
+			  char *err, size_t errlen)
+{
+	int64_t from = c->from, to = c->to;
+
+	if (from >= t->first_ts && to <= t->last_ts)
+		return 0;
+	c->from = MAX(from, t->first_ts);
+	c->to = MIN(to, t->last_ts);
+	if (c->to <= c->from) {
+		snprintf(err, errlen,
+			 "the window asked (%" PRId64 " .. %" PRId64
+			 " ns) lies outside the trace (%" PRId64 " .. %" PRId64
+			 " ns)",
+			 from, to, t->first_ts, t->last_ts);
+		return PH_EINVAL;
+	}
+	snprintf(c->note, sizeof(c->note),
+		 "the window asked (%" PRId64 " .. %" PRId64
+		 " ns) reaches past the trace: answered over the part the "
+		 "trace holds",
+		 from, to);
+	return 0;
+}
+
 int ph_tctx_open(sqlite3 *db, struct ph_trace *t, const struct ph_tscope *s,
 		 struct ph_tctx *c, char *err, size_t errlen)
 {
@@ -624,6 +656,8 @@ int ph_tctx_open(sqlite3 *db, struct ph_trace *t, const struct ph_tscope *s,
 		if (s->to != PH_NULL_I64)
 			c->to = s->to;
 		c->source = "given";
+		if ((rc = clamp_to_trace(t, c, err, errlen)))
+			return rc;
 	}
 	if (c->to <= c->from) {
 		snprintf(err, errlen,

@@ -214,14 +214,17 @@ test('a legend names every color the lanes draw', async () => {
 
 test('selecting a finding highlights its evidence and moves the log to it', async () => {
   await fitAll(true);
-  const bars = await ph(() => window.__ph.findingBars());
-  const bar = bars.find((b) => b.id === 'main-thread-stall') || bars[0];
+  // The planted stall's finding, whose evidence is on the main lane: any
+  // other first bar (one whose evidence is in no drawn lane, at a load
+  // that reorders them) outlines nothing.
+  const bar = await until('the stall finding drawn', async () =>
+    (await ph(() => window.__ph.findingBars())).find((b) => b.id === 'main-thread-stall'));
   await page.mouse.click(bar.x + Math.min(1, bar.w / 2), bar.y + bar.h / 2);
   const sel = await until('the finding selected', async () => { const s = await ph(() => window.__ph.selected()); return s && s.finding ? s : null; });
   assert.equal(sel.lane, 'findings');
   await ph(() => window.__ph.drawNow());
   const hl = await ph(() => window.__ph.highlighted());
-  assert.ok(Object.values(hl).some((n) => n > 0), 'evidence outlined in its lanes: ' + JSON.stringify(hl));
+  assert.ok(Object.values(hl).some((n) => n > 0), 'evidence outlined in its lanes: ' + JSON.stringify({ hl, finding: sel.finding.id || sel.finding }));
   const log = await ph(() => window.__ph.logSelected());
   assert.ok(log, 'a log line is selected');
   await until('the selected line is in view', async () => {

@@ -284,6 +284,56 @@ void test_trace__lost_events_are_counted_and_said(void)
 	ph_trace_release(&t);
 }
 
+/*
+ * A window asked past a trace's ends is answered over the part the trace
+ * holds, and says so: a state open at the last event must not read as
+ * lasting to a window's end the trace never reached.  A window wholly
+ * outside is an error naming both.
+ */
+void test_trace__a_window_past_the_trace_is_cut_to_it(void)
+{
+	static const char txt[] =
+		"# trace_clock: mono\n"
+		"  app-100  (  100) [000] d..2.  1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n"
+		"  app-100  (  100) [000] d..2.  1.200000: sched_switch: prev_comm=app prev_pid=100 prev_prio=120 prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+	struct ph_trace t;
+	struct ph_buf out = PH_BUF_INIT(PH_BUF_NO_CAP);
+	struct ph_arena a;
+	struct ph_json *root;
+	const struct ph_json *win;
+	struct ph_jw w;
+	char err[512];
+	int64_t v = -1;
+	const char *note;
+
+	CHECK_INT(ph_trace_init(&t), 0);
+	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
+	ph_jw_init(&w, &out);
+	CHECK_INT(ph_trace_ask(&t, "app", 500000000, 2000000000, NULL, 0,
+			       "detectors", &w, err, sizeof(err)),
+		  0);
+	CHECK_INT(ph_jw_finish(&w), 0);
+	ph_arena_init(&a, 1 << 16, SIZE_MAX);
+	CHECK_INT(ph_json_parse(&a, out.buf, out.len, &root, NULL), 0);
+	win = ph_json_get(root, "window");
+	CHECK(ph_json_as_int(ph_json_get(win, "from_ns"), &v));
+	CHECK_INT(v, 1000000000);
+	CHECK(ph_json_as_int(ph_json_get(win, "to_ns"), &v));
+	CHECK_INT(v, 1200000000);
+	note = ph_json_strdup(&a, ph_json_get(win, "note"));
+	CHECK(note && strstr(note, "(500000000 .. 2000000000 ns) reaches "
+				   "past the trace"));
+	ph_arena_release(&a);
+	ph_buf_reset(&out);
+	ph_jw_init(&w, &out);
+	CHECK_INT(ph_trace_ask(&t, "app", 3000000000, 4000000000, NULL, 0,
+			       "detectors", &w, err, sizeof(err)),
+		  PH_EINVAL);
+	CHECK(strstr(err, "lies outside the trace (1000000000 .. 1200000000"));
+	ph_buf_release(&out);
+	ph_trace_release(&t);
+}
+
 void test_trace__rows_fold_medians(void)
 {
 	const char *reps[3] = {
@@ -454,17 +504,20 @@ void test_trace__ask_states_the_environment(void)
 			    ph_json_strdup(&a, ph_json_get(env, "summary"))));
 	ph_arena_release(&a);
 	ph_buf_release(&out);
-	/* a window that starts before the first memory sample: RSS as
-	 * first sampled, and how far in */
+	/* a window that starts 100 ms before the trace (and its first
+	 * memory sample) is cut to the trace, and says so: RSS is as
+	 * sampled at the start of what the trace holds */
 	ph_arena_init(&a, 1 << 16, SIZE_MAX);
 	root = ask_json(&t, 9900000000ll, 10600000000ll, NULL, 0, &out, &a);
 	CHECK(root != NULL);
+	CHECK(num(ph_json_get(ph_json_get(root, "window"), "from_ns")) ==
+	      10000000000.0);
+	CHECK(ph_json_get(ph_json_get(root, "window"), "note") != NULL);
 	x = ph_json_get(ph_json_get(root, "environment"), "lines");
 	CHECK(x && x->n == 10);
 	CHECK(ph_json_streq(&x->u.items[6],
-			    "process RSS: 102.4 MB when first sampled (+100.0 "
-			    "ms), 153.6 MB at its highest sample, 122.9 MB at "
-			    "the end"));
+			    "process RSS: 102.4 MB at the start, 153.6 MB at "
+			    "its highest sample, 122.9 MB at the end"));
 	ph_arena_release(&a);
 	ph_buf_release(&out);
 	ph_trace_release(&t);
