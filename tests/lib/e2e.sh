@@ -49,7 +49,11 @@ tap_checks() {
 	while IFS= read -r line; do
 		name=${line#*- }
 		case $line in
-		"not ok"*) grep -F -A30 -- "$line" "$tap" | head -30 > "$tap.why"
+		"not ok"*) # its diagnostic block alone (check shows the
+			# last 20 lines: the next tests' lines must not push
+			# the error message out)
+			grep -F -A30 -- "$line" "$tap" | head -30 |
+				awk '{ print } /^  \.\.\.$/ { exit }' > "$tap.why"
 			check "$name" sh -c "cat '$tap.why'; false" ;;
 		*) check "$name" true ;;
 		esac
