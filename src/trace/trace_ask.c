@@ -156,19 +156,28 @@ static void on_row(void *arg, const struct ph_detrun *r, sqlite3_stmt *st)
  * a state absent from the tables may have been in one.  Absent when
  * nothing was reported lost.
  */
+static const struct {
+	const char *stat, *what;
+} lost_kinds[] = {
+	{ "ftrace_text_lost_events", "ftrace events (trace_pipe's LOST "
+				     "lines)" },
+	{ "ftrace_lost_events", "ftrace bundles that lost events" },
+};
+
+bool ph_trace_lost_any(struct ph_trace *t)
+{
+	for (size_t i = 0; i < PH_ARRAY_SIZE(lost_kinds); i++)
+		if (ph_trace_stat_get(t, lost_kinds[i].stat) > 0)
+			return true;
+	return false;
+}
+
 static void lost_notes(struct ph_trace *t, struct ph_jw *w)
 {
-	static const struct {
-		const char *stat, *what;
-	} kinds[] = {
-		{ "ftrace_text_lost_events", "ftrace events (trace_pipe's "
-					     "LOST lines)" },
-		{ "ftrace_lost_events", "ftrace bundles that lost events" },
-	};
 	bool any = false;
 
-	for (size_t i = 0; i < PH_ARRAY_SIZE(kinds); i++) {
-		int64_t n = ph_trace_stat_get(t, kinds[i].stat);
+	for (size_t i = 0; i < PH_ARRAY_SIZE(lost_kinds); i++) {
+		int64_t n = ph_trace_stat_get(t, lost_kinds[i].stat);
 
 		if (n <= 0)
 			continue;
@@ -178,7 +187,7 @@ static void lost_notes(struct ph_trace *t, struct ph_jw *w)
 			any = true;
 		}
 		ph_jw_obj_begin(w);
-		ph_jw_kv_str(w, "what", kinds[i].what);
+		ph_jw_kv_str(w, "what", lost_kinds[i].what);
 		ph_jw_kv_int(w, "count", n);
 		ph_jw_kv_str(w, "why",
 			     "the kernel's ring buffer overran while "
@@ -420,6 +429,23 @@ out:
 	return rc;
 }
 
+/* "LABEL: COUNT WHAT: WHY" for each {what, count, why} of root[key]. */
+static void counted_lines(FILE *txt, struct ph_arena *a,
+			  const struct ph_json *root, const char *key,
+			  const char *label)
+{
+	const struct ph_json *x = ph_json_get(root, key);
+
+	for (uint32_t i = 0; x && i < x->n; i++) {
+		double k = 0;
+
+		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
+		fprintf(txt, "%s: %.0f %s: %s\n", label, k,
+			ph_json_strdup(a, ph_json_get(&x->u.items[i], "what")),
+			ph_json_strdup(a, ph_json_get(&x->u.items[i], "why")));
+	}
+}
+
 /* The answer as text, for people. */
 static void print_text(const char *js, FILE *txt)
 {
@@ -451,24 +477,8 @@ static void print_text(const char *js, FILE *txt)
 			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
 			k);
 	}
-	x = ph_json_get(root, "lost");
-	for (uint32_t i = 0; x && i < x->n; i++) {
-		double k = 0;
-
-		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
-		fprintf(txt, "lost: %.0f %s: %s\n", k,
-			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
-			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
-	}
-	x = ph_json_get(root, "set_aside");
-	for (uint32_t i = 0; x && i < x->n; i++) {
-		double k = 0;
-
-		ph_json_as_double(ph_json_get(&x->u.items[i], "count"), &k);
-		fprintf(txt, "set aside: %.0f %s: %s\n", k,
-			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "what")),
-			ph_json_strdup(&a, ph_json_get(&x->u.items[i], "why")));
-	}
+	counted_lines(txt, &a, root, "lost", "lost");
+	counted_lines(txt, &a, root, "set_aside", "set aside");
 	x = ph_json_get(ph_json_get(root, "environment"), "lines");
 	fprintf(txt, "environment (every duration below ran under it):\n");
 	for (uint32_t i = 0; x && i < x->n; i++)

@@ -38,6 +38,10 @@ extern const char *const ph_trace_questions[8];
 
 struct ph_detset;
 
+/* Whether the kernel reported events lost while the trace was recorded
+ * (what ask's `lost` lists). */
+bool ph_trace_lost_any(struct ph_trace *t);
+
 /*
  * Asks questions (n of them; n == 0: all eight) about the process named
  * process (NULL: the busiest) over [from, to] trace-clock ns (PH_NULL_I64:

@@ -278,9 +278,6 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 	if (rc == PH_ENOENT && process[0]) {
 		/* Recorded elsewhere, or before this app ran: ask about the
 		 * busiest process, and say so beside the answer. */
-		int64_t lost = ph_trace_stat_get(t, "ftrace_text_lost_events") +
-			       ph_trace_stat_get(t, "ftrace_lost_events");
-
 		ph_buf_reset(out);
 		ph_jw_init(&jw, out);
 		rc = ph_trace_ask(t, NULL, from, to, NULL, 0, NULL, &jw, why,
@@ -291,10 +288,11 @@ int ph_ui_trace_ask(const char *dir, const char *id, struct ph_window w,
 				 "trace%s: the answers are about its busiest "
 				 "process",
 				 process,
-				 lost > 0 ? ", which lost events (the ring "
-					    "buffer overran: the app may have "
-					    "run in a hole)" :
-					    "");
+				 ph_trace_lost_any(t) ?
+					 ", which lost events (the ring "
+					 "buffer overran: the app may have "
+					 "run in a hole)" :
+					 "");
 	} else if (!rc) {
 		why[0] = '\0';
 	}

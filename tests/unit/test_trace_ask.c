@@ -235,6 +235,26 @@ void test_trace__ask_unanswered_and_skipped(void)
 	ph_trace_release(&t);
 }
 
+/* ph_trace_ask about process over [from, to), parsed; NULL when it
+ * failed (err, when given, says why). */
+static struct ph_json *ask_json(struct ph_trace *t, const char *process,
+				int64_t from, int64_t to, const char *const *qs,
+				size_t nq, struct ph_buf *out,
+				struct ph_arena *a)
+{
+	struct ph_json *root = NULL;
+	struct ph_jw w;
+	char err[512];
+
+	ph_jw_init(&w, out);
+	if (ph_trace_ask(t, process, from, to, qs, nq, "detectors", &w, err,
+			 sizeof(err)) ||
+	    ph_jw_finish(&w) ||
+	    ph_json_parse(a, out->buf, out->len, &root, NULL))
+		return NULL;
+	return root;
+}
+
 /*
  * trace_pipe's "CPU:N [LOST M EVENTS]" lines are the kernel saying the
  * ring buffer overran: they are counted, not unparsed, and every answer
@@ -253,21 +273,15 @@ void test_trace__lost_events_are_counted_and_said(void)
 	struct ph_arena a;
 	struct ph_json *root;
 	const struct ph_json *lost;
-	struct ph_jw w;
-	char err[512];
 
 	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace_text_lost_events"), 50);
 	CHECK_INT(ph_trace_stat_get(&t, "ftrace_text_unparsed_lines"), 0);
 	CHECK_INT(t.tables[PH_T_SCHED].rows, 2);
-	ph_jw_init(&w, &out);
-	CHECK_INT(ph_trace_ask(&t, NULL, PH_NULL_I64, PH_NULL_I64, NULL, 0,
-			       "detectors", &w, err, sizeof(err)),
-		  0);
-	CHECK_INT(ph_jw_finish(&w), 0);
 	ph_arena_init(&a, 1 << 16, SIZE_MAX);
-	CHECK_INT(ph_json_parse(&a, out.buf, out.len, &root, NULL), 0);
+	root = ask_json(&t, NULL, PH_NULL_I64, PH_NULL_I64, NULL, 0, &out, &a);
+	CHECK(root != NULL);
 	lost = ph_json_get(root, "lost");
 	CHECK(lost && lost->n == 1);
 	if (lost && lost->n == 1) {
@@ -308,13 +322,9 @@ void test_trace__a_window_past_the_trace_is_cut_to_it(void)
 
 	CHECK_INT(ph_trace_init(&t), 0);
 	CHECK_INT(ph_trace_load_mem(&t, txt, sizeof(txt) - 1), 0);
-	ph_jw_init(&w, &out);
-	CHECK_INT(ph_trace_ask(&t, "app", 500000000, 2000000000, NULL, 0,
-			       "detectors", &w, err, sizeof(err)),
-		  0);
-	CHECK_INT(ph_jw_finish(&w), 0);
 	ph_arena_init(&a, 1 << 16, SIZE_MAX);
-	CHECK_INT(ph_json_parse(&a, out.buf, out.len, &root, NULL), 0);
+	root = ask_json(&t, "app", 500000000, 2000000000, NULL, 0, &out, &a);
+	CHECK(root != NULL);
 	win = ph_json_get(root, "window");
 	CHECK(ph_json_as_int(ph_json_get(win, "from_ns"), &v));
 	CHECK_INT(v, 1000000000);
@@ -356,23 +366,6 @@ void test_trace__rows_fold_medians(void)
 }
 
 /* The answer of ph_trace_ask() on t, parsed into a (root returned). */
-static struct ph_json *ask_json(struct ph_trace *t, int64_t from, int64_t to,
-				const char *const *qs, size_t nq,
-				struct ph_buf *out, struct ph_arena *a)
-{
-	struct ph_json *root = NULL;
-	struct ph_jw w;
-	char err[512];
-
-	ph_jw_init(&w, out);
-	if (ph_trace_ask(t, "com.example.doctor", from, to, qs, nq, "detectors",
-			 &w, err, sizeof(err)) ||
-	    ph_jw_finish(&w) ||
-	    ph_json_parse(a, out->buf, out->len, &root, NULL))
-		return NULL;
-	return root;
-}
-
 static double num(const struct ph_json *v)
 {
 	double d = -1;
@@ -396,7 +389,8 @@ void test_trace__ask_states_the_environment(void)
 
 	CHECK_INT(load_doctor(&t), 0);
 	ph_arena_init(&a, 1 << 16, SIZE_MAX);
-	root = ask_json(&t, PH_NULL_I64, PH_NULL_I64, NULL, 0, &out, &a);
+	root = ask_json(&t, "com.example.doctor", PH_NULL_I64, PH_NULL_I64,
+			NULL, 0, &out, &a);
 	CHECK(root != NULL);
 	/* the environment of the window (0-600 ms), before the findings:
 	 * the values in trace_doctor.c's table, averages over time */
@@ -508,7 +502,8 @@ void test_trace__ask_states_the_environment(void)
 	 * memory sample) is cut to the trace, and says so: RSS is as
 	 * sampled at the start of what the trace holds */
 	ph_arena_init(&a, 1 << 16, SIZE_MAX);
-	root = ask_json(&t, 9900000000ll, 10600000000ll, NULL, 0, &out, &a);
+	root = ask_json(&t, "com.example.doctor", 9900000000ll, 10600000000ll,
+			NULL, 0, &out, &a);
 	CHECK(root != NULL);
 	CHECK(num(ph_json_get(ph_json_get(root, "window"), "from_ns")) ==
 	      10000000000.0);
