@@ -359,6 +359,31 @@ static void respond_error(struct ph_server *s, int64_t id, const char *msg)
 		ph_buf_reset(&s->resp);
 }
 
+/*
+ * "unknown method '<name>'", the name as the client sent it up to 100
+ * bytes (less the part of a character cut there): a NUL in it shows as
+ * \0 rather than ending the name there, and a longer name ends in "...".
+ */
+static void unknown_method(const struct ph_json *method, char *msg, size_t size)
+{
+	size_t at = (size_t)snprintf(msg, size, "unknown method '");
+	size_t cut = method->n < 100 ? method->n : 100;
+
+	/* not inside a UTF-8 character: the reply must stay valid JSON */
+	while (cut < method->n && cut &&
+	       ((uint8_t)method->u.s[cut] & 0xc0) == 0x80)
+		cut--;
+	for (size_t i = 0; i < cut && at + 8 < size; i++) {
+		if (method->u.s[i] == '\0') {
+			msg[at++] = '\\';
+			msg[at++] = '0';
+		} else {
+			msg[at++] = method->u.s[i];
+		}
+	}
+	snprintf(msg + at, size - at, "%s'", method->n > cut ? "..." : "");
+}
+
 int ph_methods_handle(struct ph_server *s, struct ph_client *c,
 		      const char *line, size_t len)
 {
@@ -429,8 +454,7 @@ int ph_methods_handle(struct ph_server *s, struct ph_client *c,
 		if (ph_json_streq(method, methods[i].name))
 			break;
 	if (i == PH_ARRAY_SIZE(methods)) {
-		snprintf(msg, sizeof(msg), "unknown method '%.*s'",
-			 (int)(method->n < 100 ? method->n : 100), method->u.s);
+		unknown_method(method, msg, sizeof(msg));
 		respond_error(s, id, msg);
 		goto send;
 	}

@@ -1357,6 +1357,25 @@ void test_agent__mt_hello_events_timeline_errors(void)
 		  1);
 	CHECK_STR(line.buf, "{\"id\":3,\"ok\":false,\"error\":\"unknown "
 			    "method 'no_such_method'\"}");
+	/* a NUL in the name is shown, not where the name stops; a long one
+	 * is cut at a character and says so */
+	CHECK_INT(ph_client_send(&c, "{\"id\":31,\"method\":\"a\\u0000b\"}\n"),
+		  0);
+	CHECK_INT(ph_client_line(&c, &line, 2000), 1);
+	CHECK_STR(line.buf, "{\"id\":31,\"ok\":false,\"error\":\"unknown "
+			    "method 'a\\\\0b'\"}");
+	{
+		char req[256];
+
+		/* 99 zeros, then a 2-byte é across the 100th byte */
+		snprintf(req, sizeof(req),
+			 "{\"id\":32,\"method\":\"%099d\\u00e9z\"}\n", 0);
+		CHECK_INT(ph_client_send(&c, req), 0);
+		CHECK_INT(ph_client_line(&c, &line, 2000), 1);
+		CHECK(strstr(line.buf, "0'\"}") == NULL);
+		CHECK(strstr(line.buf, "000...'\"}"));
+		CHECK(strstr(line.buf, "\xc3") == NULL);
+	}
 
 	/* a malformed line gets an error and the connection lives on */
 	CHECK_INT(ph_client_send(&c, "{\"id\":4,\"method\":\n"), 0);

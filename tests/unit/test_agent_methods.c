@@ -297,4 +297,52 @@ void test_agent_methods__a_table_named_with_a_quote_is_read(void)
 	porthole_stop();
 	ph_arena_release(&a);
 }
+
+/*
+ * SQLite does not bound a table's name, and neither does the inspector:
+ * a 300-byte name is listed whole and counted, and its rows are read
+ * (db_tables cut names at 127 bytes and counted such a table -1; db_rows
+ * refused it as "table is required").  A name holding a NUL is no table's,
+ * though strcmp would take "t\0x" for "t".
+ */
+void test_agent_methods__a_long_table_name_is_read_whole(void)
+{
+	struct ph_client_conn c;
+	struct ph_arena a;
+	const struct ph_json *r, *tables;
+	char path[512], name[301], sql[800], params[512];
+	sqlite3 *db = NULL;
+
+	memset(name, 'n', 300);
+	name[300] = '\0';
+	ph_arena_init(&a, 0, SIZE_MAX);
+	snprintf(path, sizeof(path), "%s/long.db", ph_test_tmpdir());
+	CHECK_INT(start(0), PORTHOLE_OK);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "CREATE TABLE %s(x); INSERT INTO %s VALUES(1),(2),(3);"
+		 "CREATE TABLE t(x);",
+		 name, name);
+	CHECK_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(porthole_sqlite_attach(db), PORTHOLE_OK);
+	CHECK_INT(ph_client_connect(&c, sock, 2000), 0);
+	r = ask(&c, &a, "db_tables", "{\"database\":\"long.db\"}");
+	tables = ph_json_get(r, "tables");
+	CHECK(ph_json_is(tables, PH_JSON_ARRAY) && tables->n == 2);
+	CHECK(ph_json_streq(ph_json_get(&tables->u.items[0], "name"), name));
+	CHECK_INT(int_of(&tables->u.items[0], "rows"), 3);
+	snprintf(params, sizeof(params),
+		 "{\"database\":\"long.db\",\"table\":\"%s\"}", name);
+	r = ask(&c, &a, "db_rows", params);
+	CHECK(ph_json_is(ph_json_get(r, "rows"), PH_JSON_ARRAY));
+	CHECK_INT(ph_json_get(r, "rows")->n, 3);
+	CHECK_INT(int_of(r, "total"), 3);
+	r = ask(&c, &a, "db_rows",
+		"{\"database\":\"long.db\",\"table\":\"t\\u0000x\"}");
+	CHECK(r == NULL); /* an error, not t's rows */
+	sqlite3_close(db);
+	ph_client_close(&c);
+	porthole_stop();
+	ph_arena_release(&a);
+}
 #endif

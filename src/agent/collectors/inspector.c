@@ -314,42 +314,45 @@ static int page(struct ph_jw *w, sqlite3_stmt *st, int64_t limit,
 }
 
 /*
- * name as an SQL identifier, in double quotes with each of its own
- * doubled (a"b is "a""b"), into out; false when it does not fit.
+ * "<head>"name"<tail>", name quoted as an SQL identifier (each of its
+ * double quotes doubled: a"b is "a""b"), in a string the caller frees;
+ * NULL when out of memory.  SQLite does not bound a name's length, so
+ * neither does this.
  */
-static bool quote_ident(const char *name, char *out, size_t size)
+static char *around_ident(const char *head, const char *name, const char *tail)
 {
-	size_t at = 0;
+	size_t quotes = 0, hl = strlen(head), tl = strlen(tail), at = hl;
+	char *sql;
 
-	if (size < 3)
-		return false;
-	out[at++] = '"';
-	for (; *name; name++) {
-		if (at + (*name == '"' ? 2 : 1) + 2 > size)
-			return false;
-		if (*name == '"')
-			out[at++] = '"';
-		out[at++] = *name;
+	for (const char *q = name; (q = strchr(q, '"')); q++)
+		quotes++;
+	sql = malloc(hl + strlen(name) + quotes + 2 + tl + 1);
+	if (!sql)
+		return NULL;
+	memcpy(sql, head, hl);
+	sql[at++] = '"';
+	for (const char *c = name; *c; c++) {
+		if (*c == '"')
+			sql[at++] = '"';
+		sql[at++] = *c;
 	}
-	out[at++] = '"';
-	out[at] = '\0';
-	return true;
+	sql[at++] = '"';
+	memcpy(sql + at, tail, tl + 1);
+	return sql;
 }
 
 static int64_t count_rows(sqlite3 *db, const char *table)
 {
-	char sql[300], quoted[260];
+	char *sql = around_ident("SELECT count(*) FROM ", table, "");
 	sqlite3_stmt *st;
 	int64_t n = -1;
 
-	if (!quote_ident(table, quoted, sizeof(quoted)))
-		return -1;
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", quoted);
-	if (fn.prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (fn.step(st) == SQLITE_ROW)
-		n = fn.column_int64(st, 0);
-	fn.finalize(st);
+	if (sql && fn.prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (fn.step(st) == SQLITE_ROW)
+			n = fn.column_int64(st, 0);
+		fn.finalize(st);
+	}
+	free(sql);
 	return n;
 }
 
@@ -374,36 +377,37 @@ static const char *db_tables(const struct ph_json *params, struct ph_jw *w)
 {
 	char path[256];
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	const char *err = open_db(params, &db, path, sizeof(path));
-	char names[256][128];
-	int n = 0;
 
 	if (err)
 		return err;
 	if (fn.prepare_v2(db,
 			  "SELECT name FROM sqlite_master WHERE type='table' "
 			  "AND name NOT LIKE 'sqlite_%' ORDER BY name",
-			  -1, &st, NULL) == SQLITE_OK) {
-		while (n < 256 && fn.step(st) == SQLITE_ROW)
-			snprintf(names[n++], sizeof(names[0]), "%s",
-				 (const char *)fn.column_text(st, 0));
-		fn.finalize(st);
-	}
+			  -1, &st, NULL) != SQLITE_OK)
+		st = NULL;
 	ph_jw_obj_begin(w);
 	ph_jw_kv_str(w, "database", path);
 	databases_json(w);
 	ph_jw_key(w, "tables");
 	ph_jw_arr_begin(w);
-	for (int i = 0; i < n; i++) {
+	/* Counted while the list is read: SQLite runs both on one connection.
+	 */
+	while (st && fn.step(st) == SQLITE_ROW) {
+		const char *name = (const char *)fn.column_text(st, 0);
+
 		ph_jw_obj_begin(w);
-		ph_jw_kv_str(w, "name", names[i]);
-		ph_jw_kv_int(w, "rows", count_rows(db, names[i]));
+		ph_jw_kv_str(w, "name", name ? name : "");
+		/* -1 when it could not be counted by the deadline: still an
+		 * answer */
+		ph_jw_kv_int(w, "rows", name ? count_rows(db, name) : -1);
 		ph_jw_obj_end(w);
 	}
 	ph_jw_arr_end(w);
 	ph_jw_obj_end(w);
-	/* tables not counted by the deadline say rows -1: still an answer */
+	if (st)
+		fn.finalize(st);
 	fn.close_v2(db);
 	return NULL;
 }
@@ -412,15 +416,18 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 {
 	const struct ph_json *t = ph_json_get(params, "table");
 	int64_t limit = 100, offset = 0, v;
-	char path[256], table[128], quoted[260], sql[300];
+	char path[256], *table = NULL, *sql = NULL;
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	bool truncated = false;
 	const char *err;
 
-	if (!ph_json_is(t, PH_JSON_STRING) || !t->n || t->n >= sizeof(table))
+	if (!ph_json_is(t, PH_JSON_STRING) || !t->n)
 		return "EINVAL: table is required";
-	snprintf(table, sizeof(table), "%.*s", (int)t->n, t->u.s);
+	/* A name holding a NUL is no table's: strcmp would read "a\0b" as "a".
+	 */
+	if (memchr(t->u.s, '\0', t->n))
+		return "ENOENT: no such table";
 	if (ph_json_as_int(ph_json_get(params, "limit"), &v) && v > 0)
 		limit = v < 1000 ? v : 1000;
 	if (ph_json_as_int(ph_json_get(params, "offset"), &v) && v >= 0)
@@ -428,30 +435,29 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 	err = open_db(params, &db, path, sizeof(path));
 	if (err)
 		return err;
-	if (!table_exists(db, table)) {
-		fn.close_v2(db);
-		return "ENOENT: no such table";
+	table = strndup(t->u.s, t->n);
+	if (!table || !table_exists(db, table))
+		err = table ? "ENOENT: no such table" : "ENOMEM: out of memory";
+	else if (!(sql = around_ident("SELECT * FROM ", table,
+				      " LIMIT ? OFFSET ?")))
+		err = "ENOMEM: out of memory";
+	else if (fn.prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		err = "EIO: could not read the table";
+	if (!err) {
+		fn.bind_int64(st, 1, limit + 1);
+		fn.bind_int64(st, 2, offset);
+		ph_jw_obj_begin(w);
+		ph_jw_kv_str(w, "table", table);
+		err = page(w, st, limit, &truncated) ? step_error(db) : NULL;
+		fn.finalize(st);
+		/* -1 when it could not be counted by the deadline */
+		ph_jw_kv_int(w, "total", err ? -1 : count_rows(db, table));
+		ph_jw_kv_int(w, "offset", offset);
+		ph_jw_kv_bool(w, "truncated", truncated);
+		ph_jw_obj_end(w);
 	}
-	if (!quote_ident(table, quoted, sizeof(quoted))) {
-		fn.close_v2(db);
-		return "EINVAL: table name too long";
-	}
-	snprintf(sql, sizeof(sql), "SELECT * FROM %s LIMIT ? OFFSET ?", quoted);
-	if (fn.prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fn.close_v2(db);
-		return "EIO: could not read the table";
-	}
-	fn.bind_int64(st, 1, limit + 1);
-	fn.bind_int64(st, 2, offset);
-	ph_jw_obj_begin(w);
-	ph_jw_kv_str(w, "table", table);
-	err = page(w, st, limit, &truncated) ? step_error(db) : NULL;
-	fn.finalize(st);
-	/* -1 when it could not be counted by the deadline */
-	ph_jw_kv_int(w, "total", err ? -1 : count_rows(db, table));
-	ph_jw_kv_int(w, "offset", offset);
-	ph_jw_kv_bool(w, "truncated", truncated);
-	ph_jw_obj_end(w);
+	free(sql);
+	free(table);
 	fn.close_v2(db);
 	return err;
 }
