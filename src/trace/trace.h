@@ -63,6 +63,7 @@ struct ph_table {
 	size_t filled; /* rows [rows, filled) hold NULLs already */
 	size_t cap;    /* rows allocated; past filled, untouched */
 	void **data;   /* data[c]: the array of column c, NULL for PH_COL_ID */
+	size_t *bytes; /* bytes[c]: data[c]'s size, for ph_trace_big_free */
 };
 
 /* Table indices in ph_trace.tables. */
@@ -276,17 +277,23 @@ uint32_t ph_trace_intern(struct ph_trace *t, const char *s, size_t n);
 /* The string table's hash of s[0..n) (also used for lookups in SQL). */
 uint64_t ph_trace_strhash(const char *s, size_t n);
 /*
- * Asks for transparent huge pages on a big block (a no-op for small ones):
- * the event array, the sort buffers and the columns are touched once each,
- * so with 4 KB pages the page faults alone cost a quarter of the ingest.
- */
-void ph_trace_hugepages(void *p, size_t n);
-/*
- * realloc(p, bytes) for the big arrays (old_bytes: p's current size):
- * a block of 4 MiB or more is first made on 2 MiB boundaries, with huge
- * pages asked for, so that it faults in 2 MiB at a time.  Free with free().
+ * realloc(p, bytes) for the big arrays (old_bytes: p's current size; p
+ * NULL for a new one).  A block of 4 MiB or more is a mapping of its own
+ * on 2 MiB boundaries with huge pages asked for, so it faults in 2 MiB at
+ * a time and grows without a copy.  Free with ph_trace_big_free, at the
+ * size it was last given.
  */
 void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes);
+void ph_trace_big_free(void *p, size_t bytes);
+/* Under AddressSanitizer big blocks stay on malloc, so its redzones still
+ * guard the columns (the fuzzer runs there). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PH_TRACE_BIG_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PH_TRACE_BIG_MALLOC 1
+#endif
+#endif
 /*
  * Sorts n packed words, key << idx_bits | index, by their key_bits key
  * bits, stably (equal keys keep their index order), 11 bits a pass, with b

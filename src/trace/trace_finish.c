@@ -826,7 +826,7 @@ int ph_trace_finish(struct ph_trace *t)
 	ph_intmap_free(f.binder);
 	if (rc)
 		return rc;
-	free(t->ev);
+	ph_trace_big_free(t->ev, t->evcap * sizeof(*t->ev));
 	t->ev = NULL;
 	t->nev = t->evcap = 0;
 	set_aside_ts0(t);

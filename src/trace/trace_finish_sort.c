@@ -34,8 +34,8 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 	int key_bits = 0;
 
 	if (!a || !b) {
-		free(a);
-		free(b);
+		ph_trace_big_free(a, n * sizeof(*a));
+		ph_trace_big_free(b, n * sizeof(*b));
 		return PH_ENOMEM;
 	}
 	for (size_t i = 0; i < t->nev; i++)
@@ -48,8 +48,8 @@ static int sort_packed(struct ph_trace *t, bool hw, int64_t min, uint64_t span,
 	sorted = ph_trace_radix_packed(a, b, n, idx_bits, key_bits);
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)(sorted[i] & mask);
-	free(a);
-	free(b);
+	ph_trace_big_free(a, n * sizeof(*a));
+	ph_trace_big_free(b, n * sizeof(*b));
 	return 0;
 }
 

@@ -182,6 +182,100 @@ static void fill_null(struct ph_table *tb, size_t from, size_t to)
 	}
 }
 
+/* --- big blocks ---------------------------------------------------------- */
+
+/*
+ * A big block (BIG_BLOCK or more) is a mapping of its own, a whole number
+ * of 2 MiB huge pages starting on one, advised as a whole.  malloc's big
+ * chunks start 16 bytes past a page, so their ragged ends faulted 4 KiB
+ * at a time; and advising only the aligned middle of one split its
+ * mapping in three, after which glibc's realloc could no longer mremap it
+ * (EFAULT: not one mapping) and copied the whole block at every growth,
+ * a tenth of a Perfetto trace's ingest.  A mapping of our own grows with
+ * mremap, which moves page tables, never bytes.  Under AddressSanitizer
+ * they are malloc's (PH_TRACE_BIG_MALLOC).
+ */
+#ifdef PH_TRACE_BIG_MALLOC
+void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes)
+{
+	(void)old_bytes;
+	return realloc(p, bytes);
+}
+
+void ph_trace_big_free(void *p, size_t bytes)
+{
+	(void)bytes;
+	free(p);
+}
+#else
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BLOCK (2 * HUGE_PAGE)
+
+static size_t big_len(size_t bytes)
+{
+	return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+/* len bytes (a multiple of HUGE_PAGE) on a HUGE_PAGE boundary, or NULL. */
+static void *big_map(size_t len)
+{
+	char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t head;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	/* the slack either side of the aligned block is given back */
+	head = (size_t)(-(uintptr_t)m & (HUGE_PAGE - 1));
+	if (head)
+		(void)munmap(m, head);
+	(void)munmap(m + head + len, HUGE_PAGE - head);
+	/* advised before the first write, which would fault in 4 KiB */
+	(void)madvise(m + head, len, MADV_HUGEPAGE);
+	return m + head;
+}
+
+void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes)
+{
+	bool was_big = p && old_bytes >= BIG_BLOCK, big = bytes >= BIG_BLOCK;
+	void *q;
+
+	if (bytes && big_len(bytes) < bytes)
+		return NULL; /* the size wraps */
+	if (!was_big && !big)
+		return realloc(p, bytes);
+	if (was_big && big && bytes <= old_bytes) {
+		/* A tail left mapped by a failed munmap stays until exit:
+		 * the block is freed at its new size. */
+		if (big_len(bytes) < big_len(old_bytes))
+			(void)munmap((char *)p + big_len(bytes),
+				     big_len(old_bytes) - big_len(bytes));
+		return p;
+	}
+	if (was_big && big) {
+		q = mremap(p, big_len(old_bytes), big_len(bytes),
+			   MREMAP_MAYMOVE);
+		return q == MAP_FAILED ? NULL : q;
+	}
+	/* into or out of the big blocks: one copy */
+	q = big ? big_map(big_len(bytes)) : malloc(bytes);
+	if (!q)
+		return NULL;
+	if (p)
+		memcpy(q, p, old_bytes < bytes ? old_bytes : bytes);
+	ph_trace_big_free(p, old_bytes);
+	return q;
+}
+
+void ph_trace_big_free(void *p, size_t bytes)
+{
+	if (p && bytes >= BIG_BLOCK)
+		(void)munmap(p, big_len(bytes));
+	else
+		free(p);
+}
+#endif
+
 static int table_grow(struct ph_table *tb, size_t cap)
 {
 	for (uint32_t c = 0; c < tb->ncols; c++) {
@@ -190,10 +284,14 @@ static int table_grow(struct ph_table *tb, size_t cap)
 
 		if (!sz)
 			continue;
-		p = ph_trace_big_realloc(tb->data[c], tb->cap * sz, cap * sz);
+		/* a column grown before one that fails keeps its room */
+		if (tb->bytes[c] >= cap * sz)
+			continue;
+		p = ph_trace_big_realloc(tb->data[c], tb->bytes[c], cap * sz);
 		if (!p)
 			return PH_ENOMEM;
 		tb->data[c] = p;
+		tb->bytes[c] = cap * sz;
 	}
 	tb->cap = cap;
 	return 0;
@@ -213,8 +311,11 @@ void ph_table_trim(struct ph_table *tb)
 		void *p;
 
 		/* a column a failed shrink leaves bigger is still safe */
-		if (sz && (p = realloc(tb->data[c], tb->filled * sz)))
+		if (sz && (p = ph_trace_big_realloc(tb->data[c], tb->bytes[c],
+						    tb->filled * sz))) {
 			tb->data[c] = p;
+			tb->bytes[c] = tb->filled * sz;
+		}
 	}
 	tb->cap = tb->filled;
 }
@@ -242,48 +343,6 @@ int64_t ph_table_add_slow(struct ph_table *tb)
 		tb->filled = to;
 	}
 	return (int64_t)tb->rows++;
-}
-
-/* --- big blocks ---------------------------------------------------------- */
-
-void ph_trace_hugepages(void *p, size_t n)
-{
-	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-
-	if (n >= (4u << 20) && e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-}
-
-/*
- * A block reaching BIG_BLOCK for the first time starts on a huge-page
- * boundary and ends on one: a huge page is used only where a whole
- * aligned 2 MiB lies inside the mapping, and malloc's blocks start 16
- * bytes past a page, so each of their ragged ends (up to 4 MiB a column)
- * faulted 4 KiB at a time, most of the ingest's page faults.
- */
-#define HUGE_PAGE ((size_t)2 << 20)
-#define BIG_BLOCK (2 * HUGE_PAGE)
-
-void *ph_trace_big_realloc(void *p, size_t old_bytes, size_t bytes)
-{
-	size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	void *q;
-
-	if (bytes < BIG_BLOCK || old_bytes >= BIG_BLOCK || whole < bytes) {
-		/* growing a big block: realloc moves its pages, no copy */
-		q = realloc(p, bytes);
-		if (q)
-			ph_trace_hugepages(q, bytes);
-		return q;
-	}
-	if (posix_memalign(&q, HUGE_PAGE, whole))
-		return NULL;
-	ph_trace_hugepages(q, whole);
-	if (p)
-		memcpy(q, p, old_bytes < bytes ? old_bytes : bytes);
-	free(p);
-	return q;
 }
 
 uint64_t *ph_trace_radix_packed(uint64_t *a, uint64_t *b, size_t n,
@@ -326,7 +385,8 @@ int ph_trace_init(struct ph_trace *t)
 		tb->spec = schema[i].spec;
 		tb->ncols = schema[i].n;
 		tb->data = calloc(tb->ncols, sizeof(void *));
-		if (!tb->data)
+		tb->bytes = calloc(tb->ncols, sizeof(size_t));
+		if (!tb->data || !tb->bytes)
 			goto nomem;
 	}
 	ph_arena_init(&t->strs.arena, 1 << 20, SIZE_MAX);
@@ -387,15 +447,17 @@ void ph_trace_release(struct ph_trace *t)
 	for (int i = 0; i < PH_T_COUNT; i++) {
 		struct ph_table *tb = &t->tables[i];
 
-		for (uint32_t c = 0; c < tb->ncols && tb->data; c++)
-			free(tb->data[c]);
+		for (uint32_t c = 0; c < tb->ncols && tb->data && tb->bytes;
+		     c++)
+			ph_trace_big_free(tb->data[c], tb->bytes[c]);
 		free(tb->data);
+		free(tb->bytes);
 	}
 	free(t->strs.strs);
 	free(t->strs.len);
 	free(t->strs.slots);
 	ph_arena_release(&t->strs.arena);
-	free(t->ev);
+	ph_trace_big_free(t->ev, t->evcap * sizeof(*t->ev));
 	ph_intmap_free(t->pid_upid);
 	ph_intmap_free(t->tid_utid);
 	ph_intmap_free(t->uuid_track);

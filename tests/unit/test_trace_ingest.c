@@ -436,14 +436,42 @@ void test_trace_ingest__tid_forget(void)
  */
 
 /*
+ * Whether [p, p + n) lies in one mapping advised for huge pages (smaps'
+ * VmFlags "hg").
+ */
+#ifndef PH_TRACE_BIG_MALLOC
+static bool one_huge_mapping(const void *p, size_t n)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false, found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = lo <= (uintptr_t)p && (uintptr_t)p + n <= hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			found = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return found;
+}
+#endif
+
+/*
  * A block growing past 4 MiB moves onto a 2 MiB boundary (so it faults in
  * huge pages, not 4 KiB ones at its ragged ends) and keeps what it held,
- * as realloc does; growing it further keeps it too.
+ * as realloc does.  It stays one mapping, all of it advised, as it grows:
+ * advising part of a malloc'd chunk split its mapping, glibc's realloc
+ * could not mremap it, and copied it at every growth.  Shrinking keeps it.
  */
 void test_trace_ingest__big_blocks(void)
 {
 	const size_t small = 1000 * 8, big = (size_t)5 << 20;
-	const size_t bigger = (size_t)9 << 20;
+	const size_t bigger = (size_t)9 << 20, biggest = (size_t)33 << 20;
 	uint64_t *p = ph_trace_big_realloc(NULL, 0, small);
 
 	CHECK(p != NULL);
@@ -451,12 +479,31 @@ void test_trace_ingest__big_blocks(void)
 		p[i] = i * 7;
 	p = ph_trace_big_realloc(p, small, big);
 	CHECK(p != NULL);
+#ifndef PH_TRACE_BIG_MALLOC /* ASan: malloc's blocks */
 	CHECK_INT((uintptr_t)p & (((uintptr_t)2 << 20) - 1), 0);
+	CHECK(one_huge_mapping(p, big));
+#endif
 	p[big / 8 - 1] = 42;
 	p = ph_trace_big_realloc(p, big, bigger);
 	CHECK(p != NULL);
+#ifndef PH_TRACE_BIG_MALLOC /* ASan: malloc's blocks */
+	CHECK(one_huge_mapping(p, bigger));
+#endif
+	p[bigger / 8 - 1] = 43;
+	p = ph_trace_big_realloc(p, bigger, biggest);
+	CHECK(p != NULL);
+#ifndef PH_TRACE_BIG_MALLOC /* ASan: malloc's blocks */
+	CHECK(one_huge_mapping(p, biggest));
+#endif
 	for (size_t i = 0; i < 1000; i++)
 		CHECK_INT(p[i], i * 7);
 	CHECK_INT(p[big / 8 - 1], 42);
-	free(p);
+	CHECK_INT(p[bigger / 8 - 1], 43);
+	p = ph_trace_big_realloc(p, biggest, big);
+	CHECK(p != NULL);
+	CHECK_INT(p[big / 8 - 1], 42);
+	p = ph_trace_big_realloc(p, big, small);
+	CHECK(p != NULL);
+	CHECK_INT(p[999], 999 * 7);
+	ph_trace_big_free(p, small);
 }
