@@ -30,8 +30,10 @@ let dir, sample, client;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const call = (name, args = {}) => client.callTool({ name, arguments: args });
-// The summary line without its size note (which counts the payload).
-const line = (res) => text(res).split('\n')[0].replace(/ \[\d+ returned; full ≈ \d+\]$/, '');
+// The summary line without its size note (which counts the payload),
+// past any banner line (an error the running app made since the last call).
+const BANNER = /^\d+ unreported errors?: /;
+const line = (res) => text(res).split('\n').find((l) => !BANNER.test(l)).replace(/ \[\d+ returned; full ≈ \d+\]$/, '');
 const payload = (res) => {
 	const t = text(res);
 	return JSON.parse(t.slice(t.indexOf('\n{') + 1));

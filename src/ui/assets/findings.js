@@ -48,6 +48,9 @@ async function askFindings() {
         label: (f.source === 'trace' || f.source === 'iotrace' ? '[' + f.source + '] ' : '') + f.severity + ': ' + f.title });
     }
     findings.marks.sort((a, b) => a.t0 - b.t0);
+    // Drawn now, not at the next frame: until drawn, the new marks have
+    // no boxes, and a click in between would pick by time alone.
+    draw();
   } catch (e) {
     if (my !== findings.seq) return;
     findings.state = 'error'; findings.error = String(e.message || e);
