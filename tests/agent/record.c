@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	char name[256] = "";
 	struct ph_client_conn c;
 	struct ph_buf line = PH_BUF_INIT(64 << 20);
-	int64_t deadline, start;
+	int64_t deadline, start, flushed = 0;
 	FILE *f;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
@@ -92,6 +92,12 @@ int main(int argc, char **argv)
 			break;
 		if (rc == 1)
 			fprintf(f, "%s\n", line.buf);
+		/* on disk once the app pauses, or every 250 ms: a test waits on
+		 * the file for what the app has reported */
+		if (rc == 0 || ph_clock_uptime_ms() - flushed >= 250) {
+			fflush(f);
+			flushed = ph_clock_uptime_ms();
+		}
 	}
 	fclose(f);
 	ph_client_close(&c);

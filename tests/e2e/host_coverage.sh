@@ -45,7 +45,19 @@ mkdir -p "$T/late"
 	> /dev/null 2>&1 &
 spid=$!
 wait_socket "$APP"
-sleep 10
+# The burst has happened once the agent counts events dropped and its ring
+# no longer holds its first ones: its stats, asked by a short recorder (a
+# loaded machine runs the app's script late, so no fixed wait will do).
+overflowed() {
+	build/tests/ph-record --socket "porthole.$APP" --out "$T/stats" \
+		--seconds 1 --request '{"id":3,"method":"stats","params":{}}' \
+		> /dev/null 2>&1 &&
+		grep -Eq '"id":3,"ok":true,"result":\{"emitted":[0-9]+,"dropped":[1-9][0-9]*,"ringCapacity":[0-9]+,"ringUsed":[0-9]+,"oldestSeq":([2-9]|[1-9][0-9]+),' "$T/stats"
+}
+i=0
+until overflowed || [ $i -ge 60 ]; do i=$((i + 1)); done
+check "the app's burst overflowed its queue and ring before the watch" \
+	[ $i -lt 60 ]
 (cd "$T/late" && "$P" watch --application-id "$APP" --timeout 3 \
 	> "$T/late.out" 2> "$T/late.err")
 check "watch attached late: says what it did not see" \

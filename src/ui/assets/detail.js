@@ -5,7 +5,12 @@
 
 // --- picking and the detail panel ----------------------------------------
 let selected = null;
-function pick(x, y) {
+// The same finding, across answers (each answer makes new marks).
+const sameFinding = (a, b) => !!(a && b && a.f && b.f && a.f.key === b.f.key && a.t0 === b.t0);
+// cycle: a click.  Bars sit on two rows, so a third at once covers one:
+// clicked again where the selected finding is, the bar under it is
+// chosen, so each bar there can be reached.  Hover shows the topmost.
+function pick(x, y, cycle) {
   const tops = laneTops();
   const l = LANES.find((ln) => y >= tops[ln.id] && y < tops[ln.id] + ln.h);
   if (!l || x < LABEL_W) return null;
@@ -21,12 +26,10 @@ function pick(x, y) {
     if (d <= slack && (d < bestD || (d === bestD && best && (m.t1 - m.t0) < (best.t1 - best.t0)))) { best = m; bestD = d; }
   };
   if (l.id === 'findings') {
-    // Bars sit on rows: the topmost (drawn last) under the pointer,
-    // else the nearest.
-    for (const m of findings.marks) {
-      const b = m.box;
-      if (b && x >= b.x && x <= b.x + Math.max(b.w, 3) && y >= b.y && y <= b.y + b.h) best = m;
-    }
+    // The topmost (drawn last) under the pointer, else the nearest.
+    const under = findings.marks.filter((m) => m.box && x >= m.box.x && x <= m.box.x + Math.max(m.box.w, 3) && y >= m.box.y && y <= m.box.y + m.box.h);
+    const at = cycle ? under.findIndex((m) => sameFinding(m, selected)) : -1;
+    best = under.length ? under[(at > 0 ? at : under.length) - 1] : null;
     if (!best) findings.marks.forEach(consider);
   } else {
     const L = store.lanes[l.id];

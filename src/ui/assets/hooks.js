@@ -23,7 +23,7 @@ window.__ph = {
   setView: (from, to) => setView(from, to, false),
   askPrompt,
   drawTimes,
-  selected: () => (selected ? { label: selected.label, lane: selected.lane, t0: selected.t0, t1: selected.t1, finding: selected.f ? selected.f.id : null } : null),
+  selected: () => (selected ? { label: selected.label, lane: selected.lane, t0: selected.t0, t1: selected.t1, finding: selected.f ? selected.f.id : null, key: selected.f ? selected.f.key : null } : null),
   drawNow() { draw(); },
   // After each WebSocket message: what the store holds and how far the
   // newest event is behind the live edge (bench/ui_stream.mjs).
@@ -40,7 +40,7 @@ window.__ph = {
   },
   findingBars() {
     const r = canvas.getBoundingClientRect();
-    return findings.marks.filter((m) => m.box).map((m) => ({ id: m.f.id, title: m.f.title, x: r.left + m.box.x, y: r.top + m.box.y, w: m.box.w, h: m.box.h }));
+    return findings.marks.filter((m) => m.box).map((m) => ({ id: m.f.id, key: m.f.key, t0: m.t0, title: m.f.title, x: r.left + m.box.x, y: r.top + m.box.y, w: m.box.w, h: m.box.h }));
   },
   canvasRect() { const r = canvas.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; },
   axis: () => ({ origin: origin(), ticks: axisTicks.slice(), range: $('range').textContent }),

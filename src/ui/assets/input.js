@@ -17,7 +17,7 @@ window.addEventListener('mousemove', (e) => {
 });
 window.addEventListener('mouseup', (e) => {
   if (drag && !drag.moved && e.target === canvas) {
-    const m = pick(e.offsetX, e.offsetY);
+    const m = pick(e.offsetX, e.offsetY, true);
     if (m) showDetail(m);
   }
   drag = null;
