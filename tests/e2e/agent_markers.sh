@@ -11,7 +11,7 @@ exec 9> /tmp/porthole-tracefs.lock
 flock 9
 "$BIN/porthole" trace record --seconds 8 --out "$T/trace.txt" > "$T/record.out" 2>&1 &
 REC=$!
-sleep 1
+wait_for 30 tracefs_recording
 # The `all` scenario's first 5 s: checkout's steps, and a span.
 "$BIN/porthole-sample" --scenario all --seconds 5 --app-id e2e.markers.$$ \
 	--data-dir "$T/data" > "$T/sample.out" 2>&1 &

@@ -189,8 +189,8 @@ chmod +x "$E2E_TMP/adb2"
 "$SA" --scenario checkout --seconds 6 --app-id e2e.live --data-dir "$L/d" \
 	> /dev/null 2>&1 &
 spid=$!
-(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" watch --application-id e2e.live --severity note \
-	--json --timeout 5 > "$L/w.out" 2> /dev/null) &
+(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" exec "$PA" watch --application-id e2e.live \
+	--severity note --json > "$L/w.out" 2> /dev/null) &
 wpid=$!
 for i in $(seq 100); do
 	(cd "$L" && PORTHOLE_PROJECT_ROOT="$L" "$PA" sessions) 2> /dev/null | \
@@ -200,6 +200,10 @@ done
 (cd "$L" && PORTHOLE_PROJECT_ROOT="$L" PORTHOLE_ADB="$E2E_TMP/adb2" "$PA" heap \
 	dump --application-id e2e.live --out "$L/dev.hprof" > /dev/null \
 	2> "$L/d.err"; echo $? > "$L/d.rc")
+# The watch runs until it has printed the leak (its own time limit is not
+# what is tested here, and a loaded machine is slow to dump).
+wait_for 60 grep -q '"id":"leak"' "$L/w.out"
+kill -INT $wpid
 wait $wpid
 wait $spid
 LEV=$(ls "$L"/.porthole/sessions/e2e.live_*/events.ndjson 2>/dev/null | head -1)

@@ -100,7 +100,9 @@ check "capture says on stderr when it connects: app, pid, socket" \
 # The app in its own network namespace: its abstract socket is invisible
 # here; relay.py (what `adb forward` does) makes it a TCP port on this
 # machine.  CMD only waits for the app's end (it has no agent of its own).
-unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 6 --app-id e2e.tcp --data-dir '$T/tcpd'" > /dev/null 2>&1 &
+# The app runs 12 s: the relay and the capture start after it, and on a
+# loaded machine that takes seconds.
+unshare -n sh -c "ip link set lo up && exec '$S' --scenario checkout --seconds 12 --app-id e2e.tcp --data-dir '$T/tcpd'" > /dev/null 2>&1 &
 TAPP=$!
 wait_for 10 sh -c "nsenter -t $TAPP -n cat /proc/net/unix | grep -q '@porthole.e2e.tcp'"
 python3 tests/e2e/fake-adb/relay.py porthole.e2e.tcp $TAPP "$T/tcp.port" > /dev/null 2>&1 &

@@ -24,13 +24,24 @@ check "clean: keyed apart from the rest" \
 check "clean: compare's count and the findings agree" sh -c \
 	"grep -q '\"db.mainThread\":4' $T/clean.json && grep -q '\"duringLaunch\"\\|\"launch\":true' $T/clean.json"
 
-# The checkout's planted query on the main thread takes well under 1 ms.
+# The checkout's planted queries on the main thread take well under 1 ms
+# (on a loaded machine, maybe more): the worst is shown to 1/100 ms, as
+# the app measured it in ns, not rounded to whole ms.
 (cd "$T" && "$P" capture --scenario checkout --out "$T/co.json" -- "$S" \
 	--scenario checkout --seconds 3 --app-id "e2e.vitals.co.$$" \
 	--data-dir "$T/d2" > /dev/null 2>&1)
 "$P" report "$T/co.json" > "$T/co.txt" 2>&1
-check "checkout: a sub-millisecond query keeps its precision" \
-	grep -Eq "^         worst: 0\.[0-9][0-9] ms: SELECT sum\(qty \* price_cents\)" "$T/co.txt"
+check "checkout: a sub-millisecond query keeps its precision" python3 -c '
+import glob, json, re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^error +(?:\d+ database queries|A database query) ran on the main thread\n +worst: (\d+\.\d\d) ms: (.*)$", text, re.M)
+assert m, text
+ns = [json.loads(l)["data"]["elapsedNs"] for f in glob.glob(sys.argv[2])
+      for l in open(f) if "\"event\":\"db_end\"" in l and m.group(2)[:40] in l]
+print(m.group(1), m.group(2), ns)
+assert m.group(1) in ["%.2f" % (n / 1e6) for n in ns]
+assert any(n < 1e6 for n in ns) or float(m.group(1)) >= 1
+' "$T/co.txt" "$T/.porthole/sessions/e2e.vitals.co.*/events.ndjson"
 check "checkout: the planted query and the launch's are two findings" sh -c \
 	"[ \$(grep -c 'database quer.* ran on the main thread' $T/co.txt) -eq 2 ]"
 

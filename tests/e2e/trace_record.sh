@@ -66,12 +66,7 @@ before=$(snapshot)
 writer e2e_term
 $BIN/porthole trace record --seconds 30 --out "$E2E_TMP/b.txt" > "$E2E_TMP/b.out" 2>&1 &
 RPID=$!
-# wait until recording has started (trace_clock switched to mono)
-i=0
-while [ $i -lt 100 ] && ! grep -q '\[mono\]' $TFS/trace_clock; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_for 30 tracefs_recording
 sleep 0.5
 kill -TERM $RPID
 wait $RPID

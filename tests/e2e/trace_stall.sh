@@ -15,13 +15,7 @@ exec 9> /tmp/porthole-tracefs.lock
 flock 9
 "$BIN/porthole" trace record --seconds 9 --out "$T/trace.txt" > "$T/record.out" 2>&1 &
 REC=$!
-# recording has started once the clock is switched (or give it a second)
-i=0
-while [ $i -lt 40 ] && ! grep -q '\[mono\]' /sys/kernel/tracing/trace_clock 2>/dev/null; do
-	sleep 0.05
-	i=$((i + 1))
-done
-sleep 0.3
+wait_for 30 tracefs_recording
 "$BIN/porthole-sample" --scenario checkout --seconds 6 --app-id e2e.stall.$$ \
 	--data-dir "$T/data" > "$T/sample.out" 2>&1 &
 SPID=$!

@@ -65,6 +65,16 @@ tap_checks() {
 		sh -c "[ -n '$plan' ] && [ '$plan' = '1..$ran' ] || { tail -30 '$tap'; false; }"
 }
 
+# tracefs_recording: a `porthole trace record` has started recording.  It
+# switches the clock to mono with tracing off, enables its events, and
+# turns tracing on last; an app started before that misses its first look
+# at whether tracing is on (the agent looks once a second).
+tracefs_recording() {
+	tr=/sys/kernel/tracing
+	[ -e $tr/trace_clock ] || tr=/sys/kernel/debug/tracing
+	grep -q '\[mono\]' $tr/trace_clock && grep -qx 1 $tr/tracing_on
+}
+
 # wait_for SECONDS CMD...: polls CMD every 50 ms (never a fixed sleep as a
 # test condition); false when it never succeeded.
 wait_for() {
