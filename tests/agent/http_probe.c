@@ -29,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CONNS 16
@@ -347,6 +349,17 @@ static CURL *new_handle(bool attach, bool bodies)
 }
 
 static int failures;
+/* $PROBE_HOLD/times: per call, the wall time around curl_easy_perform and
+ * curl's own total, in µs: the agent's elapsedMs lies between them. */
+static FILE *times;
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 /*
  * One call: GET, or POST of post when it is not NULL.  want is the status
@@ -358,6 +371,8 @@ static void call(CURL *c, int port, const char *target,
 {
 	char url[512];
 	long status = 0;
+	curl_off_t total = -1;
+	int64_t t0, wall;
 	CURLcode res;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, target);
@@ -369,8 +384,14 @@ static void call(CURL *c, int port, const char *target,
 	} else {
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	}
+	t0 = mono_us();
 	res = curl_easy_perform(c);
+	wall = mono_us() - t0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &total);
+	if (times)
+		fprintf(times, "%lld %lld\n", (long long)wall,
+			(long long)total);
 	printf("%s %.*s %ld%s\n", post ? "POST" : "GET",
 	       (int)strcspn(target, "?"), target, status,
 	       res == CURLE_OK ? "" : " (failed)");
@@ -420,6 +441,14 @@ int main(int argc, char **argv)
 	cfg.data_dir = argv[2];
 	served = fopen(argv[3], "w");
 	make_bodies();
+	if (getenv("PROBE_HOLD")) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/times", getenv("PROBE_HOLD"));
+		times = fopen(path, "w");
+		if (times)
+			setvbuf(times, NULL, _IOLBF, 0);
+	}
 	port = start_server();
 	dead_port = closed_port();
 	if (!served || port <= 0 || dead_port <= 0 ||
