@@ -629,6 +629,8 @@ fast_line(const char *s, const char *e, const struct masks *h,
 		} else if (w == load8("insert: ")) {
 			r->event = PH_IOT_EV_INSERT;
 			body = n + 17;
+		} else if (w == load8("requeue:")) {
+			return false; /* rare: the general reader's */
 		} else {
 			goto other;
 		}

@@ -424,6 +424,10 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 {
 	const char *q;
 	uint64_t maj, min;
+	/* complete and requeue print no bytes and end in [ERROR] (requeue's
+	 * is always 0), the others in [COMM] */
+	bool tail = r->event == PH_IOT_EV_COMPLETE ||
+		    r->event == PH_IOT_EV_REQUEUE;
 
 	while (p < e && *p == ' ')
 		p++;
@@ -449,7 +453,7 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 
 	/* BYTES */
 	r->bytes = 0;
-	if (r->event != PH_IOT_EV_COMPLETE &&
+	if (!tail &&
 	    (!read_u32(&p, e, &r->bytes) || p >= e || *p++ != ' ')) {
 		*why = PH_IOT_BAD_BYTES;
 		return false;
@@ -486,13 +490,13 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 		}
 	}
 	if (p == e) {
-		if (r->event == PH_IOT_EV_COMPLETE)
+		if (tail)
 			return true; /* kernels without an error field */
 		*why = PH_IOT_BAD_COMM;
 		return false;
 	}
 	if (e - p < 3 || p[0] != ' ' || p[1] != '[') {
-		*why = r->event == PH_IOT_EV_COMPLETE ? PH_IOT_BAD_TRAILING :
+		*why = tail ? PH_IOT_BAD_TRAILING :
 							PH_IOT_BAD_COMM;
 		return false;
 	}
@@ -500,14 +504,14 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 	if (e[-1] != ']') {
 		*why = memchr(p, ']', (size_t)(e - p)) ?
 			       PH_IOT_BAD_TRAILING :
-			       (r->event == PH_IOT_EV_COMPLETE ?
+			       (tail ?
 					PH_IOT_BAD_ERROR :
 					PH_IOT_BAD_COMM);
 		return false;
 	}
 	e--;
 
-	if (r->event != PH_IOT_EV_COMPLETE) {
+	if (!tail) {
 		/* [COMM]: everything up to the line's last ']' */
 		if (e - p > PH_IOT_COMM_MAX) {
 			*why = PH_IOT_BAD_COMM;
@@ -551,6 +555,10 @@ static int block_event(const char *n, const char *e, const char **body)
 	if (left >= 8 && !memcmp(n, "insert: ", 8)) {
 		*body = n + 8;
 		return PH_IOT_EV_INSERT;
+	}
+	if (left >= 9 && !memcmp(n, "requeue: ", 9)) {
+		*body = n + 9;
+		return PH_IOT_EV_REQUEUE;
 	}
 	return 0;
 }

@@ -53,6 +53,9 @@ enum ph_iot_event {
 	PH_IOT_EV_ISSUE = 1,
 	PH_IOT_EV_INSERT,
 	PH_IOT_EV_COMPLETE,
+	/* the request went back to its queue: its next issue is a re-issue */
+	PH_IOT_EV_REQUEUE,
+	PH_IOT_EV_COUNT
 };
 
 /* The base operation; the order is the column value table's order. */

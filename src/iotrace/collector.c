@@ -46,6 +46,9 @@ static const char *const required[] = {
 	"block/block_rq_complete",
 };
 static const char optional_insert[] = "block/block_rq_insert";
+/* a requeued request is issued again: without this event its second issue
+ * would look like a request of its own */
+static const char optional_requeue[] = "block/block_rq_requeue";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -67,7 +70,7 @@ struct rec {
 	int pipe_fd;
 	bool tracing;	       /* events flow into the pipe */
 	char reason[2560];     /* why snapshot-only, or "" */
-	const char *events[3]; /* enabled */
+	const char *events[4]; /* enabled */
 	size_t n_events;
 	struct ph_iot_cpu_loss loss[MAX_CPUS];
 	size_t n_loss;
@@ -155,6 +158,10 @@ static int start_tracing(struct rec *r)
 	if (ph_iot_tracefs_has(&r->tfs, rel) &&
 	    !ph_iot_tracefs_set(&r->tfs, rel, "1"))
 		r->events[r->n_events++] = optional_insert;
+	snprintf(rel, sizeof(rel), "events/%s/enable", optional_requeue);
+	if (ph_iot_tracefs_has(&r->tfs, rel) &&
+	    !ph_iot_tracefs_set(&r->tfs, rel, "1"))
+		r->events[r->n_events++] = optional_requeue;
 	if (ph_iot_tracefs_clear(&r->tfs)) {
 		snprintf(r->reason, sizeof(r->reason),
 			 "cannot clear %s/trace: %s", r->tfs.dir,

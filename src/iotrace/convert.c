@@ -484,6 +484,9 @@ static void report(FILE *f, const struct ph_iot_parse_opts *o,
 	if (st->block[PH_IOT_EV_INSERT])
 		fprintf(f, ", %s block_rq_insert",
 			ph_iot_num(st->block[PH_IOT_EV_INSERT], a));
+	if (st->block[PH_IOT_EV_REQUEUE])
+		fprintf(f, ", %s block_rq_requeue",
+			ph_iot_num(st->block[PH_IOT_EV_REQUEUE], a));
 	fprintf(f, "\n");
 	fprintf(f,
 		"requests   %s paired (%s %s included), %s %s with no issue, "

@@ -17,7 +17,8 @@ struct ph_iot_slot {
 	uint64_t sector;  /* with key, what is paired on */
 	uint64_t seq;	  /* FIFO order; the request_id of an issue */
 	int64_t ts_ns;	  /* when it was issued (inserted) */
-	int64_t queue_ns; /* issue: insert -> issue, or -1 */
+	int64_t queue_ns; /* issue: insert -> issue, or -1; insert: 0, or -1
+			   * for a requeued request whose insert was not seen */
 	uint32_t home;	  /* the slot its key hashes to */
 	uint32_t bytes;
 	uint32_t nr_sector;
@@ -25,6 +26,7 @@ struct ph_iot_slot {
 	int32_t tgid;
 	uint8_t op;
 	uint8_t flags;
+	uint8_t requeued; /* insert: put back by a requeue, not reinserted */
 	uint8_t comm_len;
 	char comm[PH_IOT_COMM_MAX];
 };
@@ -167,6 +169,21 @@ static ALWAYS_INLINE struct ph_iot_slot *oldest(const struct ph_iot_table *t,
 	return NULL;
 }
 
+/* The newest entry of (key, sector): the last in its home's run. */
+static struct ph_iot_slot *newest(const struct ph_iot_table *t, uint64_t key,
+				  uint64_t sector)
+{
+	struct ph_iot_slot *last = NULL;
+	uint32_t i;
+
+	if (!t->count)
+		return NULL;
+	for (i = home(t, key, sector); t->slots[i].key; i = (i + 1) & t->mask)
+		if (t->slots[i].key == key && t->slots[i].sector == sector)
+			last = &t->slots[i];
+	return last;
+}
+
 /*
  * Backward-shift deletion: each entry after the hole moves back into it
  * unless its home lies between; an entry never passes one of its own key
@@ -262,6 +279,7 @@ static ALWAYS_INLINE int keep(struct ph_iot_pairer *p, struct ph_iot_table *t,
 	s->tgid = r->tgid;
 	s->op = r->op;
 	s->flags = r->flags;
+	s->requeued = r->event == PH_IOT_EV_REQUEUE;
 	s->comm_len = r->comm_len;
 	memcpy(s->comm, r->comm, sizeof(s->comm));
 	/* several flushes in flight is normal; a sector twice is not */
@@ -280,8 +298,50 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 
 	switch (r->event) {
 	case PH_IOT_EV_INSERT:
-		return keep(p, &p->inserted, r, key, sector, -1,
+		/* a requeued request inserted again (through the scheduler)
+		 * is still its submitter's: see PH_IOT_EV_REQUEUE */
+		s = p->st.requeued ? newest(&p->inserted, key, sector) : NULL;
+		if (s && s->requeued) {
+			s->requeued = 0;
+			return 0;
+		}
+		return keep(p, &p->inserted, r, key, sector, 0,
 			    &p->st.expired_inserts);
+	case PH_IOT_EV_REQUEUE:
+		/*
+		 * The request goes back to its queue and will be issued again
+		 * (often by a kworker, when the device has room): it leaves
+		 * the issued table for the inserted one, keeping who caused
+		 * it and when it was inserted, so that its next issue pairs
+		 * with it as with an insert and its completion makes one
+		 * row.  Kept, its first issue would take the completion and
+		 * leave the second issue behind, to take the completion of
+		 * the next request to that sector.  The newest issue of the
+		 * key: a dispatch that finds the device full requeues the
+		 * request it has just issued.
+		 */
+		p->st.requeued++;
+		s = newest(&p->issued, key, sector);
+		if (s) {
+			struct ph_iot_rec back = *r;
+			int64_t q = s->queue_ns;
+
+			back.ts_ns = q >= 0 ? s->ts_ns - q : s->ts_ns;
+			back.pid = s->pid;
+			back.tgid = s->tgid;
+			back.bytes = s->bytes;
+			back.nr_sector = s->nr_sector;
+			back.op = s->op;
+			back.flags = s->flags;
+			back.comm_len = s->comm_len;
+			memcpy(back.comm, s->comm, sizeof(back.comm));
+			remove_slot(&p->issued, s);
+			if (q >= 0)
+				p->st.queue_paired--; /* its next issue counts */
+			return keep(p, &p->inserted, &back, key, sector,
+				    q >= 0 ? 0 : -1, &p->st.expired_inserts);
+		}
+		return 0;
 	case PH_IOT_EV_ISSUE:
 		s = oldest(&p->inserted, key, sector);
 		if (s) {
@@ -292,7 +352,7 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 			 */
 			struct ph_iot_rec by = *r;
 
-			if (r->ts_ns >= s->ts_ns) {
+			if (s->queue_ns >= 0 && r->ts_ns >= s->ts_ns) {
 				queue_ns = r->ts_ns - s->ts_ns;
 				p->st.queue_paired++;
 			}

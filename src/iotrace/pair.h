@@ -14,6 +14,11 @@
  * block_rq_insert, when traced, pairs the same way with the issue that
  * follows it and gives the time spent in the I/O scheduler.
  *
+ * block_rq_requeue puts the newest issue of its key back among the
+ * inserts, with its submitter and insert time: the request's next issue
+ * (a re-issue, often by a kworker) pairs with it, and the request makes
+ * one row, its latency from the issue that completed.
+ *
  * A completion whose issue was not seen (it started before tracing did)
  * still makes a row, with latency, pid, command and request_id empty:
  * the completion line's task is whoever took the interrupt, not the
@@ -60,6 +65,7 @@ struct ph_iot_pair_stats {
 	uint64_t paired_flushes;    /* of which flushes */
 	uint64_t unmatched;	    /* completions with no issue seen */
 	uint64_t reissued_inflight; /* issues to a key already in flight */
+	uint64_t requeued;	    /* block_rq_requeue events */
 	uint64_t queue_paired;	    /* issues matched with an insert */
 	uint64_t negative_latency;  /* completion stamped before its issue */
 	uint64_t expired_issues;    /* dropped after PH_IOT_STALE_NS */

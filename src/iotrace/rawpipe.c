@@ -16,11 +16,12 @@
 #define MISSED_EVENTS	 (1ull << 31)
 #define MISSED_STORED	 (1ull << 30)
 
-static const char *const event_names[4] = {
+static const char *const event_names[PH_IOT_EV_COUNT] = {
 	NULL,
 	"block/block_rq_issue",
 	"block/block_rq_insert",
 	"block/block_rq_complete",
+	"block/block_rq_requeue",
 };
 
 /* "offset:16;" -> 16, the number after key in line [p, e); -1 if none. */
@@ -125,7 +126,8 @@ static int event_format(struct ph_iot_raw_event *ev, int which, const char *fmt)
 }
 
 int ph_iot_raw_init_text(struct ph_iot_raw *r, const char *header_page,
-			 const char *const formats[4], size_t subbuf)
+			 const char *const formats[PH_IOT_EV_COUNT],
+			 size_t subbuf)
 {
 	struct ph_iot_raw_field commit = field(header_page, "commit");
 	struct ph_iot_raw_field data = field(header_page, "data");
@@ -138,7 +140,7 @@ int ph_iot_raw_init_text(struct ph_iot_raw *r, const char *header_page,
 	r->commit_size = commit.size;
 	r->data_off = data.off;
 	r->subbuf = subbuf;
-	for (int e = PH_IOT_EV_ISSUE; e <= PH_IOT_EV_COMPLETE; e++)
+	for (int e = PH_IOT_EV_ISSUE; e < PH_IOT_EV_COUNT; e++)
 		if (event_format(&r->ev[e], e, formats[e]))
 			return PH_EUNSUPP;
 	return r->ev[PH_IOT_EV_ISSUE].id >= 0 &&
@@ -150,8 +152,8 @@ int ph_iot_raw_init_text(struct ph_iot_raw *r, const char *header_page,
 int ph_iot_raw_init(struct ph_iot_raw *r, const struct ph_iot_tracefs *t,
 		    char *why, size_t why_size)
 {
-	static char hp[4096], fmt[4][8192];
-	const char *formats[4] = { NULL };
+	static char hp[4096], fmt[PH_IOT_EV_COUNT][8192];
+	const char *formats[PH_IOT_EV_COUNT] = { NULL };
 	char rel[128];
 	size_t subbuf = (size_t)sysconf(_SC_PAGESIZE);
 	int rc;
@@ -167,7 +169,7 @@ int ph_iot_raw_init(struct ph_iot_raw *r, const struct ph_iot_tracefs *t,
 				 sizeof(rel)) &&
 	    atoi(rel) > 0)
 		subbuf = (size_t)atoi(rel) * 1024;
-	for (int e = PH_IOT_EV_ISSUE; e <= PH_IOT_EV_COMPLETE; e++) {
+	for (int e = PH_IOT_EV_ISSUE; e < PH_IOT_EV_COUNT; e++) {
 		snprintf(rel, sizeof(rel), "events/%s/format", event_names[e]);
 		if (!ph_iot_tracefs_read(t, rel, fmt[e], sizeof(fmt[e])))
 			formats[e] = fmt[e];
@@ -213,7 +215,7 @@ static int decode(struct ph_iot_raw *r, const uint8_t *d, size_t n, int64_t ts,
 		return 0;
 	}
 	memcpy(&type, d, 2);
-	for (int e = PH_IOT_EV_ISSUE; e <= PH_IOT_EV_COMPLETE; e++)
+	for (int e = PH_IOT_EV_ISSUE; e < PH_IOT_EV_COUNT; e++)
 		if (r->ev[e].id == (int)type) {
 			ev = &r->ev[e];
 			which = e;

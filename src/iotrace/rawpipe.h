@@ -62,7 +62,7 @@ struct ph_iot_raw_event {
 };
 
 struct ph_iot_raw {
-	struct ph_iot_raw_event ev[4]; /* by enum ph_iot_event */
+	struct ph_iot_raw_event ev[PH_IOT_EV_COUNT]; /* by enum ph_iot_event */
 	int commit_off, commit_size;   /* from events/header_page */
 	int data_off;
 	size_t subbuf; /* bytes per page read */
@@ -89,7 +89,8 @@ int ph_iot_raw_init(struct ph_iot_raw *r, const struct ph_iot_tracefs *t,
  * format text per event (NULL: not there).
  */
 int ph_iot_raw_init_text(struct ph_iot_raw *r, const char *header_page,
-			 const char *const formats[4], size_t subbuf);
+			 const char *const formats[PH_IOT_EV_COUNT],
+			 size_t subbuf);
 
 typedef int (*ph_iot_raw_fn)(void *ctx, const struct ph_iot_rec *rec);
 

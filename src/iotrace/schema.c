@@ -232,6 +232,8 @@ static void parse_json(struct ph_jw *w, const struct ph_iot_manifest *m,
 		     (int64_t)st->block[PH_IOT_EV_COMPLETE]);
 	ph_jw_kv_int(w, "block_rq_insert",
 		     (int64_t)st->block[PH_IOT_EV_INSERT]);
+	ph_jw_kv_int(w, "block_rq_requeue",
+		     (int64_t)st->block[PH_IOT_EV_REQUEUE]);
 	ph_jw_obj_end(w);
 	ph_jw_kv_int(w, "other_events", (int64_t)st->other_events);
 	ph_jw_kv_int(w, "comments", (int64_t)st->comments);
@@ -281,6 +283,7 @@ static void pairing_json(struct ph_jw *w, const struct ph_iot_text_reader *s)
 		     (int64_t)s->pair.inserted.count);
 	ph_jw_kv_int(w, "reissued_while_in_flight",
 		     (int64_t)p->reissued_inflight);
+	ph_jw_kv_int(w, "requeued", (int64_t)p->requeued);
 	ph_jw_kv_int(w, "queue_latency_paired", (int64_t)p->queue_paired);
 	ph_jw_kv_int(w, "negative_latency", (int64_t)p->negative_latency);
 	ph_jw_kv_int(w, "expired_issues", (int64_t)p->expired_issues);

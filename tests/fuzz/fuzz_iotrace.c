@@ -59,7 +59,7 @@ static void same_record(const struct ph_iot_rec *a, const struct ph_iot_rec *b,
 	    a->comm_len != b->comm_len || memcmp(a->comm, b->comm, a->comm_len))
 		__builtin_trap();
 	if (a->op >= PH_IOT_OP_COUNT || a->comm_len > PH_IOT_COMM_MAX ||
-	    a->event < PH_IOT_EV_ISSUE || a->event > PH_IOT_EV_COMPLETE)
+	    a->event < PH_IOT_EV_ISSUE || a->event >= PH_IOT_EV_COUNT)
 		__builtin_trap();
 }
 

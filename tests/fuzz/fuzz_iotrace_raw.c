@@ -75,7 +75,7 @@ static const char complete[] =
 static int check(void *ctx, const struct ph_iot_rec *r)
 {
 	(void)ctx;
-	if (r->event < PH_IOT_EV_ISSUE || r->event > PH_IOT_EV_COMPLETE ||
+	if (r->event < PH_IOT_EV_ISSUE || r->event >= PH_IOT_EV_COUNT ||
 	    r->op >= PH_IOT_OP_COUNT || r->comm_len > PH_IOT_COMM_MAX ||
 	    r->tgid != -1)
 		__builtin_trap();
@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ph_iot_raw r;
 	static bool ready;
-	const char *formats[4] = { NULL, issue, insert, complete };
+	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue, insert, complete };
 	uint8_t *copy = malloc(size ? size : 1);
 	uint64_t before;
 

@@ -46,7 +46,7 @@ static int load(struct ph_buf *b, const char *name)
 static int init_from_gold(struct ph_iot_raw *r)
 {
 	struct ph_buf hp = PH_BUF_INIT(1 << 20), f[4];
-	const char *formats[4] = { NULL };
+	const char *formats[PH_IOT_EV_COUNT] = { NULL };
 	static const char *const names[4] = {
 		NULL,
 		"block_rq_issue.format",
@@ -246,7 +246,7 @@ static void finish(struct pagew *w, uint64_t ts, uint64_t flags)
 
 static int init_made_up(struct ph_iot_raw *r)
 {
-	const char *formats[4] = { NULL, issue_fmt, NULL, complete_fmt };
+	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue_fmt, NULL, complete_fmt };
 
 	return ph_iot_raw_init_text(r, header_page, formats, 4096);
 }
@@ -351,8 +351,8 @@ void test_iotrace_raw__damage_is_counted(void)
 void test_iotrace_raw__formats_it_refuses(void)
 {
 	struct ph_iot_raw r;
-	const char *none[4] = { NULL };
-	const char *no_sector[4] = {
+	const char *none[PH_IOT_EV_COUNT] = { NULL };
+	const char *no_sector[PH_IOT_EV_COUNT] = {
 		NULL,
 		"ID: 7\n\tfield:int common_pid;\toffset:4;\tsize:4;\n"
 		"\tfield:dev_t dev;\toffset:8;\tsize:4;\n"
