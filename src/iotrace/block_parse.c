@@ -453,8 +453,7 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 
 	/* BYTES */
 	r->bytes = 0;
-	if (!tail &&
-	    (!read_u32(&p, e, &r->bytes) || p >= e || *p++ != ' ')) {
+	if (!tail && (!read_u32(&p, e, &r->bytes) || p >= e || *p++ != ' ')) {
 		*why = PH_IOT_BAD_BYTES;
 		return false;
 	}
@@ -496,17 +495,14 @@ bool ph_iot_parse_body(const char *p, const char *e, struct ph_iot_rec *r,
 		return false;
 	}
 	if (e - p < 3 || p[0] != ' ' || p[1] != '[') {
-		*why = tail ? PH_IOT_BAD_TRAILING :
-							PH_IOT_BAD_COMM;
+		*why = tail ? PH_IOT_BAD_TRAILING : PH_IOT_BAD_COMM;
 		return false;
 	}
 	p += 2;
 	if (e[-1] != ']') {
 		*why = memchr(p, ']', (size_t)(e - p)) ?
 			       PH_IOT_BAD_TRAILING :
-			       (tail ?
-					PH_IOT_BAD_ERROR :
-					PH_IOT_BAD_COMM);
+			       (tail ? PH_IOT_BAD_ERROR : PH_IOT_BAD_COMM);
 		return false;
 	}
 	e--;

@@ -337,7 +337,8 @@ int ph_iot_pairer_feed(struct ph_iot_pairer *p, const struct ph_iot_rec *r,
 			memcpy(back.comm, s->comm, sizeof(back.comm));
 			remove_slot(&p->issued, s);
 			if (q >= 0)
-				p->st.queue_paired--; /* its next issue counts */
+				p->st.queue_paired--; /* its next issue counts
+						       */
 			return keep(p, &p->inserted, &back, key, sector,
 				    q >= 0 ? 0 : -1, &p->st.expired_inserts);
 		}

@@ -63,7 +63,7 @@ struct ph_iot_raw_event {
 
 struct ph_iot_raw {
 	struct ph_iot_raw_event ev[PH_IOT_EV_COUNT]; /* by enum ph_iot_event */
-	int commit_off, commit_size;   /* from events/header_page */
+	int commit_off, commit_size; /* from events/header_page */
 	int data_off;
 	size_t subbuf; /* bytes per page read */
 	/* what decoding saw */

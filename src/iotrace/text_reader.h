@@ -56,8 +56,8 @@ struct ph_iot_parse_stats {
 	uint64_t html;	       /* systrace HTML outside the trace data */
 	uint64_t other_events; /* ftrace lines of events we do not read */
 	uint64_t unknown;      /* lines that are not ftrace events at all */
-	uint64_t block[PH_IOT_EV_COUNT];     /* by enum ph_iot_event */
-	uint64_t malformed;    /* block_rq_* lines that did not parse */
+	uint64_t block[PH_IOT_EV_COUNT]; /* by enum ph_iot_event */
+	uint64_t malformed; /* block_rq_* lines that did not parse */
 	uint64_t bad[PH_IOT_BAD_COUNT]; /* malformed, by reason */
 	uint64_t too_long;	  /* lines over PH_IOT_LINE_MAX, dropped */
 	uint64_t rwbs_unknown;	  /* rwbs letters we do not know (lines kept) */

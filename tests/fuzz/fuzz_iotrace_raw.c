@@ -86,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ph_iot_raw r;
 	static bool ready;
-	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue, insert, complete };
+	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue, insert,
+						 complete };
 	uint8_t *copy = malloc(size ? size : 1);
 	uint64_t before;
 

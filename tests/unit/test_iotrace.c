@@ -611,12 +611,13 @@ void test_iotrace__requeued_request_makes_one_row(void)
 	ph_iot_pairer_init(&p);
 	feed(&p, ev(PH_IOT_EV_INSERT, 100, 64, 8, "WS", 7), &row);
 	CHECK_INT(feed(&p, ev(PH_IOT_EV_ISSUE, 110, 64, 8, "WS", 7), &row), 0);
-	CHECK_INT(feed(&p, by_kworker(ev(PH_IOT_EV_REQUEUE, 120, 64, 8, "WS",
-					 55)),
+	CHECK_INT(feed(&p,
+		       by_kworker(ev(PH_IOT_EV_REQUEUE, 120, 64, 8, "WS", 55)),
 		       &row),
 		  0);
 	CHECK_INT(ph_iot_pairer_inflight(&p), 0);
-	CHECK_INT(feed(&p, by_kworker(ev(PH_IOT_EV_ISSUE, 300, 64, 8, "WS", 55)),
+	CHECK_INT(feed(&p,
+		       by_kworker(ev(PH_IOT_EV_ISSUE, 300, 64, 8, "WS", 55)),
 		       &row),
 		  0);
 	CHECK_INT(p.st.reissued_inflight, 0);

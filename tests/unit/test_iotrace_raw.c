@@ -246,7 +246,8 @@ static void finish(struct pagew *w, uint64_t ts, uint64_t flags)
 
 static int init_made_up(struct ph_iot_raw *r)
 {
-	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue_fmt, NULL, complete_fmt };
+	const char *formats[PH_IOT_EV_COUNT] = { NULL, issue_fmt, NULL,
+						 complete_fmt };
 
 	return ph_iot_raw_init_text(r, header_page, formats, 4096);
 }
