@@ -130,15 +130,17 @@ static void counts(const struct ph_iot_text_reader *s)
 {
 	const struct ph_iot_parse_stats *st = &s->st;
 	uint64_t sum = st->blank + st->comments + st->html + st->other_events +
-		       st->unknown + st->block[1] + st->block[2] +
-		       st->block[3] + st->malformed + st->too_long +
+		       st->unknown + st->malformed + st->too_long +
 		       st->lost_markers;
 	uint64_t bad = 0;
 
+	for (int i = 1; i < PH_IOT_EV_COUNT; i++)
+		sum += st->block[i];
 	for (int i = 0; i < PH_IOT_BAD_COUNT; i++)
 		bad += st->bad[i];
 	if (sum != st->lines || bad != st->malformed ||
-	    s->pair.st.paired + s->pair.st.unmatched != st->block[3])
+	    s->pair.st.paired + s->pair.st.unmatched !=
+		    st->block[PH_IOT_EV_COMPLETE])
 		__builtin_trap();
 }
 
