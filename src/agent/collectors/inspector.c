@@ -392,15 +392,13 @@ static const char *db_tables(const struct ph_json *params, struct ph_jw *w)
 	databases_json(w);
 	ph_jw_key(w, "tables");
 	ph_jw_arr_begin(w);
-	/* Counted while the list is read: SQLite runs both on one connection.
-	 */
+	/* each counted as the list is read: one connection runs both */
 	while (st && fn.step(st) == SQLITE_ROW) {
 		const char *name = (const char *)fn.column_text(st, 0);
 
 		ph_jw_obj_begin(w);
 		ph_jw_kv_str(w, "name", name ? name : "");
-		/* -1 when it could not be counted by the deadline: still an
-		 * answer */
+		/* -1: not counted by the deadline, and still an answer */
 		ph_jw_kv_int(w, "rows", name ? count_rows(db, name) : -1);
 		ph_jw_obj_end(w);
 	}
@@ -424,8 +422,7 @@ static const char *db_rows(const struct ph_json *params, struct ph_jw *w)
 
 	if (!ph_json_is(t, PH_JSON_STRING) || !t->n)
 		return "EINVAL: table is required";
-	/* A name holding a NUL is no table's: strcmp would read "a\0b" as "a".
-	 */
+	/* no table's name holds a NUL (strcmp would read "a\0b" as "a") */
 	if (memchr(t->u.s, '\0', t->n))
 		return "ENOENT: no such table";
 	if (ph_json_as_int(ph_json_get(params, "limit"), &v) && v > 0)
