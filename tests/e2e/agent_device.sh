@@ -40,10 +40,17 @@ same_lines() {
 # second; on a loaded machine, later): the recording is on disk as it
 # comes (ph-record flushes when the app pauses).
 unshare -n sh -c '
+	# seen AFTER WHAT: a line with WHAT at or after the first with AFTER
+	# (an event can come twice, in the backfill and streamed, so counting
+	# lines would not do)
 	seen() {
 		i=0
-		until [ "$(grep -c "$1" "$T/net.ndjson" 2> /dev/null)" -ge "$2" ] ||
-			[ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
+		until awk -v a="$1" -v w="$2" "index(\$0, a) { on = 1 }
+			on && index(\$0, w) { f = 1 } END { exit !f }" \
+			"$T/net.ndjson" 2> /dev/null || [ $i -ge 600 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
 	}
 	T=$1
 	ip link set lo up
@@ -51,15 +58,15 @@ unshare -n sh -c '
 		--app-id "$3" --data-dir "$T/net.data" > /dev/null 2>&1 &
 	app=$!
 	"$4" --announce "$T/net.announce" --out "$T/net.ndjson" --seconds 60 &
-	seen "\"transport\":\"none\"" 1
+	seen "\"kind\":\"network\"" "\"transport\":\"none\""
 	ip link add eth7 type veth peer name eth8 && ip link set eth8 up &&
 		ip link set eth7 up && ip route add default dev eth7
-	seen "\"transport\":\"ethernet\"" 1
+	seen "\"transport\":\"none\"" "\"transport\":\"ethernet\""
 	ip tuntap add dev tun7 mode tun && ip link set tun7 up &&
 		ip route replace default dev tun7
-	seen "\"transport\":\"vpn\"" 1
+	seen "\"transport\":\"ethernet\"" "\"transport\":\"vpn\""
 	ip route del default
-	seen "\"transport\":\"none\"" 2
+	seen "\"transport\":\"vpn\"" "\"transport\":\"none\""
 	kill $app
 	wait' sh "$T" "$SAMPLE" "$APP" "$REC" > "$T/net.out" 2>&1
 device_lines network "$T/net.ndjson" > "$T/net"
