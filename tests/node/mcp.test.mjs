@@ -121,7 +121,7 @@ test('tools/list: every tool, with inputSchema and annotations', async () => {
 	for (const k of ['since', 'sinceMs', 'from', 'to']) assert.ok(f.inputSchema.properties[k]);
 });
 
-test('findings: ranked, with evidence tools, and the banner once', async () => {
+test('findings: ranked, with evidence tools, and a banner exactly when sinceLast names an error', async () => {
 	const first = await call('findings', { detail: 'normal', since: 'all' });
 	const { t } = sizeNote(first);
 	assert.equal(first.isError, false);
