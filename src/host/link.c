@@ -20,6 +20,11 @@
 #define BACKOFF_MIN_MS 50
 #define BACKOFF_MAX_MS 2000
 #define LINE_CAP       ((size_t)16 << 20)
+/*
+ * The most held for lines that come before the hello answer: more than a
+ * runtime holds unsent for one client (our agent: 4 MiB at most).
+ */
+#define EARLY_CAP ((size_t)16 << 20)
 
 size_t ph_link_local_sockets(char names[][256], size_t max)
 {
@@ -419,15 +424,66 @@ int ph_link_request(struct ph_link *l, const char *method, const char *params,
 	return rc;
 }
 
+/* Notes the seq of an event line and hands the line on. */
+static void pass_line(struct ph_link *l, const char *line, size_t len)
+{
+	int64_t s = -1;
+	const char *q;
+
+	if (len > 8 && !memcmp(line, "{\"event\"", 8) &&
+	    (q = memmem(line, len < 200 ? len : 200, "\"seq\":", 6))) {
+		/* digits inline: strtoll was a measurable part of each line */
+		const char *e = line + len;
+
+		for (q += 6, s = 0; q < e && *q >= '0' && *q <= '9'; q++)
+			s = s * 10 + (*q - '0');
+	}
+	if (s > l->last_seq)
+		l->last_seq = s;
+	if (l->on_line)
+		l->on_line(l->ctx, line, len);
+}
+
+/*
+ * Hands on the lines held until the hello answer said whose they are,
+ * and says how many did not fit.
+ */
+static void pass_early(struct ph_link *l, struct ph_buf *early, uint64_t *lost)
+{
+	size_t at = 0;
+	char *nl;
+
+	while ((nl = memchr(early->buf + at, '\n', early->len - at))) {
+		l->lines++;
+		pass_line(l, early->buf + at, (size_t)(nl - early->buf - at));
+		at = (size_t)(nl - early->buf) + 1;
+	}
+	if (*lost)
+		ph_warn("%s: %" PRIu64 " lines came before the app's hello "
+			"answer and did not fit the %zu MiB held for them; "
+			"their events are missing from this session",
+			l->target, *lost, EARLY_CAP >> 20);
+	ph_buf_release(early);
+	*lost = 0;
+}
+
 /*
  * One connection: hello, backfill, then lines until EOF or stop.  Whether
  * the app answered hello: a peer that closes first is not an app (adb's
  * forward accepts, then closes, when nothing listens on the device).
  * *refused: the app refused the connection in one line (check_refusal).
+ *
+ * A runtime streams events to a client from the moment it accepts it, so
+ * event lines can come before the hello answer.  They are held until it
+ * comes: before it, they are no known process's, and handed on they
+ * would land in the session of the process before (an app that
+ * restarted) under seqs that process had used.
  */
 static bool session(struct ph_link *l, int fd, bool *refused)
 {
 	struct ph_buf in = PH_BUF_INIT(LINE_CAP + 65536);
+	struct ph_buf early = PH_BUF_INIT(EARLY_CAP);
+	uint64_t early_lost = 0;
 	char req[160];
 	bool hello_seen = false;
 
@@ -483,34 +539,36 @@ static bool session(struct ph_link *l, int fd, bool *refused)
 				pthread_mutex_unlock(&l->mu);
 				if (l->on_hello)
 					l->on_hello(l->ctx, &l->ident);
+				l->lines++;
+				pass_line(l, line, len);
+				pass_early(l, &early, &early_lost);
+				continue;
+			}
+			if (!hello_seen && deliver_answer(l, line, len)) {
+				l->lines++;
+				continue; /* a request's answer is no event */
+			}
+			if (!hello_seen) {
+				size_t had = early.len;
+
+				if (ph_buf_add(&early, line, len) ||
+				    ph_buf_addch(&early, '\n')) {
+					ph_buf_setlen(&early, had);
+					early_lost++;
+				}
+				continue;
 			}
 			l->lines++;
-			if (deliver_answer(l, line, len))
-				continue;
-			{
-				int64_t s = -1;
-				const char *q;
-
-				if (len > 8 && !memcmp(line, "{\"event\"", 8) &&
-				    (q = memmem(line, len < 200 ? len : 200,
-						"\"seq\":", 6))) {
-					/* digits inline: strtoll was a
-					 * measurable part of each line */
-					const char *e = line + len;
-
-					for (q += 6, s = 0;
-					     q < e && *q >= '0' && *q <= '9';
-					     q++)
-						s = s * 10 + (*q - '0');
-				}
-				if (s > l->last_seq)
-					l->last_seq = s;
-			}
-			if (l->on_line)
-				l->on_line(l->ctx, line, len);
+			if (!deliver_answer(l, line, len))
+				pass_line(l, line, len);
 		}
 		ph_buf_consume(&in, start);
 	}
+	if (early.len)
+		ph_debug("%s: dropped %zu bytes that came before a hello "
+			 "answer that never came",
+			 l->target, early.len);
+	ph_buf_release(&early);
 	ph_buf_release(&in);
 	return hello_seen;
 }

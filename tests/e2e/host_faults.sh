@@ -15,21 +15,32 @@ T=$E2E_TMP
 # seqs_ok FILE: every complete line parses; streamed event lines carry
 # each seq once, and with the timeline pages (the backfill, which may
 # repeat streamed events: the file is the wire verbatim) the seqs run
-# 0..max without a hole.
+# 0..max without a hole.  A `dropped` frame is not an event: it copies
+# the seq of the event after it (protocol.md, Loss), so it is left out,
+# and that event must follow it.
 seqs_ok() {
 	python3 - "$1" << 'EOF'
-import json, sys
-streamed, paged = [], []
+import collections, json, sys
+streamed, paged, frames, after = [], [], 0, None
 for l in open(sys.argv[1], "rb").read().split(b"\n")[:-1]:
     o = json.loads(l)
     if "event" in o:
+        if after is not None:
+            assert o["seq"] == after, ("a dropped frame's seq is not the next event's", after, o)
+            after = None
+        if o["event"] == "dropped":
+            frames += 1
+            after = o["seq"]
+            continue
         streamed.append(o["seq"])
     elif isinstance(o.get("result"), dict):
         paged += [e["seq"] for e in o["result"].get("events", [])]
-assert len(streamed) == len(set(streamed)), "a streamed seq twice"
+twice = [s for s, n in collections.Counter(streamed).items() if n > 1]
+assert not twice, ("streamed twice", twice[:10])
 seqs = set(streamed) | set(paged)
-assert seqs == set(range(max(seqs) + 1)), "a hole in the seqs"
-print(len(seqs), "events, seq 0 ..", max(seqs))
+want = set(range(max(seqs) + 1))
+assert seqs == want, ("a hole in the seqs", sorted(want - seqs)[:10], sorted(seqs - want)[:10])
+print(len(seqs), "events, seq 0 ..", max(seqs), ",", frames, "dropped frames")
 EOF
 }
 # lines_ok FILE: every complete line parses (a torn last line may not).
