@@ -586,7 +586,6 @@ static void *run(void *arg)
 {
 	struct ph_link *l = arg;
 	int backoff = BACKOFF_MIN_MS;
-	int64_t started_at = -1;
 
 	while (!l->stop) {
 		bool via_adb, refused, answered;
@@ -615,12 +614,15 @@ static void *run(void *arg)
 		pthread_mutex_lock(&l->mu);
 		if (l->state == PH_LINK_CONNECTED)
 			l->state = PH_LINK_CONNECTING;
-		/* A new process starts its seqs at 0: backfill from there. */
-		if (started_at != l->ident.started_at)
-			started_at = l->ident.started_at;
 		pthread_mutex_unlock(&l->mu);
 		if (l->state == PH_LINK_REFUSED || l->once)
 			break;
+		/*
+		 * The next connection's backfill starts at seq 0: it is asked
+		 * for with the hello, before the answer says whether the app
+		 * is this process again or a new one, whose seqs start at 0.
+		 * What the same process sends again the store drops by seq.
+		 */
 		l->last_seq = -1;
 		if ((refused || !answered) && !l->stop) {
 			/* Backs off as for a refused connection: retrying
