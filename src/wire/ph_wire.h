@@ -210,7 +210,8 @@ enum ph_kind ph_wire_kind(const char *name, size_t n);
 	X(EXIT_STATUS, "exitStatus")                   \
 	X(FAULT_ADDR, "faultAddr")                     \
 	X(TAP_MS, "tapMs")                             \
-	X(FRAME_T, "frameT")
+	X(FRAME_T, "frameT")                           \
+	X(PAUSED_MS, "pausedMs")
 
 enum ph_key {
 #define X(id, name) PH_KEY_##id,

@@ -234,4 +234,57 @@ for bad in ("_start", "vdso", "?", ":-1"):
     assert bad not in f[0]["evidence"]["stack"], (bad, f)
 ' "$T/report.l.json"
 
+# 4. A process that does not run (a debugger's breakpoint, SIGSTOP, a
+# cgroup freezer) is not a stalled main thread.  The checkout sample is
+# stopped for 1.5 s a second after it starts, while its main thread idles
+# between frames, then continued.  No stall holds the stop's time; a
+# warning says how long the process did not run, never longer than the
+# test held it stopped (plus one 20 ms poll); and the planted stall after
+# it is still reported, as long as the sample timed it.
+PORTHOLE_ANNOUNCE=$T/announce.p "$BIN/porthole-sample" --scenario checkout \
+	--seconds 7 --app-id "$APP.p" --data-dir "$T/paused" > "$T/paused.out" 2>&1 &
+PID=$!
+$REC --announce "$T/announce.p" --out "$T/rec.p.ndjson" --seconds 60 > "$T/rec.p.out" 2>&1 &
+RPID=$!
+python3 - $PID > "$T/stopped" << 'PY'
+import os, signal, sys, time
+pid = int(sys.argv[1])
+time.sleep(1)
+a = time.monotonic()
+os.kill(pid, signal.SIGSTOP)
+time.sleep(1.5)
+os.kill(pid, signal.SIGCONT)
+b = time.monotonic()
+print(int(a * 1000), int(b * 1000) + 1)  # the app's clock, ms
+PY
+wait $PID
+SRC=$?
+wait $RPID
+check "the stopped run was recorded (sample $SRC)" test "$SRC" = 0
+check "a stop is no stall; the warning gives its length; the planted stall stays whole" python3 - "$T/rec.p.ndjson" "$T/stopped" << 'PY'
+import json, re, sys
+a, b = map(int, open(sys.argv[2]).read().split())
+stalls, truth, said = [], [], []
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    d = e.get("data", {})
+    if e.get("event") == "blocked" and not d.get("ongoing"):
+        stalls.append((e["t"], d["durationMs"], d.get("pausedMs", 0), d["top"]))
+    elif e.get("event") == "mark" and d.get("label") == "planted-stall":
+        truth.append(int(d["detail"]) / 1000)
+    elif e.get("event") == "log" and d.get("tag") == "porthole":
+        m = re.match(r"the process did not run for (\d+) ms", d["message"])
+        if m:
+            said.append(int(m.group(1)))
+assert len(said) == 1 and (b - a) / 2 <= said[0] <= b - a + 20, (said, b - a)
+assert not [s for s in stalls if s[1] >= b - a], (stalls, b - a)
+planted = [s for s in stalls if s[3].startswith("apply_coupon_synchronously")]
+assert len(truth) == 1 and len(planted) == 1, (truth, stalls)
+assert abs(planted[0][1] - truth[0]) <= 17, (planted, truth)
+print("stopped", b - a, "ms; said", said[0], "ms; stalls", stalls)
+PY
+
 finish

@@ -27,6 +27,10 @@
  * A loop that sleeps longer than the threshold while idle must ping before
  * it sleeps and as it wakes; docs/agent.md says so.
  *
+ * A process that does not run at all (stopped by a debugger, SIGSTOP or
+ * a cgroup freezer) is not a stalled main thread: that time is left out
+ * of every stall (see note_pause).
+ *
  * While a system trace records, the stall is also an async slice named
  * STALL_SLICE in it, written by the watchdog (the main thread is stuck):
  * it begins when the watchdog sees the stall, stall_ms (plus up to one
@@ -39,6 +43,7 @@
 #include "../platform.h"
 #include "../symbolize.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -96,6 +101,88 @@ void ph_watchdog_main_thread(void)
 	ph_platform_thread_stack(&lo, &hi);
 	atomic_store(&main_stack_lo, lo);
 	atomic_store(&main_stack_hi, hi);
+}
+
+/*
+ * Stretches in which the whole process did not run: stopped by a
+ * debugger, SIGSTOP or a cgroup freezer (Android freezes cached apps).
+ * The main thread's gap spans them, but it was not stalling, it was not
+ * running, and a breakpoint held for a minute is not a one-minute stall.
+ * The watchdog finds them from its own polls (note_pause).  Written and
+ * read by the watchdog thread only; the newest PAUSES are kept, enough
+ * for the stops of a debugger stepping through one stall.
+ */
+#define PAUSES 16
+static struct pause {
+	int64_t from_ns, to_ns;
+} pauses[PAUSES];
+static unsigned npauses;
+static int schedstat_fd = -1; /* the watchdog thread's own */
+
+/*
+ * How long the watchdog thread has waited for a CPU, in ns (the second
+ * field of its schedstat), or -1 when the kernel does not say.
+ */
+static int64_t cpu_wait_ns(void)
+{
+	char b[96];
+	ssize_t n;
+	const char *sp;
+
+	if (schedstat_fd < 0 ||
+	    (n = pread(schedstat_fd, b, sizeof(b) - 1, 0)) <= 0)
+		return -1;
+	b[n] = '\0';
+	sp = strchr(b, ' ');
+	return sp ? strtoll(sp + 1, NULL, 10) : -1;
+}
+
+/* The time in [from, to) the process spent paused, of the pauses kept. */
+static int64_t paused_in(int64_t from, int64_t to)
+{
+	int64_t sum = 0;
+
+	for (unsigned i = 0; i < PAUSES && i < npauses; i++) {
+		int64_t a = pauses[i].from_ns > from ? pauses[i].from_ns : from;
+		int64_t b = pauses[i].to_ns < to ? pauses[i].to_ns : to;
+
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+/*
+ * A poll that came stall_ms or more after it was due, in which this
+ * thread did not wait for a CPU either, means the process was not
+ * running: noted as a pause ending now, and said in a log line.  A poll
+ * late because the thread waited for a CPU (a loaded machine) is no
+ * pause: the app was starved, and a stall then is one its user sees.
+ * `polled`/`waited`: the clock and the wait at the poll before.
+ */
+static void note_pause(int64_t polled, int64_t waited, int64_t now,
+		       int64_t wait_now)
+{
+	int64_t late = now - polled - POLL_MS * 1000000LL;
+	struct pause *p;
+	char msg[200];
+	int n;
+
+	if (waited < 0 || wait_now < 0 || late < stall_ns)
+		return;
+	late -= wait_now - waited;
+	if (late < stall_ns)
+		return;
+	p = &pauses[npauses++ % PAUSES];
+	p->from_ns = now - late;
+	p->to_ns = now;
+	n = snprintf(msg, sizeof(msg),
+		     "the process did not run for %lld ms (stopped by a "
+		     "debugger, SIGSTOP or a freezer); that time is not "
+		     "counted as a main-thread stall",
+		     (long long)(late / 1000000));
+	ph_log_emit(PORTHOLE_WARN, "porthole", msg, (size_t)n,
+		    (int)syscall(SYS_gettid));
 }
 
 /* The watchdog thread's copy of the newest sample of the open stall. */
@@ -231,10 +318,15 @@ static bool take_sample(void)
 	return true;
 }
 
-/* One `blocked` event: t is the stall's start; ongoing while it lasts. */
+/*
+ * One `blocked` event: t is the stall's start; ongoing while it lasts.
+ * Its length leaves out the time the process was paused, which pausedMs
+ * gives.
+ */
 static void emit_blocked(int64_t from_ns, int64_t to_ns, int tid, bool ongoing)
 {
 	uint64_t pos;
+	int64_t paused = paused_in(from_ns, to_ns);
 	struct ph_rec *r = ph_emit_begin(PH_KIND_BLOCKED, &pos);
 
 	if (!r)
@@ -242,7 +334,9 @@ static void emit_blocked(int64_t from_ns, int64_t to_ns, int tid, bool ongoing)
 	ph_rec_set_t(r, from_ns / 1000000);
 	r->tid = tid;
 	r->flags |= PH_REC_MAIN;
-	ph_rec_int(r, PH_KEY_DURATION_MS, (to_ns - from_ns) / 1000000);
+	ph_rec_int(r, PH_KEY_DURATION_MS, (to_ns - from_ns - paused) / 1000000);
+	if (paused >= 1000000)
+		ph_rec_int(r, PH_KEY_PAUSED_MS, paused / 1000000);
 	if (stack_n > 0) {
 		ph_rec_pcs(r, PH_KEY_STACK, stack_pcs, stack_n);
 	} else {
@@ -257,9 +351,15 @@ static void emit_blocked(int64_t from_ns, int64_t to_ns, int tid, bool ongoing)
 	ph_emit_commit(pos);
 }
 
-/* The main thread resumed after [from, to): the closing event. */
+/*
+ * The main thread resumed after [from, to): the closing event, unless
+ * the gap was a stall only with the time the process was paused.
+ */
 static void close_stall(struct stall *st, int64_t from, int64_t to, int tid)
 {
+	if (!(st->open && st->from_ns == from) &&
+	    to - from - paused_in(from, to) < stall_ns)
+		return;
 	if (st->open && st->from_ns == from)
 		take_sample();
 	else
@@ -288,7 +388,8 @@ static void watch_open_stall(struct stall *st, int64_t turned, int tid,
 	}
 	/* Stuck ANR-long: a kill now would be an ANR; say where for the next
 	 * start (exits.c). */
-	if (!st->anr && now - st->from_ns >= PH_ANR_MS * 1000000LL) {
+	if (!st->anr && now - st->from_ns - paused_in(st->from_ns, now) >=
+				PH_ANR_MS * 1000000LL) {
 		take_sample();
 		ph_exits_note_unresponsive(st->from_ns / 1000000, stack_pcs,
 					   stack_n);
@@ -316,23 +417,36 @@ static void *watchdog_main(void *arg)
 	int tid = 0;
 	int64_t from, to;
 
+	int64_t polled, waited;
+
 	ph_exits_thread_altstack(); /* a crash here writes its record */
 	(void)arg;
 	ph_platform_name_self("porthole-wdog");
+	/* Opened here: thread-self is the thread that opens it. */
+	schedstat_fd =
+		open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	npauses = 0;
+	polled = ph_mono_ns_fast();
+	waited = cpu_wait_ns();
 	while (!atomic_load(&stop)) {
-		int64_t turned, now;
+		int64_t turned, now, wait_now;
 
 		tid = atomic_load(&ph_agent.main_tid);
 		usleep(POLL_MS * 1000);
+		now = ph_mono_ns_fast();
+		wait_now = cpu_wait_ns();
+		/* Before the gap is read: a pause is left out of it. */
+		note_pause(polled, waited, now, wait_now);
+		polled = now;
+		waited = wait_now;
 		if (!tid || atomic_load(&stop))
 			continue;
 		if (read_gap(&seen, &from, &to))
 			close_stall(&st, from, to, tid);
 		turned = atomic_load_explicit(&turned_ns, memory_order_acquire);
-		now = ph_mono_ns_fast();
 		if (turned < 0 || (st.open && turned != st.from_ns))
 			continue; /* resumed: closed at the next poll */
-		if (now - turned >= stall_ns)
+		if (now - turned - paused_in(turned, now) >= stall_ns)
 			watch_open_stall(&st, turned, tid, now);
 	}
 	/* A stall the main thread ended by stopping the agent (agent.c). */
@@ -340,6 +454,9 @@ static void *watchdog_main(void *arg)
 		close_stall(&st, from, to, tid);
 	if (st.anr)
 		ph_exits_note_answered();
+	if (schedstat_fd >= 0)
+		close(schedstat_fd);
+	schedstat_fd = -1;
 	return NULL;
 }
 
