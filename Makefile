@@ -101,7 +101,7 @@ TEST_BIN := $(O)/tests/unit-tests
 	musl check-musl musl-all
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
-	$(O)/tests/signal-chain
+	$(O)/tests/signal-chain $(O)/tests/forked
 # The emit probe interposes malloc: plain builds only (a sanitizer brings
 # its own allocator); tests/e2e/agent_emit.sh always runs the plain one.
 ifeq ($(SAN)$(TSAN)$(FUZZ),)
@@ -220,6 +220,13 @@ $(O)/tests/explicit-calls: $(call obj,tests/agent/explicit_calls.c) \
 $(O)/obj/tests/agent/signal_chain.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
 $(O)/tests/signal-chain: $(call obj,tests/agent/signal_chain.c) \
 		$(O)/lib/libporthole.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+# An app that forks a child while the agent serves it, for the exits test.
+$(O)/obj/tests/agent/forked.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
+$(O)/tests/forked: $(call obj,tests/agent/forked.c) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
@@ -361,10 +368,12 @@ $(O)/include/.linked:
 	@mkdir -p $(@D)
 	$(Q)for h in $(MUSL_HEADERS); do ln -sfn $$h $(@D)/; done && touch $@
 $(AGENT_OBJ) $(call obj,$(MUSL_UNIT_SRC) tests/agent/explicit_calls.c \
-	tests/agent/signal_chain.c $(TEST_LIB)): $(O)/include/.linked
+	tests/agent/signal_chain.c tests/agent/forked.c $(TEST_LIB)): \
+	$(O)/include/.linked
 
 musl-all: $(O)/lib/libporthole.a $(O)/lib/libporthole.so $(O)/lib/$(SONAME) \
-	$(O)/tests/unit-tests $(O)/tests/explicit-calls $(O)/tests/signal-chain
+	$(O)/tests/unit-tests $(O)/tests/explicit-calls $(O)/tests/signal-chain \
+	$(O)/tests/forked
 
 # The cases PH_TEST_GLIBC_LIBS=0 leaves out are not in the table: it is
 # drawn from the preprocessed files.

@@ -20,6 +20,35 @@ static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 _Thread_local struct ph_emitter ph_emitter_tls;
 
 /*
+ * A fork's child is another process, and the agent does not serve it: it
+ * has none of the agent's threads (a writer, a watchdog), so its event
+ * calls do nothing, it closes its copies of the sockets (ph_server_forked)
+ * and porthole_start() refuses it.  Its exits are not the app's either
+ * (exits.c checks the pid).
+ */
+static pid_t forked_from; /* in a child forked while serving: the parent */
+
+static void on_fork_child(void)
+{
+	struct ph_agent *a = &ph_agent;
+
+	/* Another thread of the parent may have held it at the fork. */
+	pthread_mutex_init(&lifecycle, NULL);
+	if (!atomic_load(&a->running))
+		return;
+	atomic_store(&a->running, 0);
+	forked_from = a->pid;
+	ph_server_forked(a);
+}
+
+static void watch_forks(void)
+{
+	if (pthread_atfork(NULL, NULL, on_fork_child))
+		ph_warn("a forked child will hold the app's socket: "
+			"pthread_atfork failed");
+}
+
+/*
  * Gives a thread's lane back when it ends.  Events it emits after this
  * (another key's destructor may still emit) go to the shared queue.
  */
@@ -261,6 +290,15 @@ static enum porthole_status start(const struct porthole_config *config,
 		st = PORTHOLE_ERR_ALREADY_STARTED;
 		goto out;
 	}
+	if (forked_from) {
+		ph_log(PH_LOG_ERROR,
+		       "not started: this process is a fork of pid %d, where "
+		       "libporthole runs; a forked child has none of its "
+		       "threads and is not served",
+		       (int)forked_from);
+		st = PORTHOLE_ERR_ALREADY_STARTED;
+		goto out;
+	}
 	if (!allowed(debug_build)) {
 		ph_log(PH_LOG_WARN,
 		       "not started: this is not a debug build (build with "
@@ -326,6 +364,11 @@ static enum porthole_status start(const struct porthole_config *config,
 	ph_tclock_init(&a->clock, &a->tuner);
 	ph_tclock_tune(&a->clock, &a->tuner); /* its first reading */
 	ph_startup_init(a);
+	{
+		static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+		pthread_once(&fork_once, watch_forks);
+	}
 	rc = ph_server_start(a);
 	if (rc) {
 		st = rc == PH_ENOMEM ? PORTHOLE_ERR_NOMEM :

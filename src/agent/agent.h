@@ -202,6 +202,8 @@ static inline void ph_emit_commit(uint64_t pos)
 /* Starts/stops the writer thread and its socket; see server.c. */
 int ph_server_start(struct ph_agent *a) PH_WUR;
 void ph_server_stop(struct ph_agent *a);
+/* In a fork's child: closes its copies of the server's descriptors. */
+void ph_server_forked(struct ph_agent *a);
 
 /* Writer side: the JSON line for one record, appended to out. */
 struct ph_buf;

@@ -826,6 +826,29 @@ fail:
 	return rc;
 }
 
+/*
+ * The child has none of the writer's threads; its copies of the sockets
+ * would keep the app's name taken after the app exits, and connections
+ * to it would wait for an answer that never comes.  close() only: it is
+ * async-signal-safe, and nothing here is freed.
+ */
+void ph_server_forked(struct ph_agent *a)
+{
+	struct ph_server *s = a->server;
+
+	if (!s)
+		return;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++)
+		if (s->clients[i].fd >= 0)
+			close(s->clients[i].fd);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
+	close(s->epfd);
+	close(a->wake_fd);
+}
+
 void ph_server_stop(struct ph_agent *a)
 {
 	struct ph_server *s = a->server;

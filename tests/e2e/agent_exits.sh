@@ -153,4 +153,28 @@ check "with every real-time signal the app's, the agent signals none" \
 	grep -qx 'app rt handlers ran=0' "$T/rtall.out"
 check "and says its stalls go without a stack" \
 	grep -q 'watchdog: every real-time signal has a handler of the app.s; stalls are sent without the main thread.s stack' "$T/rtall.err"
+# 7. A child the app forks (no exec) while the agent serves it
+# (tests/agent/forked.c): the app exits cleanly, the child lives on, then
+# crashes.  The child holds none of the app's socket, so a host finds the
+# app not running rather than waiting on a name no one answers; its
+# porthole_start() is refused; and its crash leaves the app's exit record
+# as the app's clean exit.
+FK=${PH_BUILD:-build}/tests/forked
+timeout 60 "$FK" "$T/fk" "e2e.fk.$$" "$T/fk.go" > "$T/fk.out" 2>&1
+FRC=$?
+FPARENT=$(sed -n 's/^parent \([0-9]*\)$/\1/p' "$T/fk.out")
+FCHILD=$(sed -n 's/^child \([0-9]*\)$/\1/p' "$T/fk.out")
+check "the forking app exited cleanly ($FRC), its child alive" sh -c \
+	'test "$0" = 0 && kill -0 "$1"' "$FRC" "$FCHILD"
+"$BIN/porthole" status --application-id "e2e.fk.$$" > "$T/fk.status" 2>&1
+check "a host finds the app not running, not a socket that never answers" \
+	grep -q "^not connected: e2e.fk.$$ is not running on this machine" "$T/fk.status"
+touch "$T/fk.go"
+for _ in $(seq 300); do kill -0 "$FCHILD" 2> /dev/null || break; sleep 0.1; done
+check "the child's porthole_start() was refused, saying why" sh -c \
+	'grep -qx "child start=2" "$0" && grep -q "not started: this process is a fork of pid $1, where libporthole runs" "$0"' \
+	"$T/fk.out" "$FPARENT"
+check "after the child's crash, the app's record is still its clean exit" sh -c \
+	'grep -qx state=exited "$0" && grep -qx reason=REASON_EXIT_SELF "$0" && grep -qx status=0 "$0"' \
+	"$T/fk/exit-$FPARENT.rec"
 finish

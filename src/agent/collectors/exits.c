@@ -497,9 +497,21 @@ static void put_crash_frames(int fd, const uintptr_t *pcs, int n)
 	}
 }
 
+/*
+ * Whether this process is the one whose record it is: a fork's child
+ * (also one made by clone(), past pthread_atfork) inherits the handlers,
+ * and its crash or exit is not the app's.  getpid() is async-signal-safe.
+ */
+static bool own_record(void)
+{
+	return (int)getpid() == ph_agent.pid;
+}
+
 static void write_crash(int sig, const siginfo_t *info, const void *uctx)
 {
-	int fd = open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = own_record() ?
+			 open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC) :
+			 -1;
 	uintptr_t pcs[PH_MAX_FRAMES];
 	int n;
 	/* The address that faulted means something for these only. */
@@ -615,7 +627,9 @@ void ph_exits_thread_altstack(void)
 
 static void on_exit_cb(int status)
 {
-	int fd = open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = own_record() ?
+			 open(record_path, O_WRONLY | O_TRUNC | O_CLOEXEC) :
+			 -1;
 
 	if (fd < 0)
 		return;
