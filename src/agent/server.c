@@ -21,7 +21,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -467,9 +469,63 @@ static void refuse_client(int fd, const char *why)
 	close(fd);
 }
 
+/* Listening on or off, both sockets: off while the app has no fd left. */
+static void listen_events(struct ph_server *s, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0 };
+
+	ev.data.ptr = &s->listen_fd;
+	epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+	if (s->tcp_fd >= 0) {
+		ev.data.ptr = &s->tcp_fd;
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->tcp_fd, &ev);
+	}
+}
+
+/*
+ * A host is waiting and the app has no file descriptor left (EMFILE: its
+ * own limit; ENFILE: the system's).  The waiting connection keeps the
+ * listening socket readable, so epoll would report it at once, for ever,
+ * and the writer would spin.  The spare descriptor is let go for as long
+ * as it takes to accept the host and tell it why it cannot be served;
+ * without one (the app took it meanwhile), listening pauses a second.
+ */
+static void out_of_fds(struct ph_server *s, int lfd, int err)
+{
+	struct rlimit rl;
+	char why[200];
+	int fd = -1;
+
+	if (s->spare_fd >= 0) {
+		close(s->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	}
+	if (fd >= 0) {
+		if (err == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl))
+			snprintf(why, sizeof(why),
+				 "EMFILE: the app has no file descriptor "
+				 "left (all %llu of its limit are open); it "
+				 "serves no host until it closes some",
+				 (unsigned long long)rl.rlim_cur);
+		else
+			snprintf(why, sizeof(why),
+				 "%s: the app cannot open a file descriptor "
+				 "(%s); it serves no host until it can",
+				 err == EMFILE ? "EMFILE" : "ENFILE",
+				 strerror(err));
+		ph_debug("refused a host: %s", why);
+		refuse_client(fd, why);
+	}
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || s->spare_fd < 0) {
+		listen_events(s, false);
+		s->listen_resume_ns = ph_mono_ns_fast() + 1000000000LL;
+	}
+}
+
 static void accept_clients(struct ph_server *s, int lfd)
 {
-	for (;;) {
+	while (!s->listen_resume_ns) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct ph_client *c = NULL;
 		struct epoll_event ev = { .events = EPOLLIN };
@@ -477,6 +533,10 @@ static void accept_clients(struct ph_server *s, int lfd)
 		char why[160];
 		uid_t uid;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			out_of_fds(s, lfd, errno);
+			continue;
+		}
 		if (fd < 0)
 			return;
 		if (!peer_allowed(fd, lfd == s->tcp_fd, &uid)) {
@@ -652,6 +712,14 @@ static void *writer_main(void *arg)
 				flush_client(s, &s->clients[i]);
 		if (took)
 			wait = IDLE_WAIT_MS;
+		if (s->listen_resume_ns &&
+		    ph_mono_ns_fast() >= s->listen_resume_ns) {
+			if (s->spare_fd < 0)
+				s->spare_fd =
+					open("/dev/null", O_RDONLY | O_CLOEXEC);
+			s->listen_resume_ns = 0;
+			listen_events(s, true);
+		}
 		n = epoll_wait(s->epfd, evs, (int)PH_ARRAY_SIZE(evs),
 			       took ? 0 : wait);
 		if (!took && n == 0)
@@ -726,6 +794,7 @@ int ph_server_init(struct ph_server *s, struct ph_agent *a)
 	s->epfd = -1;
 	s->listen_fd = -1;
 	s->tcp_fd = -1;
+	s->spare_fd = -1;
 	for (int i = 0; i < PH_MAX_CLIENTS; i++)
 		s->clients[i].fd = -1;
 	ph_buf_init(&s->line, 1 << 20);
@@ -767,6 +836,7 @@ int ph_server_start(struct ph_agent *a)
 	rc = PH_EIO;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	a->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (s->epfd < 0 || a->wake_fd < 0)
 		goto fail;
 	/*
@@ -821,6 +891,8 @@ fail:
 		close(s->tcp_fd);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	ph_server_release(s);
 	free(s);
 	return rc;
@@ -845,6 +917,8 @@ void ph_server_forked(struct ph_agent *a)
 		close(s->listen_fd);
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	close(s->epfd);
 	close(a->wake_fd);
 }
@@ -865,6 +939,8 @@ void ph_server_stop(struct ph_agent *a)
 	close(s->listen_fd);
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	close(s->epfd);
 	close(a->wake_fd);
 	ph_server_release(s);

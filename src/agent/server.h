@@ -75,6 +75,13 @@ struct ph_server {
 	int epfd;
 	int listen_fd; /* abstract socket */
 	int tcp_fd;    /* legacy TCP, or -1 */
+	/*
+	 * Kept open to be let go when the app has no descriptor left, so
+	 * a host can be accepted and told why it cannot be served; while
+	 * there is none to let go, listening pauses until listen_resume_ns.
+	 */
+	int spare_fd;
+	int64_t listen_resume_ns; /* 0: listening */
 	struct ph_client clients[PH_MAX_CLIENTS];
 	int nclients; /* slots in use */
 	uint64_t connections;

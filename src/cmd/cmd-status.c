@@ -220,20 +220,9 @@ static int status_exec(int argc, char **argv)
 			       l.warning);
 		main_thread_status(&l);
 	} else {
-		printf("not connected: %s\n",
-		       l.error[0] ? l.error : "no answer within 3 s");
-		if (strstr(l.error, "EACCES"))
-			printf("  fix: run porthole as the app's user or as "
-			       "root\n");
-		else if (strstr(l.error, "too many clients"))
-			printf("  fix: close another client of this app "
-			       "(porthole watch, capture, mcp, ui)\n");
-		else if (l.state == PH_LINK_REFUSED)
-			printf("  fix: use a host and runtime of the same "
-			       "protocol\n");
-		else
-			printf("  fix: start the app (linked with libporthole) "
-			       "and check the app id\n");
+		printf("not connected: %s\n  fix: %s\n",
+		       l.error[0] ? l.error : "no answer within 3 s",
+		       ph_link_fix(l.error));
 		last_session(app_id);
 	}
 	ph_link_stop(&l);

@@ -691,6 +691,23 @@ void ph_link_stop(struct ph_link *l)
 	l->running = false;
 }
 
+const char *ph_link_fix(const char *why)
+{
+	if (strstr(why, "EACCES"))
+		return "run porthole as the app's user or as root";
+	if (strstr(why, "too many clients"))
+		return "close another client of this app (porthole watch, "
+		       "capture, mcp, ui)";
+	if (strstr(why, "EMFILE") || strstr(why, "ENFILE"))
+		return "the app has run out of file descriptors: find what "
+		       "keeps them open (its memory events' fds count shows "
+		       "the climb; ls -l /proc/PID/fd lists them)";
+	if (strstr(why, "protocol"))
+		return "use a host and runtime of the same protocol version";
+	return "start the app (a debug build linked with libporthole) and "
+	       "check the app id";
+}
+
 bool ph_link_wait_connected(struct ph_link *l, int timeout_ms)
 {
 	int64_t end = ph_clock_uptime_ms() + timeout_ms;

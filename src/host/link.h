@@ -94,6 +94,12 @@ int ph_link_start(struct ph_link *l);
 void ph_link_stop(struct ph_link *l);
 /* Waits until connected (or refused); false on timeout. */
 bool ph_link_wait_connected(struct ph_link *l, int timeout_ms);
+/*
+ * What to do about why a link is not connected (its error text, or ""):
+ * one line for a person or an agent, fitting the reason the app gave when
+ * it refused.
+ */
+const char *ph_link_fix(const char *why);
 
 /*
  * Asks the connected app one method (params: a JSON object's text, or

@@ -38,7 +38,7 @@ static const char *fix_for(const char *why, bool have_app_id)
 		       "PORTHOLE_APPLICATION_ID, or call porthole_connect "
 		       "{applicationId}";
 	if (strstr(why, "refused"))
-		return "use a host and runtime of the same protocol version";
+		return ph_link_fix(why);
 	return "start the app (a debug build linked with libporthole) and "
 	       "check the app id; on a device, call porthole_connect "
 	       "{launch:true}";
