@@ -101,7 +101,7 @@ TEST_BIN := $(O)/tests/unit-tests
 	musl check-musl musl-all
 all: $(PROGRAMS) $(LIBPORTHOLE)
 tests: $(TEST_BIN) $(O)/tests/ph-record $(O)/tests/explicit-calls \
-	$(O)/tests/signal-chain $(O)/tests/forked $(O)/tests/out-of-fds
+	$(O)/tests/signal-chain $(O)/tests/forked $(O)/tests/fds
 # The emit probe interposes malloc: plain builds only (a sanitizer brings
 # its own allocator); tests/e2e/agent_emit.sh always runs the plain one.
 ifeq ($(SAN)$(TSAN)$(FUZZ),)
@@ -231,10 +231,9 @@ $(O)/tests/forked: $(call obj,tests/agent/forked.c) $(O)/lib/libporthole.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
 
-# An app that leaks file descriptors to its limit, for the exits test.
-$(O)/obj/tests/agent/out_of_fds.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
-$(O)/tests/out-of-fds: $(call obj,tests/agent/out_of_fds.c) \
-		$(O)/lib/libporthole.a
+# An app hard on its file descriptors, for the exits test.
+$(O)/obj/tests/agent/fds.o: CFLAGS += -DPORTHOLE_DEBUG_BUILD
+$(O)/tests/fds: $(call obj,tests/agent/fds.c) $(O)/lib/libporthole.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
@@ -377,12 +376,12 @@ $(O)/include/.linked:
 	$(Q)for h in $(MUSL_HEADERS); do ln -sfn $$h $(@D)/; done && touch $@
 $(AGENT_OBJ) $(call obj,$(MUSL_UNIT_SRC) tests/agent/explicit_calls.c \
 	tests/agent/signal_chain.c tests/agent/forked.c \
-	tests/agent/out_of_fds.c $(TEST_LIB)): \
+	tests/agent/fds.c $(TEST_LIB)): \
 	$(O)/include/.linked
 
 musl-all: $(O)/lib/libporthole.a $(O)/lib/libporthole.so $(O)/lib/$(SONAME) \
 	$(O)/tests/unit-tests $(O)/tests/explicit-calls $(O)/tests/signal-chain \
-	$(O)/tests/forked $(O)/tests/out-of-fds
+	$(O)/tests/forked $(O)/tests/fds
 
 # The cases PH_TEST_GLIBC_LIBS=0 leaves out are not in the table: it is
 # drawn from the preprocessed files.

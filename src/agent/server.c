@@ -686,6 +686,25 @@ static void clear_wake(int fd)
 		ph_debug("could not read the wake fd");
 }
 
+/*
+ * epoll_wait failed for good: the app closed the agent's descriptors
+ * (an app that closes every descriptor it did not open itself, after
+ * porthole_start()).  Each wait would fail at once, and the writer would
+ * spin; it stops instead, loudly, and event calls stop with it.  Nothing
+ * is closed or written: a number the agent held may be the app's file
+ * now.
+ */
+static void fds_lost(struct ph_server *s, int err)
+{
+	ph_log(PH_LOG_ERROR,
+	       "the app closed libporthole's descriptors (epoll_wait: %s); "
+	       "it serves no host from here on.  Close inherited "
+	       "descriptors before porthole_start(), or spare the agent's",
+	       strerror(err));
+	atomic_store(&s->fds_lost, true);
+	atomic_store(&s->agent->running, 0);
+}
+
 static void *writer_main(void *arg)
 {
 	struct ph_server *s = arg;
@@ -722,6 +741,10 @@ static void *writer_main(void *arg)
 		}
 		n = epoll_wait(s->epfd, evs, (int)PH_ARRAY_SIZE(evs),
 			       took ? 0 : wait);
+		if (n < 0 && errno != EINTR) {
+			fds_lost(s, errno);
+			return NULL;
+		}
 		if (!took && n == 0)
 			wait = wait * 2 < cap ? wait * 2 : cap;
 		for (int i = 0; i < n; i++) {
@@ -931,11 +954,19 @@ void ph_server_stop(struct ph_agent *a)
 	if (!s)
 		return;
 	atomic_store(&s->quit, true);
-	if (write(a->wake_fd, &one, sizeof(one)) < 0)
+	if (!atomic_load(&s->fds_lost) &&
+	    write(a->wake_fd, &one, sizeof(one)) < 0)
 		ph_debug("could not wake the writer");
 	pthread_join(a->writer, NULL);
 	/* a running query ends at its next progress check */
 	ph_inspector_stop();
+	if (atomic_load(&s->fds_lost)) {
+		/* Its numbers may be the app's files now: the memory only. */
+		ph_server_release(s);
+		free(s);
+		a->server = NULL;
+		return;
+	}
 	close(s->listen_fd);
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);

@@ -177,14 +177,13 @@ check "the child's porthole_start() was refused, saying why" sh -c \
 check "after the child's crash, the app's record is still its clean exit" sh -c \
 	'grep -qx state=exited "$0" && grep -qx reason=REASON_EXIT_SELF "$0" && grep -qx status=0 "$0"' \
 	"$T/fk/exit-$FPARENT.rec"
-# 8. An app that leaks file descriptors to its limit
-# (tests/agent/out_of_fds.c).  A host that connects is accepted on the
+# 8. An app that leaks file descriptors to its limit (tests/agent/fds.c).  A host that connects is accepted on the
 # agent's spare descriptor and told why it cannot be served, with what to
 # do; and its waiting connection does not make the agent spin: the app's
 # CPU over the 2 s a host tried stays near its 2 s before (the old agent
 # spun on the waiting connection: 3.6 s of CPU in 6 s here).
-OF=${PH_BUILD:-build}/tests/out-of-fds
-timeout 60 "$OF" "$T/of" "e2e.of.$$" > "$T/of.out" 2>&1 &
+FDS=${PH_BUILD:-build}/tests/fds
+timeout 60 "$FDS" leak "$T/of" "e2e.of.$$" > "$T/of.out" 2>&1 &
 OPID=$!
 for _ in $(seq 300); do grep -q "connect now" "$T/of.out" && break; sleep 0.1; done
 "$BIN/porthole" status --application-id "e2e.of.$$" > "$T/of.status" 2>&1
@@ -197,4 +196,18 @@ check "a host's try costs the app no spinning agent" sh -c '
 q=$(sed -n "s/^quiet //p" "$0"); h=$(sed -n "s/^hosted //p" "$0")
 echo "quiet $q ms, hosted $h ms of CPU"
 test -n "$q" && test -n "$h" && test "$h" -le $((5 * q + 50))' "$T/of.out"
+# 9. An app that closes every descriptor it did not open itself, the
+# agent's among them, after porthole_start(): the agent says so and stops
+# serving, and does not spin on its lost descriptors (CPU against the
+# app's own quiet second before; the old writer took a whole core).
+timeout 60 "$FDS" close-all "$T/ca" "e2e.ca.$$" > "$T/ca.out" 2> "$T/ca.err"
+CRC=$?
+check "an app that closed the agent's descriptors runs on and exits 0 ($CRC)" \
+	test "$CRC" = 0
+check "the agent says they were closed under it" \
+	grep -q "error: the app closed libporthole's descriptors (epoll_wait: " "$T/ca.err"
+check "and does not spin on them" sh -c '
+q=$(sed -n "s/^quiet //p" "$0"); c=$(sed -n "s/^closed //p" "$0")
+echo "quiet $q ms in 1 s, closed $c ms in 2 s of CPU"
+test -n "$q" && test -n "$c" && test "$c" -le $((10 * q + 50))' "$T/ca.out"
 finish

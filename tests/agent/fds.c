@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fds: an app that is hard on its file descriptors while libporthole
+ * serves it, for tests/e2e/agent_exits.sh:
+ *
+ *	fds leak DATA_DIR APP_ID
+ *		lowers its RLIMIT_NOFILE to 64 and opens /dev/null until none
+ *		is left, then takes back every descriptor that comes free,
+ *		every 10 ms, as a leak does.  It spends two 2 s stretches so,
+ *		printing its CPU time over each: "quiet CPU_MS" (nobody
+ *		connects), then "hosted CPU_MS" after printing "connect now"
+ *		(the test connects a host then).  A host waiting on a socket
+ *		the app cannot accept must not make the agent spin.
+ *	fds close-all DATA_DIR APP_ID
+ *		prints "quiet CPU_MS" over 1 s, closes every descriptor from
+ *		3 up (the agent's among them, as an app that closes what it
+ *		did not open does), prints "closed CPU_MS" over the 2 s after,
+ *		makes an event call, stops the agent and exits 0.  The agent
+ *		must neither spin on its lost descriptors nor touch their
+ *		numbers again.
+ */
+#define _GNU_SOURCE 1
+#include "porthole.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static double cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* 2 s of taking back every descriptor that comes free; its CPU ms. */
+static double leak_for_2s(void)
+{
+	double start = cpu_ms();
+
+	for (int i = 0; i < 200; i++) {
+		while (open("/dev/null", O_RDONLY) >= 0)
+			;
+		usleep(10 * 1000);
+	}
+	return cpu_ms() - start;
+}
+
+/* CPU ms over `ms` of sleep. */
+static double idle_for(int ms)
+{
+	double start = cpu_ms();
+
+	usleep((useconds_t)ms * 1000);
+	return cpu_ms() - start;
+}
+
+int main(int argc, char **argv)
+{
+	struct porthole_config cfg = {
+		.flags = PORTHOLE_NO_INTEGRATION_CHECK,
+	};
+	struct rlimit rl = { 64, 64 };
+
+	if (argc != 4)
+		return 2;
+	cfg.data_dir = argv[2];
+	cfg.app_id = argv[3];
+	if (porthole_start(&cfg) != PORTHOLE_OK)
+		return 1;
+	if (!strcmp(argv[1], "close-all")) {
+		printf("quiet %.0f\n", idle_for(1000));
+		fflush(stdout);
+		for (int fd = 3; fd < 4096; fd++)
+			close(fd);
+		printf("closed %.0f\n", idle_for(2000));
+		porthole_log(PORTHOLE_INFO, "fds", "an event call after");
+		porthole_stop();
+		return 0;
+	}
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	printf("quiet %.0f\n", leak_for_2s());
+	printf("connect now\n");
+	fflush(stdout);
+	printf("hosted %.0f\n", leak_for_2s());
+	fflush(stdout);
+	porthole_stop();
+	return 0;
+}
