@@ -3,14 +3,15 @@
  * fds: an app that is hard on its file descriptors while libporthole
  * serves it, for tests/e2e/agent_exits.sh:
  *
- *	fds leak DATA_DIR APP_ID
+ *	fds leak DATA_DIR APP_ID GO_FILE
  *		lowers its RLIMIT_NOFILE to 64 and opens /dev/null until none
  *		is left, then takes back every descriptor that comes free,
- *		every 10 ms, as a leak does.  It spends two 2 s stretches so,
- *		printing its CPU time over each: "quiet CPU_MS" (nobody
- *		connects), then "hosted CPU_MS" after printing "connect now"
- *		(the test connects a host then).  A host waiting on a socket
- *		the app cannot accept must not make the agent spin.
+ *		every 10 ms, as a leak does.  It spends two stretches so,
+ *		printing its CPU time per second of each: "quiet MS_PER_S"
+ *		over 2 s (nobody connects), then "hosted MS_PER_S" from
+ *		printing "connect now" until GO_FILE exists (the test
+ *		connects a host meanwhile; 30 s at most).  A host waiting on
+ *		a socket the app cannot accept must not make the agent spin.
  *	fds close-all DATA_DIR APP_ID
  *		prints "quiet CPU_MS" over 1 s, closes every descriptor from
  *		3 up (the agent's among them, as an app that closes what it
@@ -37,17 +38,28 @@ static double cpu_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* 2 s of taking back every descriptor that comes free; its CPU ms. */
-static double leak_for_2s(void)
+static double wall_ms(void)
 {
-	double start = cpu_ms();
+	struct timespec t;
 
-	for (int i = 0; i < 200; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/*
+ * Takes back every descriptor that comes free, every 10 ms, for `ticks`
+ * ticks or until `go` exists; its CPU ms per second of wall time.
+ */
+static double leak_for(int ticks, const char *go)
+{
+	double cpu = cpu_ms(), wall = wall_ms();
+
+	for (int i = 0; i < ticks && !(go && !access(go, F_OK)); i++) {
 		while (open("/dev/null", O_RDONLY) >= 0)
 			;
 		usleep(10 * 1000);
 	}
-	return cpu_ms() - start;
+	return (cpu_ms() - cpu) * 1e3 / (wall_ms() - wall);
 }
 
 /* CPU ms over `ms` of sleep. */
@@ -66,7 +78,7 @@ int main(int argc, char **argv)
 	};
 	struct rlimit rl = { 64, 64 };
 
-	if (argc != 4)
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[1], "leak")))
 		return 2;
 	cfg.data_dir = argv[2];
 	cfg.app_id = argv[3];
@@ -82,12 +94,12 @@ int main(int argc, char **argv)
 		porthole_stop();
 		return 0;
 	}
-	if (setrlimit(RLIMIT_NOFILE, &rl))
+	if (argc != 5 || setrlimit(RLIMIT_NOFILE, &rl))
 		return 1;
-	printf("quiet %.0f\n", leak_for_2s());
+	printf("quiet %.0f\n", leak_for(200, NULL));
 	printf("connect now\n");
 	fflush(stdout);
-	printf("hosted %.0f\n", leak_for_2s());
+	printf("hosted %.0f\n", leak_for(3000, argv[4]));
 	fflush(stdout);
 	porthole_stop();
 	return 0;
