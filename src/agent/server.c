@@ -921,21 +921,11 @@ fail:
 	return rc;
 }
 
-/*
- * The child has none of the writer's threads; its copies of the sockets
- * would keep the app's name taken after the app exits, and connections
- * to it would wait for an answer that never comes.  close() only: it is
- * async-signal-safe, and nothing here is freed.
- */
-void ph_server_forked(struct ph_agent *a)
+/* The server's own descriptors, not its clients'; close() only. */
+static void close_server_fds(struct ph_agent *a)
 {
 	struct ph_server *s = a->server;
 
-	if (!s)
-		return;
-	for (int i = 0; i < PH_MAX_CLIENTS; i++)
-		if (s->clients[i].fd >= 0)
-			close(s->clients[i].fd);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
 	if (s->tcp_fd >= 0)
@@ -944,6 +934,25 @@ void ph_server_forked(struct ph_agent *a)
 		close(s->spare_fd);
 	close(s->epfd);
 	close(a->wake_fd);
+}
+
+/*
+ * The child has none of the writer's threads; its copies of the sockets
+ * would keep the app's name taken after the app exits, and connections
+ * to it would wait for an answer that never comes.  close() only: it is
+ * async-signal-safe, and nothing here is freed.  Descriptors the app
+ * closed under the agent (fds_lost) are not the agent's to close.
+ */
+void ph_server_forked(struct ph_agent *a)
+{
+	struct ph_server *s = a->server;
+
+	if (!s || atomic_load(&s->fds_lost))
+		return;
+	for (int i = 0; i < PH_MAX_CLIENTS; i++)
+		if (s->clients[i].fd >= 0)
+			close(s->clients[i].fd);
+	close_server_fds(a);
 }
 
 void ph_server_stop(struct ph_agent *a)
@@ -960,20 +969,9 @@ void ph_server_stop(struct ph_agent *a)
 	pthread_join(a->writer, NULL);
 	/* a running query ends at its next progress check */
 	ph_inspector_stop();
-	if (atomic_load(&s->fds_lost)) {
-		/* Its numbers may be the app's files now: the memory only. */
-		ph_server_release(s);
-		free(s);
-		a->server = NULL;
-		return;
-	}
-	close(s->listen_fd);
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	if (s->spare_fd >= 0)
-		close(s->spare_fd);
-	close(s->epfd);
-	close(a->wake_fd);
+	/* After fds_lost, its numbers may be the app's files: memory only. */
+	if (!atomic_load(&s->fds_lost))
+		close_server_fds(a);
 	ph_server_release(s);
 	free(s);
 	a->server = NULL;

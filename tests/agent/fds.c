@@ -13,9 +13,10 @@
  *		connects a host meanwhile; 30 s at most).  A host waiting on
  *		a socket the app cannot accept must not make the agent spin.
  *	fds close-all DATA_DIR APP_ID
- *		prints "quiet CPU_MS" over 1 s, closes every descriptor from
- *		3 up (the agent's among them, as an app that closes what it
- *		did not open does), prints "closed CPU_MS" over the 2 s after,
+ *		prints "quiet MS_PER_S" over 1 s, closes every descriptor
+ *		from 3 up (the agent's among them, as an app that closes what
+ *		it did not open does), prints "closed MS_PER_S" over the 2 s
+ *		after,
  *		makes an event call, stops the agent and exits 0.  The agent
  *		must neither spin on its lost descriptors nor touch their
  *		numbers again.
@@ -62,13 +63,13 @@ static double leak_for(int ticks, const char *go)
 	return (cpu_ms() - cpu) * 1e3 / (wall_ms() - wall);
 }
 
-/* CPU ms over `ms` of sleep. */
+/* CPU ms per second over `ms` of sleep. */
 static double idle_for(int ms)
 {
 	double start = cpu_ms();
 
 	usleep((useconds_t)ms * 1000);
-	return cpu_ms() - start;
+	return (cpu_ms() - start) * 1e3 / ms;
 }
 
 int main(int argc, char **argv)
