@@ -181,8 +181,7 @@ static void note_pause(int64_t polled, int64_t waited, int64_t now,
 		     "debugger, SIGSTOP or a freezer); that time is not "
 		     "counted as a main-thread stall",
 		     (long long)(late / 1000000));
-	ph_log_emit(PORTHOLE_WARN, "porthole", msg, (size_t)n,
-		    (int)syscall(SYS_gettid));
+	ph_log_emit(PORTHOLE_WARN, "porthole", msg, (size_t)n, ph_tid());
 }
 
 /* The watchdog thread's copy of the newest sample of the open stall. */
