@@ -34,10 +34,13 @@ static void on_fork_child(void)
 
 	/* Another thread of the parent may have held it at the fork. */
 	pthread_mutex_init(&lifecycle, NULL);
-	if (!atomic_load(&a->running))
+	/* By the server, not `running`: a fork while the agent starts or
+	 * stops holds its sockets too. */
+	if (!a->server)
 		return;
 	atomic_store(&a->running, 0);
-	forked_from = a->pid;
+	if (!forked_from)
+		forked_from = a->pid;
 	ph_server_forked(a);
 }
 
@@ -286,15 +289,16 @@ static enum porthole_status start(const struct porthole_config *config,
 	int rc;
 
 	pthread_mutex_lock(&lifecycle);
-	if (atomic_load(&a->running)) {
+	/* A writer that stopped on lost descriptors waits for a stop. */
+	if (atomic_load(&a->running) || a->server) {
 		st = PORTHOLE_ERR_ALREADY_STARTED;
 		goto out;
 	}
 	if (forked_from) {
 		ph_log(PH_LOG_ERROR,
-		       "not started: this process is a fork of pid %d, where "
-		       "libporthole runs; a forked child has none of its "
-		       "threads and is not served",
+		       "not started: this process was forked from pid %d, "
+		       "where libporthole runs; a forked child has none of "
+		       "its threads and is not served",
 		       (int)forked_from);
 		st = PORTHOLE_ERR_ALREADY_STARTED;
 		goto out;
@@ -400,7 +404,9 @@ PORTHOLE_API void porthole_stop(void)
 	if (ph_tid() == atomic_load(&a->main_tid))
 		ph_watchdog_answer();
 	pthread_mutex_lock(&lifecycle);
-	if (atomic_load(&a->running)) {
+	/* A writer that stopped on lost descriptors left the collectors
+	 * running: `running` is off, the server still there. */
+	if (atomic_load(&a->running) || a->server) {
 		ph_collectors_stop(a);
 		atomic_store(&a->running, 0);
 		ph_server_stop(a);

@@ -51,6 +51,13 @@ struct ph_agent {
 	struct ph_server *server; /* the writer's state */
 	pthread_t writer;
 	int wake_fd; /* eventfd: wakes the writer to stop */
+	/*
+	 * The app closed the agent's descriptors under it (the writer's
+	 * epoll fd went): the writer stopped, and from then on nothing of
+	 * the agent's long-lived descriptors is closed, written or dup'ed
+	 * again, since those numbers may be the app's files now.
+	 */
+	_Atomic bool fds_lost;
 };
 
 _Static_assert(offsetof(struct ph_agent, clock) + sizeof(struct ph_tclock) <=

@@ -101,8 +101,13 @@ static void close_client(struct ph_server *s, struct ph_client *c,
 	if (why)
 		ph_debug("client %" PRIu64 " closed: %s", c->id, why);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	{
+		/* -1 first: a fork in between closes nothing in its child */
+		int fd = c->fd;
+
+		c->fd = -1;
+		close(fd);
+	}
 	s->nclients--;
 	ph_buf_release(&c->in);
 	ph_buf_release(&c->out);
@@ -497,7 +502,10 @@ static void out_of_fds(struct ph_server *s, int lfd, int err)
 	int fd = -1;
 
 	if (s->spare_fd >= 0) {
-		close(s->spare_fd);
+		int spare = s->spare_fd;
+
+		s->spare_fd = -1; /* before: a fork in between closes nothing */
+		close(spare);
 		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	}
 	if (fd >= 0) {
@@ -701,7 +709,7 @@ static void fds_lost(struct ph_server *s, int err)
 	       "it serves no host from here on.  Close inherited "
 	       "descriptors before porthole_start(), or spare the agent's",
 	       strerror(err));
-	atomic_store(&s->fds_lost, true);
+	atomic_store(&s->agent->fds_lost, true);
 	atomic_store(&s->agent->running, 0);
 }
 
@@ -916,6 +924,9 @@ fail:
 		close(s->epfd);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
+	if (a->wake_fd >= 0)
+		close(a->wake_fd);
+	a->wake_fd = -1;
 	ph_server_release(s);
 	free(s);
 	return rc;
@@ -940,19 +951,23 @@ static void close_server_fds(struct ph_agent *a)
  * The child has none of the writer's threads; its copies of the sockets
  * would keep the app's name taken after the app exits, and connections
  * to it would wait for an answer that never comes.  close() only: it is
- * async-signal-safe, and nothing here is freed.  Descriptors the app
- * closed under the agent (fds_lost) are not the agent's to close.
+ * async-signal-safe, and nothing here is freed; the child forgets the
+ * server, so a fork of the child closes nothing again.  Descriptors the
+ * app closed under the agent (fds_lost) are not the agent's to close,
+ * and a client slot being filled at the fork may read 0: 0 to 2 are the
+ * child's stdio.
  */
 void ph_server_forked(struct ph_agent *a)
 {
 	struct ph_server *s = a->server;
 
-	if (!s || atomic_load(&s->fds_lost))
+	if (!s || atomic_load(&a->fds_lost))
 		return;
 	for (int i = 0; i < PH_MAX_CLIENTS; i++)
-		if (s->clients[i].fd >= 0)
+		if (s->clients[i].fd > 2)
 			close(s->clients[i].fd);
 	close_server_fds(a);
+	a->server = NULL;
 }
 
 void ph_server_stop(struct ph_agent *a)
@@ -963,14 +978,14 @@ void ph_server_stop(struct ph_agent *a)
 	if (!s)
 		return;
 	atomic_store(&s->quit, true);
-	if (!atomic_load(&s->fds_lost) &&
+	if (!atomic_load(&a->fds_lost) &&
 	    write(a->wake_fd, &one, sizeof(one)) < 0)
 		ph_debug("could not wake the writer");
 	pthread_join(a->writer, NULL);
 	/* a running query ends at its next progress check */
 	ph_inspector_stop();
 	/* After fds_lost, its numbers may be the app's files: memory only. */
-	if (!atomic_load(&s->fds_lost))
+	if (!atomic_load(&a->fds_lost))
 		close_server_fds(a);
 	ph_server_release(s);
 	free(s);

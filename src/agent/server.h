@@ -82,12 +82,6 @@ struct ph_server {
 	 */
 	int spare_fd;
 	int64_t listen_resume_ns; /* 0: listening */
-	/*
-	 * The app closed the agent's descriptors under it (its epoll fd
-	 * went): the writer stopped, and nothing of the server's is closed
-	 * or written again, since those numbers may be the app's files now.
-	 */
-	_Atomic bool fds_lost;
 	struct ph_client clients[PH_MAX_CLIENTS];
 	int nclients; /* slots in use */
 	uint64_t connections;

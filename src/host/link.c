@@ -565,8 +565,8 @@ static bool session(struct ph_link *l, int fd, bool *refused)
 		ph_buf_consume(&in, start);
 	}
 	if (early.len)
-		ph_debug("%s: dropped %zu bytes that came before a hello "
-			 "answer that never came",
+		ph_debug("%s: dropped %zu bytes that came before the hello "
+			 "answer, with the connection",
 			 l->target, early.len);
 	ph_buf_release(&early);
 	ph_buf_release(&in);
@@ -704,6 +704,8 @@ const char *ph_link_fix(const char *why)
 		       "the climb; ls -l /proc/PID/fd lists them)";
 	if (strstr(why, "protocol"))
 		return "use a host and runtime of the same protocol version";
+	if (strstr(why, "refused by the app"))
+		return "the app runs and refused this host: its reason says why";
 	return "start the app (a debug build linked with libporthole) and "
 	       "check the app id";
 }

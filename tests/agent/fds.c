@@ -16,10 +16,10 @@
  *		prints "quiet MS_PER_S" over 1 s, closes every descriptor
  *		from 3 up (the agent's among them, as an app that closes what
  *		it did not open does), prints "closed MS_PER_S" over the 2 s
- *		after,
- *		makes an event call, stops the agent and exits 0.  The agent
+ *		after, makes an event call, stops the agent, prints "threads
+ *		N" (the process's, after the stop) and exits 0.  The agent
  *		must neither spin on its lost descriptors nor touch their
- *		numbers again.
+ *		numbers again, and its stop must still end its threads.
  */
 #define _GNU_SOURCE 1
 #include "porthole.h"
@@ -72,6 +72,21 @@ static double idle_for(int ms)
 	return (cpu_ms() - start) * 1e3 / ms;
 }
 
+/* This process's threads now (/proc/self/status), or -1. */
+static int threads(void)
+{
+	char line[128];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct porthole_config cfg = {
@@ -93,6 +108,7 @@ int main(int argc, char **argv)
 		printf("closed %.0f\n", idle_for(2000));
 		porthole_log(PORTHOLE_INFO, "fds", "an event call after");
 		porthole_stop();
+		printf("threads %d\n", threads());
 		return 0;
 	}
 	if (argc != 5 || setrlimit(RLIMIT_NOFILE, &rl))

@@ -172,7 +172,7 @@ check "a host finds the app not running, not a socket that never answers" \
 touch "$T/fk.go"
 for _ in $(seq 300); do kill -0 "$FCHILD" 2> /dev/null || break; sleep 0.1; done
 check "the child's porthole_start() was refused, saying why" sh -c \
-	'grep -qx "child start=2" "$0" && grep -q "not started: this process is a fork of pid $1, where libporthole runs" "$0"' \
+	'grep -qx "child start=2" "$0" && grep -q "not started: this process was forked from pid $1, where libporthole runs" "$0"' \
 	"$T/fk.out" "$FPARENT"
 check "after the child's crash, the app's record is still its clean exit" sh -c \
 	'grep -qx state=exited "$0" && grep -qx reason=REASON_EXIT_SELF "$0" && grep -qx status=0 "$0"' \
@@ -220,4 +220,6 @@ check "an app that closed the agent's descriptors runs on and exits 0 ($CRC)" \
 check "the agent says they were closed under it" \
 	grep -q "error: the app closed libporthole's descriptors (epoll_wait: " "$T/ca.err"
 check "and does not spin on them" cpu_near_quiet "$T/ca.out" closed
+check "and porthole_stop() still ends the agent's threads" \
+	grep -qx "threads 1" "$T/ca.out"
 finish

@@ -236,8 +236,8 @@ for bad in ("_start", "vdso", "?", ":-1"):
 
 # 4. A process that does not run (a debugger's breakpoint, SIGSTOP, a
 # cgroup freezer) is not a stalled main thread.  The checkout sample is
-# stopped for 1.5 s a second after it starts, while its main thread idles
-# between frames, then continued.  No stall holds the stop's time; a
+# stopped for 1.5 s a second after its agent started, while its main
+# thread idles between frames, then continued.  No stall holds the stop's time; a
 # warning says how long the process did not run, never longer than the
 # test held it stopped (plus one 20 ms poll); and the planted stall after
 # it is still reported, as long as the sample timed it.
@@ -246,9 +246,13 @@ PORTHOLE_ANNOUNCE=$T/announce.p "$BIN/porthole-sample" --scenario checkout \
 PID=$!
 $REC --announce "$T/announce.p" --out "$T/rec.p.ndjson" --seconds 60 > "$T/rec.p.out" 2>&1 &
 RPID=$!
-python3 - $PID > "$T/stopped" << 'PY'
+python3 - $PID "$T/announce.p" > "$T/stopped" << 'PY'
 import os, signal, sys, time
 pid = int(sys.argv[1])
+for _ in range(600):  # its agent (the watchdog with it) has started
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.1)
 time.sleep(1)
 a = time.monotonic()
 os.kill(pid, signal.SIGSTOP)

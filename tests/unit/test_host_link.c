@@ -9,6 +9,7 @@
 #include "host/live.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -85,7 +86,11 @@ static bool serve_process(struct fake_app *f, int started_at, int t0)
 		 "\"packageName\":\"%s\",\"processName\":\"%s\","
 		 "\"startedAt\":%d,\"collectors\":[]}}\n",
 		 f->name + 9, f->name + 9, started_at);
-	if (lfd >= 0 && (fd = accept(lfd, NULL, NULL)) >= 0)
+	/* A host that never connects fails the test, not hangs it. */
+	if (lfd >= 0 &&
+	    poll(&(struct pollfd){ .fd = lfd, .events = POLLIN }, 1, 60000) ==
+		    1 &&
+	    (fd = accept(lfd, NULL, NULL)) >= 0)
 		ok = event(fd, 0, t0) && event(fd, 1, t0 + 1) &&
 		     event(fd, 2, t0 + 2) && read_requests(fd, 2) &&
 		     say(fd, hello) &&

@@ -218,6 +218,14 @@ void ph_stdio_capture_stop(void)
 {
 	if (!capturing)
 		return;
+	if (atomic_load(&ph_agent.fds_lost)) {
+		/* Its pipes' and saved streams' numbers may be the app's
+		 * files now: none is dup'ed, written or closed.  The thread
+		 * ends on its own once its pipes are gone (POLLNVAL). */
+		pthread_detach(capture_thread);
+		capturing = false;
+		return;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	/* Give the streams back first, then let the thread drain and end. */

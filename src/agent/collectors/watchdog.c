@@ -134,7 +134,9 @@ static int64_t cpu_wait_ns(void)
 		return -1;
 	b[n] = '\0';
 	sp = strchr(b, ' ');
-	return sp ? strtoll(sp + 1, NULL, 10) : -1;
+	/* "0 0 0": schedstats off (delay accounting without them, before
+	 * 5.14); a thread that runs this has run. */
+	return sp && strtoll(b, NULL, 10) > 0 ? strtoll(sp + 1, NULL, 10) : -1;
 }
 
 /* The time in [from, to) the process spent paused, of the pauses kept. */
@@ -158,7 +160,8 @@ static int64_t paused_in(int64_t from, int64_t to)
  * running: noted as a pause ending now, and said in a log line.  A poll
  * late because the thread waited for a CPU (a loaded machine) is no
  * pause: the app was starved, and a stall then is one its user sees.
- * `polled`/`waited`: the clock and the wait at the poll before.
+ * `polled`/`waited`: the clock and the wait as the sleep began, so the
+ * watchdog's own work (a symbolized stack for exits.c) is not counted.
  */
 static void note_pause(int64_t polled, int64_t waited, int64_t now,
 		       int64_t wait_now)
@@ -425,19 +428,16 @@ static void *watchdog_main(void *arg)
 	schedstat_fd =
 		open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	npauses = 0;
-	polled = ph_mono_ns_fast();
-	waited = cpu_wait_ns();
 	while (!atomic_load(&stop)) {
-		int64_t turned, now, wait_now;
+		int64_t turned, now;
 
 		tid = atomic_load(&ph_agent.main_tid);
+		polled = ph_mono_ns_fast();
+		waited = cpu_wait_ns();
 		usleep(POLL_MS * 1000);
 		now = ph_mono_ns_fast();
-		wait_now = cpu_wait_ns();
 		/* Before the gap is read: a pause is left out of it. */
-		note_pause(polled, waited, now, wait_now);
-		polled = now;
-		waited = wait_now;
+		note_pause(polled, waited, now, cpu_wait_ns());
 		if (!tid || atomic_load(&stop))
 			continue;
 		if (read_gap(&seen, &from, &to))
@@ -453,7 +453,8 @@ static void *watchdog_main(void *arg)
 		close_stall(&st, from, to, tid);
 	if (st.anr)
 		ph_exits_note_answered();
-	if (schedstat_fd >= 0)
+	/* After fds_lost its number may be the app's file now. */
+	if (schedstat_fd >= 0 && !atomic_load(&ph_agent.fds_lost))
 		close(schedstat_fd);
 	schedstat_fd = -1;
 	return NULL;
