@@ -26,7 +26,8 @@ _Thread_local struct ph_emitter ph_emitter_tls;
  * and porthole_start() refuses it.  Its exits are not the app's either
  * (exits.c checks the pid).
  */
-static pid_t forked_from; /* in a child forked while serving: the parent */
+/* In a process forked (at any depth) from one the agent served: its pid. */
+static pid_t forked_from;
 
 static void on_fork_child(void)
 {
@@ -373,6 +374,9 @@ static enum porthole_status start(const struct porthole_config *config,
 
 		pthread_once(&fork_once, watch_forks);
 	}
+	/* Descriptors lost under a run that has been stopped are gone;
+	 * this run's are new. */
+	atomic_store(&a->fds_lost, false);
 	rc = ph_server_start(a);
 	if (rc) {
 		st = rc == PH_ENOMEM ? PORTHOLE_ERR_NOMEM :

@@ -419,8 +419,6 @@ static void *watchdog_main(void *arg)
 	int tid = 0;
 	int64_t from, to;
 
-	int64_t polled, waited;
-
 	ph_exits_thread_altstack(); /* a crash here writes its record */
 	(void)arg;
 	ph_platform_name_self("porthole-wdog");
@@ -429,7 +427,7 @@ static void *watchdog_main(void *arg)
 		open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	npauses = 0;
 	while (!atomic_load(&stop)) {
-		int64_t turned, now;
+		int64_t turned, now, polled, waited;
 
 		tid = atomic_load(&ph_agent.main_tid);
 		polled = ph_mono_ns_fast();
