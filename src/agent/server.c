@@ -961,12 +961,16 @@ void ph_server_forked(struct ph_agent *a)
 {
 	struct ph_server *s = a->server;
 
-	if (!s || atomic_load(&a->fds_lost))
+	if (!s)
 		return;
-	for (int i = 0; i < PH_MAX_CLIENTS; i++)
-		if (s->clients[i].fd > 2)
-			close(s->clients[i].fd);
-	close_server_fds(a);
+	if (!atomic_load(&a->fds_lost)) {
+		for (int i = 0; i < PH_MAX_CLIENTS; i++)
+			if (s->clients[i].fd > 2)
+				close(s->clients[i].fd);
+		close_server_fds(a);
+	}
+	/* Also so that a stop in the child joins none of the parent's
+	 * threads, which it does not have. */
 	a->server = NULL;
 }
 
