@@ -388,7 +388,7 @@ static const double pow10_exact[] = {
 static int read_number(struct parse *ps, struct ph_json *v)
 {
 	const unsigned char *start = ps->p, *p = start, *end = ps->end;
-	bool neg = false, is_int = true;
+	bool neg = false, is_int = true, fits;
 	uint64_t mant = 0;
 	int sig = 0;	/* significant digits gathered in mant */
 	long exp10 = 0; /* value = mant * 10^exp10, before dropped digits */
@@ -444,10 +444,10 @@ static int read_number(struct parse *ps, struct ph_json *v)
 		exp10 += eneg ? -e : e;
 	}
 	ps->p = p;
-	if (is_int) {
-		if (exp10 > 0 || mant > (uint64_t)INT64_MAX + (neg ? 1 : 0))
-			return FAIL(ps, start,
-				    "integer does not fit in 64 bits");
+	fits = exp10 <= 0 && mant <= (uint64_t)INT64_MAX + (neg ? 1 : 0);
+	if (is_int && !fits && !ps->r->big_ints_as_doubles)
+		return FAIL(ps, start, "integer does not fit in 64 bits");
+	if (is_int && fits) {
 		v->type = PH_JSON_INT;
 		v->n = 0;
 		v->u.i = neg ? (int64_t)(0 - mant) : (int64_t)mant;
@@ -609,6 +609,7 @@ void ph_json_reader_init(struct ph_json_reader *r)
 	r->stack = NULL;
 	r->stack_len = 0;
 	r->stack_alloc = 0;
+	r->big_ints_as_doubles = false;
 	/* Escaped strings and number texts are bounded by the input. */
 	ph_buf_init(&r->scratch, PH_BUF_NO_CAP);
 }

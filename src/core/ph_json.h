@@ -78,6 +78,16 @@ struct ph_json_reader {
 	size_t stack_len;
 	size_t stack_alloc;
 	struct ph_buf scratch; /* escaped strings and long numbers */
+	/*
+	 * An integer literal that does not fit int64_t reads as the nearest
+	 * double, as JavaScript reads it, instead of being refused.  For
+	 * input whose numbers are arguments, not ids or timestamps: an MCP
+	 * client's tools/call, where a refusal is a parse error with no id
+	 * to answer to, and the client waits for its answer until it times
+	 * out (JSON.stringify(1e20) is "100000000000000000000").  Off after
+	 * ph_json_reader_init.
+	 */
+	bool big_ints_as_doubles;
 };
 
 void ph_json_reader_init(struct ph_json_reader *r);

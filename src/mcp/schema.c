@@ -161,6 +161,16 @@ const char *ph_mcp_check_args(struct ph_arena *a, const struct ph_mcp_tool *t,
 			ok = v->type == PH_JSON_ARRAY;
 		else if (ph_json_streq(ty, "object"))
 			ok = v->type == PH_JSON_OBJECT;
+		if (!ok && ph_json_streq(ty, "integer") &&
+		    v->type == PH_JSON_DOUBLE &&
+		    (v->u.d >= 9223372036854775808.0 ||
+		     v->u.d < -9223372036854775808.0)) {
+			snprintf(why, sizeof(why),
+				 "argument '%s' is %.17g, past what a 64-bit "
+				 "integer holds",
+				 name, v->u.d);
+			break;
+		}
 		if (!ok) {
 			snprintf(why, sizeof(why), "argument '%s' must be %.*s",
 				 name, (int)ty->n, ty->u.s);

@@ -675,19 +675,27 @@ void ph_mcp_handle(struct ph_mcp *m, const char *line, size_t len,
 		   struct ph_buf *out)
 {
 	struct ph_arena a;
+	struct ph_json_reader reader;
 	struct ph_json *req = NULL;
 	struct ph_err err = { 0 };
 	const struct ph_json *id, *method, *params;
 	struct ph_jw jw;
 	size_t start = out->len;
 	char ebuf[256];
+	int rc;
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
 	if (!len)
 		return;
 	ph_arena_init(&a, 1 << 14, PH_MCP_LINE_CAP * 8);
-	if (ph_json_parse(&a, line, len, &req, &err)) {
+	/* A huge integer argument is the tool's to refuse, with this
+	 * request's id: a parse error could name none (ph_json.h). */
+	ph_json_reader_init(&reader);
+	reader.big_ints_as_doubles = true;
+	rc = ph_json_read(&reader, &a, line, len, &req, &err);
+	ph_json_reader_release(&reader);
+	if (rc) {
 		rpc_error(out, NULL, -32700, "parse error: %s",
 			  ph_err_format(&err, ebuf, sizeof(ebuf)));
 		goto out;

@@ -238,6 +238,42 @@ void test_json__values_and_types(void)
 	CHECK_STR(ph_json_strdup(&arena, ph_json_get(v, "event")), "db_end");
 }
 
+/*
+ * big_ints_as_doubles: an integer past int64 reads as the nearest double
+ * (what JavaScript makes of it); one that fits stays an integer; off, the
+ * reader refuses it, naming it.
+ */
+void test_json__big_ints_as_doubles_when_asked(void)
+{
+	static const char text[] =
+		"[18446744073709551616,-9223372036854775809,42,"
+		"100000000000000000000]";
+	struct ph_json_reader r;
+	struct ph_arena a;
+	struct ph_json *v = NULL;
+	struct ph_err err = { 0 };
+	int rc;
+
+	ph_arena_init(&a, 1 << 12, 1 << 20);
+	ph_json_reader_init(&r);
+	CHECK_INT(ph_json_read(&r, &a, text, strlen(text), &v, &err),
+		  PH_ECORRUPT);
+	CHECK(strstr(err.msg, "integer does not fit in 64 bits"));
+	r.big_ints_as_doubles = true;
+	rc = ph_json_read(&r, &a, text, strlen(text), &v, &err);
+	ph_json_reader_release(&r);
+	CHECK_INT(rc, 0);
+	CHECK(ph_json_is(ph_json_at(v, 0), PH_JSON_DOUBLE) &&
+	      ph_json_at(v, 0)->u.d == 18446744073709551616.0);
+	CHECK(ph_json_is(ph_json_at(v, 1), PH_JSON_DOUBLE) &&
+	      ph_json_at(v, 1)->u.d == -9223372036854775809.0);
+	CHECK(ph_json_is(ph_json_at(v, 2), PH_JSON_INT) &&
+	      ph_json_at(v, 2)->u.i == 42);
+	CHECK(ph_json_is(ph_json_at(v, 3), PH_JSON_DOUBLE) &&
+	      ph_json_at(v, 3)->u.d == 1e20);
+	ph_arena_release(&a);
+}
+
 void test_json__strings_are_borrowed_unless_escaped(void)
 {
 	const char *text = "[\"plain\",\"with\\tescape\"]";

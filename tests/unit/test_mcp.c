@@ -143,6 +143,17 @@ void test_mcp__bad_arguments_are_tool_errors(void)
 		"\"arguments\":{\"detail\":\"huge\"}}}");
 	CHECK(is_error(r));
 	CHECK(strstr(text_of(&a, r), "summary normal full"));
+	/* An integer past int64 (JSON.stringify(1e20) writes one) is the
+	 * tool's argument error, answered to its id, not a parse error
+	 * with no id that leaves the client waiting. */
+	r = ask(&m, &a,
+		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+		"\"tools/call\",\"params\":{\"name\":\"timeline\","
+		"\"arguments\":{\"limit\":100000000000000000000}}}");
+	CHECK_INT(ph_json_get(r, "id") ? ph_json_get(r, "id")->u.i : -1, 4);
+	CHECK(is_error(r));
+	CHECK(strstr(text_of(&a, r), "argument 'limit' is 1e+20, past what a "
+				     "64-bit integer holds"));
 	/* no device link: an app tool says so, honestly */
 	r = ask(&m, &a,
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
