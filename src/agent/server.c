@@ -852,6 +852,24 @@ void ph_server_release(struct ph_server *s)
 	ph_state_release(&s->state);
 }
 
+/*
+ * The server's own descriptors, not its clients', and the wake eventfd;
+ * close() only.  Each may be unset (-1) on ph_server_start's failure path.
+ */
+static void close_server_fds(struct ph_server *s, struct ph_agent *a)
+{
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (a->wake_fd >= 0)
+		close(a->wake_fd);
+}
+
 int ph_server_start(struct ph_agent *a)
 {
 	struct ph_server *s = calloc(1, sizeof(*s));
@@ -916,35 +934,11 @@ int ph_server_start(struct ph_agent *a)
 	}
 	return 0;
 fail:
-	if (s->listen_fd >= 0)
-		close(s->listen_fd);
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	if (s->epfd >= 0)
-		close(s->epfd);
-	if (s->spare_fd >= 0)
-		close(s->spare_fd);
-	if (a->wake_fd >= 0)
-		close(a->wake_fd);
+	close_server_fds(s, a);
 	a->wake_fd = -1;
 	ph_server_release(s);
 	free(s);
 	return rc;
-}
-
-/* The server's own descriptors, not its clients'; close() only. */
-static void close_server_fds(struct ph_agent *a)
-{
-	struct ph_server *s = a->server;
-
-	if (s->listen_fd >= 0)
-		close(s->listen_fd);
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	if (s->spare_fd >= 0)
-		close(s->spare_fd);
-	close(s->epfd);
-	close(a->wake_fd);
 }
 
 /*
@@ -967,7 +961,7 @@ void ph_server_forked(struct ph_agent *a)
 		for (int i = 0; i < PH_MAX_CLIENTS; i++)
 			if (s->clients[i].fd > 2)
 				close(s->clients[i].fd);
-		close_server_fds(a);
+		close_server_fds(s, a);
 	}
 	/* Also so that a stop in the child joins none of the parent's
 	 * threads, which it does not have. */
@@ -990,7 +984,7 @@ void ph_server_stop(struct ph_agent *a)
 	ph_inspector_stop();
 	/* After fds_lost, its numbers may be the app's files: memory only. */
 	if (!atomic_load(&a->fds_lost))
-		close_server_fds(a);
+		close_server_fds(s, a);
 	ph_server_release(s);
 	free(s);
 	a->server = NULL;
